@@ -1,0 +1,205 @@
+/* The structure-of-arrays batch and the tiled, threaded stepping framework. It never knows which
+ * method it runs: everything method-specific goes through the osc_kernels table. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oscbench.h"
+
+struct osc_batch {
+    const osc_method *method;
+    osc_precision precision;
+    int dim;
+    size_t n, cap;     /* lanes in use, lanes allocated (a multiple of OSC_LANE_ALIGN) */
+    size_t esize;      /* sizeof(float) or sizeof(double) */
+    double gravity;
+    double dt;
+    long step;         /* -1 before start */
+    void *state[OSC_MAX_DIM][OSC_MAX_STATE];
+    void *w2, *gam, *grav, *zeros; /* kernel coefficients, in the batch's precision */
+    double *k, *c, *m, *x0, *v0;   /* inputs as given, x0/v0 as [axis * cap + i] */
+};
+
+static void *alloc_zeroed(size_t count, size_t esize)
+{
+    size_t bytes = (count * esize + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
+void osc_batch_free(osc_batch *b)
+{
+    if (!b)
+        return;
+    for (int a = 0; a < OSC_MAX_DIM; a++)
+        for (int j = 0; j < OSC_MAX_STATE; j++)
+            free(b->state[a][j]);
+    free(b->w2), free(b->gam), free(b->grav), free(b->zeros);
+    free(b->k), free(b->c), free(b->m), free(b->x0), free(b->v0);
+    free(b);
+}
+
+int osc_batch_create(osc_batch **out, const osc_method *m, osc_precision p, int dim, size_t n,
+                     double g)
+{
+    *out = NULL;
+    if (!m || (p != OSC_DOUBLE && p != OSC_FLOAT) || dim < 1 || dim > OSC_MAX_DIM || n == 0 ||
+        !isfinite(g) || n > SIZE_MAX / 64)
+        return OSC_EINVAL;
+    osc_batch *b = calloc(1, sizeof *b);
+    if (!b)
+        return OSC_ENOMEM;
+    b->method = m, b->precision = p, b->dim = dim, b->n = n, b->gravity = g, b->step = -1;
+    b->cap = (n + OSC_LANE_ALIGN - 1) / OSC_LANE_ALIGN * OSC_LANE_ALIGN;
+    b->esize = p == OSC_FLOAT ? sizeof(float) : sizeof(double);
+    bool ok = true;
+    for (int a = 0; a < dim; a++)
+        for (int j = 0; j < m->nstate; j++)
+            ok &= (b->state[a][j] = alloc_zeroed(b->cap, b->esize)) != NULL;
+    ok &= (b->w2 = alloc_zeroed(b->cap, b->esize)) != NULL;
+    ok &= (b->gam = alloc_zeroed(b->cap, b->esize)) != NULL;
+    ok &= (b->grav = alloc_zeroed(b->cap, b->esize)) != NULL;
+    ok &= (b->zeros = alloc_zeroed(b->cap, b->esize)) != NULL;
+    ok &= (b->k = alloc_zeroed(b->cap, sizeof(double))) != NULL;
+    ok &= (b->c = alloc_zeroed(b->cap, sizeof(double))) != NULL;
+    ok &= (b->m = alloc_zeroed(b->cap, sizeof(double))) != NULL;
+    ok &= (b->x0 = alloc_zeroed(b->cap * dim, sizeof(double))) != NULL;
+    ok &= (b->v0 = alloc_zeroed(b->cap * dim, sizeof(double))) != NULL;
+    if (!ok) {
+        osc_batch_free(b);
+        return OSC_ENOMEM;
+    }
+    for (size_t i = 0; i < b->cap; i++)
+        b->m[i] = 1; /* padding lanes: unit mass, zero stiffness and drag, at rest, no gravity */
+    *out = b;
+    return OSC_OK;
+}
+
+static void store_real(const osc_batch *b, void *array, size_t i, double value)
+{
+    if (b->precision == OSC_FLOAT)
+        ((float *)array)[i] = (float)value;
+    else
+        ((double *)array)[i] = value;
+}
+
+int osc_batch_set_lane(osc_batch *b, size_t i, double k, double c, double m, const double *x0,
+                       const double *v0)
+{
+    if (i >= b->n || !(k >= 0 && isfinite(k)) || !(c >= 0 && isfinite(c)) ||
+        !(m >= 0 && isfinite(m)))
+        return OSC_EINVAL;
+    for (int a = 0; a < b->dim; a++)
+        if ((x0 && !isfinite(x0[a])) || (v0 && !isfinite(v0[a])))
+            return OSC_EINVAL;
+    bool pinned = m == 0; /* inverse mass 0: no force moves it, and nothing divides by m */
+    b->k[i] = k, b->c[i] = c, b->m[i] = m;
+    store_real(b, b->w2, i, pinned ? 0 : k / m);
+    store_real(b, b->gam, i, pinned ? 0 : c / m);
+    store_real(b, b->grav, i, pinned ? 0 : b->gravity);
+    for (int a = 0; a < b->dim; a++) {
+        b->x0[a * b->cap + i] = x0 ? x0[a] : 0;
+        b->v0[a * b->cap + i] = v0 && !pinned ? v0[a] : 0;
+    }
+    return OSC_OK;
+}
+
+osc_soa osc_batch_soa(const osc_batch *b, int axis)
+{
+    osc_soa s = {.w2 = b->w2, .gam = b->gam, .g = axis == b->dim - 1 ? b->grav : b->zeros};
+    for (int j = 0; j < OSC_MAX_STATE; j++)
+        s.s[j] = b->state[axis][j];
+    return s;
+}
+
+int osc_batch_start(osc_batch *b, double dt)
+{
+    if (!(dt > 0 && isfinite(dt)))
+        return OSC_EINVAL;
+    b->dt = dt;
+    const osc_kernels *kern = &b->method->kernels[b->precision];
+    for (int a = 0; a < b->dim; a++) {
+        for (size_t i = 0; i < b->cap; i++) {
+            store_real(b, b->state[a][0], i, b->x0[a * b->cap + i]);
+            store_real(b, b->state[a][1], i, b->v0[a * b->cap + i]);
+        }
+        osc_soa s = osc_batch_soa(b, a);
+        kern->init(&s, 0, b->cap, dt);
+    }
+    b->step = 0;
+    return OSC_OK;
+}
+
+int osc_batch_run(osc_batch *b, long nsteps, long audit_every, osc_audit_fn audit, void *ctx)
+{
+    if (b->step < 0 || nsteps < 0)
+        return OSC_ESTATE;
+    if (audit_every <= 0)
+        audit_every = nsteps > 0 ? nsteps : 1;
+    const osc_kernels *kern = &b->method->kernels[b->precision];
+    osc_soa soa[OSC_MAX_DIM];
+    for (int a = 0; a < b->dim; a++)
+        soa[a] = osc_batch_soa(b, a);
+    const long first = b->step, last = b->step + nsteps;
+    const size_t ntiles = (b->cap + OSC_TILE_LANES - 1) / OSC_TILE_LANES;
+    atomic_int failed = 0;
+
+    /* Each tile runs all its steps while it is in cache; audits fall on absolute multiples of
+     * audit_every so that where a run is split never changes what is audited. */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t t = 0; t < ntiles; t++) {
+        size_t i0 = t * OSC_TILE_LANES, i1 = i0 + OSC_TILE_LANES < b->cap ? i0 + OSC_TILE_LANES : b->cap;
+        size_t audit_end = i1 < b->n ? i1 : b->n;
+        for (long done = first; done < last && !atomic_load(&failed);) {
+            long chunk = audit_every - done % audit_every;
+            if (chunk > last - done)
+                chunk = last - done;
+            for (int a = 0; a < b->dim; a++)
+                kern->advance(&soa[a], i0, i1, chunk, b->dt);
+            done += chunk;
+            if (audit && i0 < audit_end) {
+                int r = audit(ctx, b, i0, audit_end, done);
+                if (r) {
+                    int expected = 0;
+                    atomic_compare_exchange_strong(&failed, &expected, r);
+                }
+            }
+        }
+    }
+    b->step = last;
+    return atomic_load(&failed);
+}
+
+void osc_batch_readout(const osc_batch *b, size_t i0, size_t i1, double *x, double *v)
+{
+    const osc_kernels *kern = &b->method->kernels[b->precision];
+    size_t len = i1 - i0;
+    for (int a = 0; a < b->dim; a++) {
+        osc_soa s = osc_batch_soa(b, a);
+        kern->readout(&s, i0, i1, b->dt, x + a * len, v + a * len);
+    }
+}
+
+const osc_method *osc_batch_method(const osc_batch *b) { return b->method; }
+osc_precision osc_batch_precision(const osc_batch *b) { return b->precision; }
+int osc_batch_dim(const osc_batch *b) { return b->dim; }
+size_t osc_batch_lanes(const osc_batch *b) { return b->n; }
+double osc_batch_dt(const osc_batch *b) { return b->dt; }
+long osc_batch_step(const osc_batch *b) { return b->step; }
+double osc_batch_gravity(const osc_batch *b) { return b->gravity; }
+
+void osc_batch_lane(const osc_batch *b, size_t i, double *k, double *c, double *m, double *x0,
+                    double *v0)
+{
+    *k = b->k[i], *c = b->c[i], *m = b->m[i];
+    for (int a = 0; a < b->dim; a++) {
+        if (x0)
+            x0[a] = b->x0[a * b->cap + i];
+        if (v0)
+            v0[a] = b->v0[a * b->cap + i];
+    }
+}

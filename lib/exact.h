@@ -1,0 +1,29 @@
+/* The closed-form motion of one axis of one lane: m u'' = -k u - c u' - m g.
+ * Every regime: underdamped, critical, overdamped, and stiffness 0 (ballistic, with or without
+ * drag), with gravity's rest point; accurate near zeta = 1, as k -> 0 and for long times.
+ * A pinned lane (m = 0) stays at x0 with velocity 0. */
+#ifndef OSC_EXACT_H
+#define OSC_EXACT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Coefficients prepared once per lane and axis; evaluation at any t is then cheap and
+ * branch-light, so auditing millions of lanes costs little. Treat the fields as private. */
+typedef struct osc_exact {
+    double c[8];
+    int regime;
+} osc_exact;
+
+/* g is the gravity acting on this axis (0 on all but the last axis). Parameters are assumed
+ * valid (k, c, m >= 0 and finite), as osc_batch_set_lane enforces. */
+void osc_exact_prepare(osc_exact *e, double k, double c, double m, double g, double x0, double v0);
+
+/* Position and velocity at time t >= 0. */
+void osc_exact_eval(const osc_exact *e, double t, double *x, double *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

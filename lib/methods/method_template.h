@@ -1,0 +1,65 @@
+/* Instantiates one method for float and double from a single source (SLEEF-style).
+ *
+ * A method file defines OSC_SELF (its own file name) and OSC_NSTATE, includes this header, then
+ * declares its osc_method with OSC_KERNELS. This header includes the method file back twice with
+ * OSC_PASS defined, once per precision, where `real` is float or double, `coef` the matching
+ * osc_coef_*, and F(name) gives a per-precision name. In that pass the method file provides:
+ *
+ *   static inline void F(fast_step)(real *restrict s0, real *restrict s1, real *restrict s2,
+ *                                   real w2, real gam, real g, real dt);
+ *       one step of one lane, written with fma() so that it vectorizes and gives the same bits on
+ *       every ISA; the framework below runs it over register blocks of lanes;
+ *   static void F(ref_step)(real s[OSC_MAX_STATE], coef c, real dt);
+ *       the plain scalar reference, written as SPEC.md states the method (no fma);
+ *   and, if it defines OSC_CUSTOM_INIT, F(lane_init) and F(lane_readout) (see the defaults below).
+ *
+ * <tgmath.h> makes fma, sqrt, ... follow the argument type; write constants as (real)0.5 so a
+ * float kernel is not silently promoted to double. */
+#ifndef OSC_SELF
+#error "define OSC_SELF before including method_template.h"
+#endif
+#include <stddef.h>
+#include <string.h>
+#include <tgmath.h>
+
+#include "oscbench.h"
+
+/* Lanes per register block: state and coefficients of a block stay in vector registers for all
+ * the steps of an audit interval, so the loop is bound by FMA throughput, not by memory. */
+#ifndef OSC_BLOCK_BYTES
+#define OSC_BLOCK_BYTES 512
+#endif
+
+#if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OSC_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define OSC_CLONES
+#endif
+
+#define OSC_PASS
+
+#define real double
+#define coef osc_coef_d
+#define F(name) name##_d
+#include OSC_SELF
+#include "kernel_loops.h"
+#undef real
+#undef coef
+#undef F
+
+#define real float
+#define coef osc_coef_f
+#define F(name) name##_f
+#include OSC_SELF
+#include "kernel_loops.h"
+#undef real
+#undef coef
+#undef F
+
+#undef OSC_PASS
+
+#define OSC_KERNELS                                                                              \
+    .nstate = OSC_NSTATE,                                                                        \
+    .kernels = {[OSC_DOUBLE] = {advance_d, init_soa_d, readout_soa_d},                           \
+                [OSC_FLOAT] = {advance_f, init_soa_f, readout_soa_f}},                           \
+    .ref_d = {ref_init_d, ref_step_d, ref_readout_d}, .ref_f = {ref_init_f, ref_step_f, ref_readout_f}

@@ -1,0 +1,36 @@
+/* Semi-implicit (symplectic) Euler, a.k.a. Euler-Cromer. */
+#ifndef OSC_PASS
+#define OSC_SELF "semi_implicit.c"
+#define OSC_NSTATE 2
+#include "method_template.h"
+
+const osc_method osc_method_semi_implicit = {
+    .name = "semi-implicit",
+    .summary = "symplectic Euler: v += a(x,v) dt, then x += v' dt",
+    .order = 1,
+    .order_damped = 1,
+    .force_evals = 1,
+    .fma_per_step = 4,
+    .symplectic = true,
+    OSC_KERNELS,
+};
+#else
+
+/* The kick comes first and the drift uses the new velocity: that order is what makes the map
+ * symplectic (and what distinguishes it from explicit Euler). */
+static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real w2,
+                                real gam, real g, real dt)
+{
+    (void)unused;
+    real minus_a = fma(w2, *x, fma(gam, *v, g));
+    *v = fma(-dt, minus_a, *v);
+    *x = fma(dt, *v, *x);
+}
+
+static void F(ref_step)(real s[OSC_MAX_STATE], coef c, real dt)
+{
+    real a = -c.w2 * s[0] - c.gam * s[1] - c.g;
+    s[1] = s[1] + a * dt;
+    s[0] = s[0] + s[1] * dt;
+}
+#endif

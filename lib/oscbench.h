@@ -1,0 +1,142 @@
+/* liboscbench: batched integrators for damped, forced oscillators.
+ *
+ * Pure computation: nothing here touches files or prints. The model, per axis of each lane:
+ *     m u'' = -k u - c u' - m g [last axis only]
+ * stepped by one of the registry's methods on a structure-of-arrays batch of lanes. */
+#ifndef OSCBENCH_H
+#define OSCBENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OSC_VERSION "0.1.0"
+#define OSC_MAX_DIM 3
+#define OSC_MAX_STATE 3 /* state components a method may carry per axis */
+
+typedef enum osc_precision { OSC_DOUBLE = 0, OSC_FLOAT = 1 } osc_precision;
+#define OSC_NPRECISION 2
+
+typedef enum osc_status {
+    OSC_OK = 0,
+    OSC_EINVAL = -1, /* a parameter out of its domain (negative k, c or m, dt <= 0, NaN, ...) */
+    OSC_ENOMEM = -2,
+    OSC_ESTATE = -3, /* call out of order (e.g. run before start) */
+} osc_status;
+
+const char *osc_strerror(int status);
+const char *osc_precision_name(osc_precision p);
+
+/* ---- methods ------------------------------------------------------------------------------ */
+
+/* Per-lane coefficients of one axis, as the steps see them: a(u, v) = -w2 u - gam v - g. */
+typedef struct osc_coef_d { double w2, gam, g; } osc_coef_d;
+typedef struct osc_coef_f { float w2, gam, g; } osc_coef_f;
+
+/* One axis of a lane range, structure-of-arrays: s[j] is state component j (a method's own
+ * layout; readout turns it into x and v), w2/gam/g are per-lane coefficients, all in the
+ * kernel's precision. Arrays are 64-byte aligned and padded to whole blocks. */
+typedef struct osc_soa {
+    void *s[OSC_MAX_STATE];
+    const void *w2, *gam, *g;
+} osc_soa;
+
+typedef struct osc_kernels {
+    /* Advance lanes [i0, i1) by nsteps steps of dt; i0 and i1 are multiples of OSC_LANE_ALIGN. */
+    void (*advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, double dt);
+    /* Turn (x0, v0) stored in s[0], s[1] into the method's state, in place. */
+    void (*init)(const osc_soa *a, size_t i0, size_t i1, double dt);
+    /* Position and velocity of lanes [i0, i1) from the method's state, in double. */
+    void (*readout)(const osc_soa *a, size_t i0, size_t i1, double dt, double *x, double *v);
+} osc_kernels;
+
+/* The plain scalar reference of a method: obviously correct, one lane, one step. */
+typedef struct osc_ref_d {
+    void (*init)(double s[OSC_MAX_STATE], double x0, double v0, osc_coef_d c, double dt);
+    void (*step)(double s[OSC_MAX_STATE], osc_coef_d c, double dt);
+    void (*readout)(const double s[OSC_MAX_STATE], osc_coef_d c, double dt, double *x, double *v);
+} osc_ref_d;
+typedef struct osc_ref_f {
+    void (*init)(float s[OSC_MAX_STATE], float x0, float v0, osc_coef_f c, float dt);
+    void (*step)(float s[OSC_MAX_STATE], osc_coef_f c, float dt);
+    void (*readout)(const float s[OSC_MAX_STATE], osc_coef_f c, float dt, float *x, float *v);
+} osc_ref_f;
+
+typedef struct osc_method {
+    const char *name;       /* registry name, e.g. "semi-implicit" */
+    const char *summary;    /* one line */
+    int order;              /* declared order of convergence without drag */
+    int order_damped;       /* declared order with drag (c > 0) */
+    int force_evals;        /* evaluations of a(x, v) per step */
+    int fma_per_step;       /* FMA-unit operations per oscillator-step per axis in the SoA kernel */
+    bool symplectic;        /* symplectic when undamped */
+    int nstate;             /* state components carried per axis (2 or 3) */
+    osc_kernels kernels[OSC_NPRECISION];
+    osc_ref_d ref_d;
+    osc_ref_f ref_f;
+} osc_method;
+
+/* The registry: every method, in a fixed order. */
+size_t osc_method_count(void);
+const osc_method *osc_method_at(size_t i);
+const osc_method *osc_method_find(const char *name); /* NULL if unknown */
+/* The order a method declares for a run with drag c. */
+int osc_method_declared_order(const osc_method *m, double c);
+
+/* ---- the batch ---------------------------------------------------------------------------- */
+
+/* Lane counts are padded to a multiple of this (one register block of floats); padding lanes
+ * are at rest with zero coefficients. */
+#define OSC_LANE_ALIGN 128
+/* Lanes per tile: a tile is stepped for a whole audit interval while it sits in cache. */
+#define OSC_TILE_LANES 2048
+
+typedef struct osc_batch osc_batch;
+
+/* A batch of n lanes of dim axes for one method, precision and gravity g (along the last axis). */
+int osc_batch_create(osc_batch **out, const osc_method *m, osc_precision p, int dim, size_t n,
+                     double g);
+void osc_batch_free(osc_batch *b);
+
+/* Lane i: stiffness k >= 0, drag c >= 0, mass m >= 0 (0 pins the lane: it never moves and its
+ * velocity is taken as 0), initial position and velocity (dim values each, NULL for zeros).
+ * Returns OSC_EINVAL, leaving the lane unchanged, for a negative or non-finite value. */
+int osc_batch_set_lane(osc_batch *b, size_t i, double k, double c, double m, const double *x0,
+                       const double *v0);
+
+/* Fix the step and turn the initial conditions into each method's state (step 0). */
+int osc_batch_start(osc_batch *b, double dt);
+
+/* Called after each audit interval for a tile [i0, i1) at the batch step `step`, from the thread
+ * that steps the tile; must only touch per-lane data of that range. Nonzero stops the run. */
+typedef int (*osc_audit_fn)(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step);
+
+/* Advance every lane by nsteps, tile by tile over the OpenMP threads, calling audit (if not NULL)
+ * every audit_every steps and at the last step. Each lane's result is bit-identical whatever the
+ * thread count, tiling or audit interval. Returns the first nonzero audit result, or OSC_OK. */
+int osc_batch_run(osc_batch *b, long nsteps, long audit_every, osc_audit_fn audit, void *ctx);
+
+/* Position and velocity of lanes [i0, i1) in double: x[a * (i1 - i0) + j] for axis a. */
+void osc_batch_readout(const osc_batch *b, size_t i0, size_t i1, double *x, double *v);
+
+/* Accessors. */
+const osc_method *osc_batch_method(const osc_batch *b);
+osc_precision osc_batch_precision(const osc_batch *b);
+int osc_batch_dim(const osc_batch *b);
+size_t osc_batch_lanes(const osc_batch *b);
+double osc_batch_dt(const osc_batch *b);
+long osc_batch_step(const osc_batch *b);
+double osc_batch_gravity(const osc_batch *b);
+/* The inputs of lane i as given (x0, v0: dim values). */
+void osc_batch_lane(const osc_batch *b, size_t i, double *k, double *c, double *m, double *x0,
+                    double *v0);
+/* One axis as the kernels see it (for tests and benchmarks). */
+osc_soa osc_batch_soa(const osc_batch *b, int axis);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
