@@ -1,0 +1,978 @@
+/* HDF5 results writer: see h5out.h. */
+/* _GNU_SOURCE for F_OFD_SETLK/F_OFD_GETLK: open-file-description locks, which (unlike classic
+ * POSIX locks) are not dropped when HDF5 closes its own descriptor of the same file. */
+#define _GNU_SOURCE
+
+#include "h5out.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
+enum { DEFLATE_LEVEL = 4 };
+#define CHUNK_BYTES ((size_t)1 << 17) /* target bytes per chunk */
+#define TMP_INFIX ".tmp."
+#define TMP_SUFFIX_LEN 6 /* mkstemp's XXXXXX */
+
+/* ---- tables --------------------------------------------------------------------------------- */
+
+typedef enum col_kind { COL_F64, COL_I64, COL_BOOL, COL_STR } col_kind;
+
+typedef struct h5_column {
+    char *name;
+    col_kind kind;
+    size_t width; /* 0: 1-D; else the second dimension of a 2-D dataset */
+    void *data;   /* rows (x width) values: double, int64_t, int8_t, or char * for strings */
+} h5_column;
+
+typedef struct h5_attr {
+    char *name, *value;
+} h5_attr;
+
+struct h5_table {
+    char *path;
+    size_t rows;
+    h5_column *cols;
+    size_t ncols;
+    h5_attr *attrs;
+    size_t nattrs;
+};
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+/* Components separated by single '/', none empty, "." or "..". */
+static bool valid_group_path(const char *path)
+{
+    if (!*path)
+        return false;
+    for (const char *p = path; *p;) {
+        size_t len = strcspn(p, "/");
+        if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+            return false;
+        p += len;
+        if (*p == '/' && !*++p)
+            return false;
+    }
+    return true;
+}
+
+static bool is_scale_name(const char *name)
+{
+    return !strcmp(name, "row") || !strcmp(name, "axis") || !strncmp(name, "axis_", 5);
+}
+
+static bool valid_column_name(const h5_table *t, const char *name)
+{
+    if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") || is_scale_name(name))
+        return false;
+    for (size_t i = 0; i < t->ncols; i++)
+        if (!strcmp(t->cols[i].name, name))
+            return false;
+    return true;
+}
+
+h5_table *h5_table_new(const char *path, size_t rows)
+{
+    if (!path)
+        return NULL;
+    if (*path == '/')
+        path++;
+    if (!valid_group_path(path))
+        return NULL;
+    h5_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->path = dup_str(path);
+    if (!t->path) {
+        free(t);
+        return NULL;
+    }
+    t->rows = rows;
+    return t;
+}
+
+size_t h5_table_rows(const h5_table *t)
+{
+    return t->rows;
+}
+
+static void free_column(h5_column *c, size_t rows)
+{
+    if (c->kind == COL_STR && c->data)
+        for (size_t i = 0; i < rows; i++)
+            free(((char **)c->data)[i]);
+    free(c->data);
+    free(c->name);
+}
+
+void h5_table_free(h5_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->ncols; i++)
+        free_column(&t->cols[i], t->rows);
+    for (size_t i = 0; i < t->nattrs; i++) {
+        free(t->attrs[i].name);
+        free(t->attrs[i].value);
+    }
+    free(t->cols);
+    free(t->attrs);
+    free(t->path);
+    free(t);
+}
+
+/* Appends a column whose data buffer (already filled, owned from now on) is `data`. */
+static int add_column(h5_table *t, const char *name, col_kind kind, size_t width, void *data)
+{
+    h5_column *cols = realloc(t->cols, (t->ncols + 1) * sizeof *cols);
+    if (!cols)
+        return -1;
+    t->cols = cols;
+    char *name_copy = dup_str(name);
+    if (!name_copy)
+        return -1;
+    cols[t->ncols++] = (h5_column){name_copy, kind, width, data};
+    return 0;
+}
+
+/* malloc(count * size), never NULL for count 0, NULL on overflow. */
+static void *alloc_array(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = count * size;
+    return malloc(bytes ? bytes : 1);
+}
+
+static int add_copied_column(h5_table *t, const char *name, col_kind kind, size_t width,
+                             const void *v, size_t elem_size)
+{
+    if (!valid_column_name(t, name) || (t->rows && !v))
+        return -1;
+    size_t count = t->rows * (width ? width : 1);
+    if (width && count / width != t->rows)
+        return -1;
+    void *data = alloc_array(count, elem_size);
+    if (!data)
+        return -1;
+    if (count)
+        memcpy(data, v, count * elem_size);
+    if (add_column(t, name, kind, width, data)) {
+        free(data);
+        return -1;
+    }
+    return 0;
+}
+
+int h5_table_f64(h5_table *t, const char *col, const double *v)
+{
+    return add_copied_column(t, col, COL_F64, 0, v, sizeof *v);
+}
+
+int h5_table_i64(h5_table *t, const char *col, const int64_t *v)
+{
+    return add_copied_column(t, col, COL_I64, 0, v, sizeof *v);
+}
+
+int h5_table_f64_2d(h5_table *t, const char *col, const double *v, size_t width)
+{
+    if (width == 0)
+        return -1;
+    return add_copied_column(t, col, COL_F64, width, v, sizeof *v);
+}
+
+int h5_table_bool(h5_table *t, const char *col, const bool *v)
+{
+    if (!valid_column_name(t, col) || (t->rows && !v))
+        return -1;
+    int8_t *data = alloc_array(t->rows, sizeof *data);
+    if (!data)
+        return -1;
+    for (size_t i = 0; i < t->rows; i++)
+        data[i] = v[i] ? 1 : 0;
+    if (add_column(t, col, COL_BOOL, 0, data)) {
+        free(data);
+        return -1;
+    }
+    return 0;
+}
+
+static void free_strings(char **s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+int h5_table_str(h5_table *t, const char *col, const char *const *v)
+{
+    if (!valid_column_name(t, col) || (t->rows && !v))
+        return -1;
+    char **data = alloc_array(t->rows, sizeof *data);
+    if (!data)
+        return -1;
+    for (size_t i = 0; i < t->rows; i++) {
+        data[i] = dup_str(v[i] ? v[i] : "");
+        if (!data[i]) {
+            free_strings(data, i);
+            return -1;
+        }
+    }
+    if (add_column(t, col, COL_STR, 0, data)) {
+        free_strings(data, t->rows);
+        return -1;
+    }
+    return 0;
+}
+
+int h5_table_attr_str(h5_table *t, const char *name, const char *value)
+{
+    if (!name || !*name || !value)
+        return -1;
+    char *value_copy = dup_str(value);
+    if (!value_copy)
+        return -1;
+    for (size_t i = 0; i < t->nattrs; i++) {
+        if (!strcmp(t->attrs[i].name, name)) {
+            free(t->attrs[i].value);
+            t->attrs[i].value = value_copy;
+            return 0;
+        }
+    }
+    h5_attr *attrs = realloc(t->attrs, (t->nattrs + 1) * sizeof *attrs);
+    char *name_copy = attrs ? dup_str(name) : NULL;
+    if (attrs)
+        t->attrs = attrs;
+    if (!name_copy) {
+        free(value_copy);
+        return -1;
+    }
+    attrs[t->nattrs++] = (h5_attr){name_copy, value_copy};
+    return 0;
+}
+
+/* ---- error messages ------------------------------------------------------------------------- */
+
+struct h5_out {
+    hid_t file;
+    int fd; /* the temporary, held open (and locked) until commit or abort */
+    char *final_path, *tmp_path, *dir_path;
+    hid_t bool_type; /* the named enum "/bool" that bool columns share, made on first use */
+    bool failed;
+    char err[512];
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    for (char *c = err; *c; c++) /* one line, whatever the pieces held */
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+}
+
+typedef struct h5_err_detail {
+    char sys[160];   /* the system error HDF5 quoted ("error message = '...'"), if any */
+    char inner[160]; /* the innermost description: where HDF5 found the problem */
+    char outer[160]; /* the outermost (API-level) description */
+} h5_err_detail;
+
+static herr_t collect_error(unsigned n, const H5E_error2_t *e, void *data)
+{
+    h5_err_detail *d = data;
+    const char *desc = e->desc ? e->desc : "";
+    const char *quoted = strstr(desc, "error message = '");
+    if (quoted && !d->sys[0]) {
+        quoted += strlen("error message = '");
+        size_t len = strcspn(quoted, "'");
+        snprintf(d->sys, sizeof d->sys, "%.*s", (int)len, quoted);
+    }
+    if (n == 0)
+        snprintf(d->inner, sizeof d->inner, "%s", desc);
+    snprintf(d->outer, sizeof d->outer, "%s", desc);
+    return 0;
+}
+
+/* Records the first failure: "FINAL_PATH: WHAT: DETAIL" with the detail taken from HDF5's
+ * error stack (must be called right after the failing HDF5 call: the next one clears it). */
+static int fail_h5(h5_out *o, const char *what, const char *name)
+{
+    if (o->failed)
+        return -1;
+    h5_err_detail d = {{0}, {0}, {0}};
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_error, &d);
+    if (d.sys[0])
+        set_err(o->err, sizeof o->err, "%s: %s %s: %s", o->final_path, what, name, d.sys);
+    else if (d.inner[0] && strcmp(d.inner, d.outer))
+        set_err(o->err, sizeof o->err, "%s: %s %s: %s: %s", o->final_path, what, name, d.outer,
+                d.inner);
+    else
+        set_err(o->err, sizeof o->err, "%s: %s %s: %s", o->final_path, what, name,
+                d.outer[0] ? d.outer : "HDF5 error");
+    o->failed = true;
+    return -1;
+}
+
+static int fail_msg(h5_out *o, const char *what, const char *name)
+{
+    if (!o->failed)
+        set_err(o->err, sizeof o->err, "%s: %s %s", o->final_path, what, name);
+    o->failed = true;
+    return -1;
+}
+
+/* Every HDF5 call clears the error stack: cleanup after a failure goes between these two. */
+static hid_t errors_save(void)
+{
+    return H5Eget_current_stack();
+}
+
+static void errors_restore(hid_t saved)
+{
+    if (saved >= 0)
+        H5Eset_current_stack(saved);
+}
+
+const char *h5_out_error(const h5_out *o)
+{
+    return o->err;
+}
+
+/* ---- HDF5 pieces ---------------------------------------------------------------------------- */
+
+static hid_t utf8_string_type(void)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+    if (type < 0)
+        return -1;
+    if (H5Tset_size(type, H5T_VARIABLE) < 0 || H5Tset_cset(type, H5T_CSET_UTF8) < 0) {
+        H5Tclose(type);
+        return -1;
+    }
+    return type;
+}
+
+/* h5py's numpy-bool convention: an enum over int8 with exactly FALSE=0 and TRUE=1. */
+static hid_t bool_type(void)
+{
+    hid_t type = H5Tenum_create(H5T_NATIVE_INT8);
+    if (type < 0)
+        return -1;
+    int8_t no = 0, yes = 1;
+    if (H5Tenum_insert(type, "FALSE", &no) < 0 || H5Tenum_insert(type, "TRUE", &yes) < 0) {
+        H5Tclose(type);
+        return -1;
+    }
+    return type;
+}
+
+/* A new type id (the caller closes it) for storing and for reading a column of this kind. */
+static hid_t file_type(col_kind kind)
+{
+    switch (kind) {
+    case COL_F64: return H5Tcopy(H5T_IEEE_F64LE);
+    case COL_I64: return H5Tcopy(H5T_STD_I64LE);
+    case COL_BOOL: return bool_type();
+    case COL_STR: return utf8_string_type();
+    }
+    return -1;
+}
+
+static hid_t mem_type(col_kind kind)
+{
+    switch (kind) {
+    case COL_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
+    case COL_I64: return H5Tcopy(H5T_NATIVE_INT64);
+    case COL_BOOL: return bool_type();
+    case COL_STR: return utf8_string_type();
+    }
+    return -1;
+}
+
+/* Groups that list links and attributes in creation order (column order for readers; netCDF-C
+ * also prefers it). */
+static hid_t ordered_group_plist(void)
+{
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    if (gcpl < 0)
+        return -1;
+    unsigned order = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
+    if (H5Pset_link_creation_order(gcpl, order) < 0 || H5Pset_attr_creation_order(gcpl, order) < 0) {
+        H5Pclose(gcpl);
+        return -1;
+    }
+    return gcpl;
+}
+
+/* Chunked, shuffle + deflate + fletcher32 (filtered = false: chunked only). A 0-row dataset
+ * gets an unlimited first dimension, since a chunk (>= 1) may not exceed a fixed maximum of 0. */
+static hid_t dataset_plist(int rank, const hsize_t *dims, size_t elem_size, bool filtered)
+{
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl < 0)
+        return -1;
+    hsize_t width = rank > 1 ? dims[1] : 1;
+    hsize_t rows_per_chunk = CHUNK_BYTES / (elem_size * width);
+    if (rows_per_chunk < 1)
+        rows_per_chunk = 1;
+    if (dims[0] && rows_per_chunk > dims[0])
+        rows_per_chunk = dims[0];
+    hsize_t chunk[2] = {rows_per_chunk, width};
+    if (H5Pset_chunk(dcpl, rank, chunk) < 0 ||
+        (filtered && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0 ||
+                      H5Pset_fletcher32(dcpl) < 0))) {
+        H5Pclose(dcpl);
+        return -1;
+    }
+    return dcpl;
+}
+
+/* Creates and fills dataset `name` in `group`, stored as `named_type` if that is >= 0; returns
+ * its id (the caller closes it) or -1. */
+static hid_t write_dataset(hid_t group, const char *name, col_kind kind, int rank,
+                           const hsize_t *dims, const void *data, hid_t named_type)
+{
+    hsize_t maxdims[2] = {dims[0] ? dims[0] : H5S_UNLIMITED, rank > 1 ? dims[1] : 0};
+    hid_t ftype = named_type >= 0 ? named_type : file_type(kind), mtype = mem_type(kind);
+    hid_t space = H5Screate_simple(rank, dims, maxdims);
+    /* HDF5 >= 1.10.8 refuses (mandatory) filters on variable-length data; they would only have
+     * covered the heap references anyway, the string bytes live unfiltered in the global heap. */
+    bool filtered = kind != COL_STR;
+    hid_t dcpl = ftype < 0 ? -1 : dataset_plist(rank, dims, H5Tget_size(ftype), filtered);
+    hid_t dset = -1;
+    if (ftype >= 0 && mtype >= 0 && space >= 0 && dcpl >= 0)
+        dset = H5Dcreate2(group, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (dset >= 0 && dims[0] && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+        H5Dclose(dset);
+        dset = -1;
+    }
+    hid_t errors = errors_save();
+    H5E_BEGIN_TRY {
+        H5Pclose(dcpl);
+        H5Sclose(space);
+        H5Tclose(mtype);
+        if (ftype != named_type)
+            H5Tclose(ftype);
+    } H5E_END_TRY;
+    errors_restore(errors);
+    return dset;
+}
+
+/* A dimension-scale dataset `name` holding 0..n-1; returns its id or -1. */
+static hid_t write_scale(hid_t group, const char *name, size_t n)
+{
+    int64_t *index = alloc_array(n, sizeof *index);
+    if (!index)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        index[i] = (int64_t)i;
+    hsize_t dims[1] = {n};
+    hid_t dset = write_dataset(group, name, COL_I64, 1, dims, index, -1);
+    free(index);
+    if (dset >= 0 && H5DSset_scale(dset, name) < 0) {
+        hid_t errors = errors_save();
+        H5Dclose(dset);
+        errors_restore(errors);
+        return -1;
+    }
+    return dset;
+}
+
+static int write_attr_str(hid_t loc, const char *name, const char *value)
+{
+    if (H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0)
+        return -1;
+    hid_t type = utf8_string_type(), space = H5Screate(H5S_SCALAR), attr = -1;
+    int rc = -1;
+    if (type >= 0 && space >= 0)
+        attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0 && H5Awrite(attr, type, &value) >= 0)
+        rc = 0;
+    hid_t errors = errors_save();
+    H5E_BEGIN_TRY {
+        H5Aclose(attr);
+        H5Sclose(space);
+        H5Tclose(type);
+    } H5E_END_TRY;
+    errors_restore(errors);
+    return rc;
+}
+
+static int write_attr_i64(hid_t loc, const char *name, int64_t value)
+{
+    if (H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0)
+        return -1;
+    hid_t space = H5Screate(H5S_SCALAR), attr = -1;
+    int rc = -1;
+    if (space >= 0)
+        attr = H5Acreate2(loc, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0 && H5Awrite(attr, H5T_NATIVE_INT64, &value) >= 0)
+        rc = 0;
+    hid_t errors = errors_save();
+    H5E_BEGIN_TRY {
+        H5Aclose(attr);
+        H5Sclose(space);
+    } H5E_END_TRY;
+    errors_restore(errors);
+    return rc;
+}
+
+int h5_out_attr_str(h5_out *o, const char *name, const char *value)
+{
+    if (o->failed)
+        return -1;
+    if (!name || !*name || !value)
+        return fail_msg(o, "bad root attribute", name ? name : "(null)");
+    if (write_attr_str(o->file, name, value))
+        return fail_h5(o, "writing attribute", name);
+    return 0;
+}
+
+int h5_out_attr_i64(h5_out *o, const char *name, int64_t value)
+{
+    if (o->failed)
+        return -1;
+    if (!name || !*name)
+        return fail_msg(o, "bad root attribute", "(empty)");
+    if (write_attr_i64(o->file, name, value))
+        return fail_h5(o, "writing attribute", name);
+    return 0;
+}
+
+/* ---- tables into groups --------------------------------------------------------------------- */
+
+/* Opens or creates each intermediate group of `path` and creates its last component; returns
+ * the new group's id or -1. */
+static hid_t create_table_group(h5_out *o, const char *path)
+{
+    hid_t gcpl = ordered_group_plist();
+    if (gcpl < 0)
+        return fail_h5(o, "creating group", path);
+    char *prefix = dup_str(path);
+    if (!prefix) {
+        H5Pclose(gcpl);
+        return fail_msg(o, "out of memory for group", path);
+    }
+    hid_t group = -1;
+    for (char *slash = prefix;; slash++) {
+        slash = strchr(slash, '/');
+        if (slash)
+            *slash = '\0';
+        htri_t exists = slash ? H5Lexists(o->file, prefix, H5P_DEFAULT) : 0;
+        if (exists < 0) {
+            fail_h5(o, "looking up group", prefix);
+            break;
+        }
+        if (!exists) {
+            group = H5Gcreate2(o->file, prefix, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+            if (group < 0) {
+                fail_h5(o, "creating group", prefix);
+                break;
+            }
+        }
+        if (!slash)
+            break;
+        if (group >= 0)
+            H5Gclose(group);
+        group = -1;
+        *slash = '/';
+    }
+    free(prefix);
+    H5Pclose(gcpl);
+    return group;
+}
+
+/* The scale for a 2-D column's second dimension: "axis" for the table's first width,
+ * "axis_<width>" for any other. */
+static void axis_scale_name(const h5_table *t, size_t width, char *name, size_t len)
+{
+    size_t first = 0;
+    for (size_t i = 0; i < t->ncols && !first; i++)
+        first = t->cols[i].width;
+    if (width == first)
+        snprintf(name, len, "axis");
+    else
+        snprintf(name, len, "axis_%zu", width);
+}
+
+/* Opens the axis scale for `width`, writing it on first use. */
+static hid_t axis_scale(h5_out *o, hid_t group, const h5_table *t, size_t width)
+{
+    char name[32];
+    axis_scale_name(t, width, name, sizeof name);
+    htri_t exists = H5Lexists(group, name, H5P_DEFAULT);
+    hid_t scale = exists > 0 ? H5Dopen2(group, name, H5P_DEFAULT)
+                  : exists == 0 ? write_scale(group, name, width) : -1;
+    if (scale < 0)
+        fail_h5(o, "writing dimension scale", name);
+    return scale;
+}
+
+/* netCDF-C (so xarray's netcdf4 engine) skips datasets of an anonymous enum type: bool columns
+ * use one committed type. */
+static hid_t shared_bool_type(h5_out *o)
+{
+    if (o->bool_type >= 0)
+        return o->bool_type;
+    hid_t type = bool_type();
+    if (type >= 0 && H5Tcommit2(o->file, "bool", type, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) < 0) {
+        hid_t errors = errors_save();
+        H5Tclose(type);
+        errors_restore(errors);
+        return -1;
+    }
+    o->bool_type = type;
+    return type;
+}
+
+static int write_column(h5_out *o, hid_t group, hid_t row_scale, const h5_table *t,
+                        const h5_column *c)
+{
+    hid_t named_type = c->kind == COL_BOOL ? shared_bool_type(o) : -1;
+    if (c->kind == COL_BOOL && named_type < 0)
+        return fail_h5(o, "creating the bool type for", c->name);
+    hsize_t dims[2] = {t->rows, c->width};
+    hid_t dset =
+        write_dataset(group, c->name, c->kind, c->width ? 2 : 1, dims, c->data, named_type);
+    if (dset < 0)
+        return fail_h5(o, "writing column", c->name);
+    int rc = 0;
+    if (H5DSattach_scale(dset, row_scale, 0) < 0)
+        rc = fail_h5(o, "attaching dimension scale to", c->name);
+    if (!rc && c->width) {
+        hid_t scale = axis_scale(o, group, t, c->width);
+        if (scale < 0)
+            rc = -1;
+        else if (H5DSattach_scale(dset, scale, 1) < 0)
+            rc = fail_h5(o, "attaching dimension scale to", c->name);
+        if (scale >= 0)
+            H5Dclose(scale);
+    }
+    H5Dclose(dset);
+    return rc;
+}
+
+static int write_table_body(h5_out *o, hid_t group, const h5_table *t)
+{
+    hid_t row_scale = write_scale(group, "row", t->rows);
+    if (row_scale < 0)
+        return fail_h5(o, "writing dimension scale row of", t->path);
+    int rc = 0;
+    for (size_t i = 0; i < t->ncols && !rc; i++)
+        rc = write_column(o, group, row_scale, t, &t->cols[i]);
+    for (size_t i = 0; i < t->nattrs && !rc; i++)
+        if (write_attr_str(group, t->attrs[i].name, t->attrs[i].value))
+            rc = fail_h5(o, "writing table attribute", t->attrs[i].name);
+    H5Dclose(row_scale);
+    return rc;
+}
+
+int h5_out_write_table(h5_out *o, const h5_table *t)
+{
+    if (o->failed)
+        return -1;
+    hid_t group = create_table_group(o, t->path);
+    if (group < 0)
+        return -1;
+    int rc = write_table_body(o, group, t);
+    H5Gclose(group);
+    return rc;
+}
+
+/* ---- the file: temporary, lock, commit -------------------------------------------------------- */
+
+/* Splits final_path into its directory ("." if none) and base name; -1 if there is no base. */
+static int split_path(const char *path, char **dir, char **base)
+{
+    const char *slash = strrchr(path, '/');
+    const char *b = slash ? slash + 1 : path;
+    if (!*b || !strcmp(b, ".") || !strcmp(b, ".."))
+        return -1;
+    size_t dirlen = slash ? (size_t)(slash - path) : 1;
+    if (slash && dirlen == 0)
+        dirlen = 1; /* "/x.h5": the root directory */
+    *dir = malloc(dirlen + 1);
+    *base = dup_str(b);
+    if (!*dir || !*base) {
+        free(*dir);
+        free(*base);
+        return -1;
+    }
+    memcpy(*dir, slash ? path : ".", dirlen);
+    (*dir)[dirlen] = '\0';
+    return 0;
+}
+
+/* An exclusive lock owned by this open file description: released when it is closed, by us or
+ * by the kernel when the process dies. */
+static int lock_fd(int fd, short type, int cmd)
+{
+    struct flock lk = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    return fcntl(fd, cmd, &lk);
+}
+
+static void free_out(h5_out *o)
+{
+    free(o->final_path);
+    free(o->tmp_path);
+    free(o->dir_path);
+    free(o);
+}
+
+static int make_temporary(h5_out *o, const char *base, char *err, size_t errlen)
+{
+    size_t len = strlen(o->dir_path) + strlen(base) + sizeof "/." TMP_INFIX "XXXXXX";
+    o->tmp_path = malloc(len);
+    if (!o->tmp_path) {
+        set_err(err, errlen, "%s: out of memory", o->final_path);
+        return -1;
+    }
+    snprintf(o->tmp_path, len, "%s/.%s" TMP_INFIX "XXXXXX", o->dir_path, base);
+    o->fd = mkstemp(o->tmp_path);
+    if (o->fd < 0) {
+        set_err(err, errlen, "%s: cannot create a temporary file in %s: %s", o->final_path,
+                o->dir_path, strerror(errno));
+        return -1;
+    }
+    mode_t mask = umask(0); /* mkstemp made it 0600; give it the mode a plain create would */
+    umask(mask);
+    if (fchmod(o->fd, 0666 & ~mask) < 0 || lock_fd(o->fd, F_WRLCK, F_OFD_SETLK) < 0) {
+        set_err(err, errlen, "%s: cannot prepare %s: %s", o->final_path, o->tmp_path,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static hid_t create_plist(hid_t cls)
+{
+    hid_t plist = H5Pcreate(cls);
+    if (plist < 0)
+        return -1;
+    unsigned order = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
+    herr_t rc = 0;
+    if (cls == H5P_FILE_CREATE) {
+        rc = H5Pset_link_creation_order(plist, order);
+        if (rc >= 0)
+            rc = H5Pset_attr_creation_order(plist, order);
+    } else {
+        /* Our own lock guards the file; HDF5's flock() would only fail on file systems
+         * without it. SEMI: H5Fclose fails (rather than lingering) if an object is open. */
+        rc = H5Pset_file_locking(plist, false, true);
+        if (rc >= 0)
+            rc = H5Pset_fclose_degree(plist, H5F_CLOSE_SEMI);
+    }
+    if (rc < 0) {
+        H5Pclose(plist);
+        return -1;
+    }
+    return plist;
+}
+
+/* True if HDF5's descriptor refers to the same inode as ours. */
+static bool same_file(hid_t file, int fd)
+{
+    void *handle = NULL;
+    struct stat ours, theirs;
+    if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || !handle)
+        return false;
+    if (fstat(fd, &ours) < 0 || fstat(*(int *)handle, &theirs) < 0)
+        return false;
+    return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+}
+
+/* Creates the HDF5 file on the inode mkstemp made: through /proc/self/fd/N where that exists, so
+ * that no one can swap the name in between; the inode check covers the fallback. */
+static int create_hdf5(h5_out *o, char *err, size_t errlen)
+{
+    char proc_path[64];
+    snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", o->fd);
+    const char *name = access(proc_path, F_OK) == 0 ? proc_path : o->tmp_path;
+    hid_t fcpl = create_plist(H5P_FILE_CREATE), fapl = create_plist(H5P_FILE_ACCESS);
+    if (fcpl >= 0 && fapl >= 0)
+        o->file = H5Fcreate(name, H5F_ACC_TRUNC, fcpl, fapl);
+    if (o->file < 0)
+        fail_h5(o, "cannot create HDF5 file", o->tmp_path);
+    H5E_BEGIN_TRY {
+        H5Pclose(fcpl);
+        H5Pclose(fapl);
+    } H5E_END_TRY;
+    if (o->file >= 0 && !same_file(o->file, o->fd))
+        fail_msg(o, "temporary file replaced while opening:", o->tmp_path);
+    if (o->failed)
+        set_err(err, errlen, "%s", o->err);
+    return o->failed ? -1 : 0;
+}
+
+int h5_out_open(h5_out **out, const char *final_path, char *err, size_t errlen)
+{
+    *out = NULL;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    h5_out *o = calloc(1, sizeof *o);
+    char *base = NULL;
+    if (!final_path) {
+        set_err(err, errlen, "no output path");
+        free(o);
+        return -1;
+    }
+    if (!o || !(o->final_path = dup_str(final_path))) {
+        set_err(err, errlen, "%s: out of memory", final_path);
+        free(o ? o->final_path : NULL);
+        free(o);
+        return -1;
+    }
+    o->fd = -1;
+    o->file = -1;
+    o->bool_type = -1;
+    if (split_path(final_path, &o->dir_path, &base)) {
+        set_err(err, errlen, "%s: not a file name", final_path);
+        free_out(o);
+        return -1;
+    }
+    int rc = make_temporary(o, base, err, errlen);
+    free(base);
+    if (!rc)
+        rc = create_hdf5(o, err, errlen);
+    if (rc) {
+        h5_out_abort(o);
+        return -1;
+    }
+    *out = o;
+    return 0;
+}
+
+static void close_bool_type(h5_out *o)
+{
+    if (o->bool_type >= 0)
+        H5Tclose(o->bool_type);
+    o->bool_type = -1;
+}
+
+static int close_hdf5(h5_out *o)
+{
+    if (o->file < 0)
+        return 0;
+    close_bool_type(o);
+    herr_t rc = H5Fclose(o->file);
+    if (rc < 0)
+        fail_h5(o, "closing", o->tmp_path);
+    o->file = -1;
+    return rc < 0 ? -1 : 0;
+}
+
+void h5_out_abort(h5_out *o)
+{
+    if (!o)
+        return;
+    close_bool_type(o);
+    if (o->file >= 0)
+        H5Fclose(o->file);
+    if (o->fd >= 0) {
+        unlink(o->tmp_path); /* while still locked: cleanup of another run cannot race us */
+        close(o->fd);
+    }
+    free_out(o);
+}
+
+static int sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int h5_out_commit(h5_out *o, char *err, size_t errlen)
+{
+    if (!o->failed && !close_hdf5(o)) {
+        if (fsync(o->fd) < 0)
+            fail_msg(o, "cannot sync the temporary:", strerror(errno));
+        else if (rename(o->tmp_path, o->final_path) < 0)
+            fail_msg(o, "cannot rename the temporary into place:", strerror(errno));
+    }
+    if (o->failed) {
+        set_err(err, errlen, "%s", o->err);
+        h5_out_abort(o);
+        return -1;
+    }
+    int rc = 0;
+    if (sync_dir(o->dir_path) < 0) {
+        set_err(err, errlen, "%s: written, but syncing directory %s failed: %s", o->final_path,
+                o->dir_path, strerror(errno));
+        rc = -1;
+    }
+    close(o->fd);
+    free_out(o);
+    return rc;
+}
+
+/* ---- stale temporaries -------------------------------------------------------------------- */
+
+/* ".<base>.tmp.XXXXXX", exactly as make_temporary names them. */
+static bool is_our_temporary(const char *entry, const char *base)
+{
+    size_t blen = strlen(base), ilen = strlen(TMP_INFIX);
+    return entry[0] == '.' && !strncmp(entry + 1, base, blen) &&
+           !strncmp(entry + 1 + blen, TMP_INFIX, ilen) &&
+           strlen(entry + 1 + blen + ilen) == TMP_SUFFIX_LEN;
+}
+
+/* Removes one candidate if it is a regular file of ours that no live run holds locked: a live
+ * run holds a write lock, so our read lock fails. The name is checked before opening (no device
+ * or FIFO is ever opened) and after (it must still name the file we checked). */
+static bool remove_if_stale(int dirfd, const char *name)
+{
+    struct stat before, opened, after;
+    if (fstatat(dirfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(before.st_mode) ||
+        before.st_uid != geteuid())
+        return false;
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool stale = fstat(fd, &opened) == 0 && opened.st_ino == before.st_ino &&
+                 opened.st_dev == before.st_dev && lock_fd(fd, F_RDLCK, F_OFD_SETLK) == 0 &&
+                 fstatat(dirfd, name, &after, AT_SYMLINK_NOFOLLOW) == 0 &&
+                 after.st_ino == before.st_ino && after.st_dev == before.st_dev;
+    bool removed = stale && unlinkat(dirfd, name, 0) == 0;
+    close(fd);
+    return removed;
+}
+
+int h5_out_cleanup_stale(const char *final_path)
+{
+    char *dir, *base;
+    if (!final_path || split_path(final_path, &dir, &base))
+        return -1;
+    DIR *d = opendir(dir);
+    int removed = d ? 0 : -1;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (is_our_temporary(e->d_name, base) && remove_if_stale(dirfd(d), e->d_name))
+            removed++;
+    if (d)
+        closedir(d);
+    free(dir);
+    free(base);
+    return removed;
+}

@@ -1,0 +1,95 @@
+/* HDF5 results: tables built in memory, written to a temporary file that is renamed into place
+ * only when complete (CONTRACT.md "HDF5 results").
+ *
+ * A table is a group of 1-D datasets of equal length, one per column (a "_2d" column is rows x
+ * width). Each dataset is chunked with shuffle + deflate(4) + fletcher32, except string columns:
+ * HDF5 1.10.8 refuses filters on variable-length data, so those are chunked only. Every table
+ * also gets a dimension-scale dataset "row" (int64 0..rows-1) attached to dimension 0 of each
+ * column, and 2-D columns a scale "axis" (0..width-1; "axis_<width>" for a second width), so that
+ * xarray (h5netcdf or netCDF4 engine) sees shared named dimensions. Groups track the creation
+ * order of links and attributes, so readers list columns in the order they were added.
+ *
+ * Types: float64 and int64 little-endian; strings variable-length UTF-8 (h5py 3 returns bytes,
+ * .asstr() gives str; xarray gives str); bools the enum of int8 {FALSE=0, TRUE=1} that h5py and
+ * xarray/h5netcdf read as numpy bool, committed once as the named type "/bool" because netCDF-C
+ * skips variables of an anonymous enum type (xarray's netcdf4 engine then reads int8 0/1).
+ *
+ * h5_out_open turns off HDF5's automatic error printing for the whole process
+ * (H5Eset_auto2(H5E_DEFAULT, NULL, NULL)): failures come back as one line instead.
+ *
+ * Usage:
+ *     h5_out_cleanup_stale(path);          // temporaries left by a killed run
+ *     h5_out_open(&o, path, err, sizeof err);
+ *     h5_out_attr_str(o, "config", text); ...
+ *     h5_out_write_table(o, t); ...
+ *     h5_out_commit(o, err, sizeof err);   // or h5_out_abort(o)
+ * Only open and commit take an error buffer: the attribute and table writers return nonzero on
+ * failure and keep the first error, which h5_out_error() shows and commit reports (a commit after
+ * any failure aborts). All int-returning functions return 0 on success. Not thread-safe (the
+ * serial HDF5 library is not). */
+#ifndef OSCBENCH_H5OUT_H
+#define OSCBENCH_H5OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- tables (memory only; no HDF5 calls) -------------------------------------------------- */
+
+typedef struct h5_table h5_table;
+
+/* path: "points", "traces/rk4/3" (a leading '/' is allowed; intermediate groups are created on
+ * write). NULL on a malformed path (empty, empty or "."/".." component) or out of memory. */
+h5_table *h5_table_new(const char *path, size_t rows);
+
+/* Each copies `rows` values (rows x width for _2d). A column name is non-empty, has no '/' or '.',
+ * is unique in the table and is none of the scale names "row", "axis", "axis_*". The string
+ * columns copy the strings; a NULL entry is stored as "". Nonzero on a bad name, width 0 or out
+ * of memory (the table is unchanged then). */
+int h5_table_f64(h5_table *t, const char *col, const double *v);
+int h5_table_i64(h5_table *t, const char *col, const int64_t *v);
+int h5_table_bool(h5_table *t, const char *col, const bool *v);
+int h5_table_str(h5_table *t, const char *col, const char *const *v);
+int h5_table_f64_2d(h5_table *t, const char *col, const double *v, size_t width);
+
+/* A variable-length UTF-8 string attribute on the table's group; a repeated name replaces. */
+int h5_table_attr_str(h5_table *t, const char *name, const char *value);
+
+size_t h5_table_rows(const h5_table *t);
+void h5_table_free(h5_table *t);
+
+/* ---- the results file --------------------------------------------------------------------- */
+
+typedef struct h5_out h5_out;
+
+/* Creates "<dir>/.<base>.tmp.XXXXXX" with mkstemp (O_CREAT|O_EXCL, so never through a planted
+ * symlink) in final_path's directory, mode 0666 & ~umask, holds an open-file-description lock on
+ * it (so h5_out_cleanup_stale of a concurrent run leaves it alone) and creates the HDF5 file on
+ * that very inode (through /proc/self/fd when available; the inode is checked either way). On
+ * failure *out is NULL and err holds one line naming final_path. */
+int h5_out_open(h5_out **out, const char *final_path, char *err, size_t errlen);
+
+/* Root attributes; a repeated name replaces. */
+int h5_out_attr_str(h5_out *o, const char *name, const char *value);
+int h5_out_attr_i64(h5_out *o, const char *name, int64_t value);
+
+/* Writes the table as a new group (an existing group of that path is an error). */
+int h5_out_write_table(h5_out *o, const h5_table *t);
+
+/* The first error since open ("" if none). */
+const char *h5_out_error(const h5_out *o);
+
+/* Closes the HDF5 file, fsyncs it, renames it to final_path (replacing a file there atomically)
+ * and fsyncs the directory. On any failure (including an earlier one) the temporary is removed
+ * and final_path is left as it was. Frees o either way. */
+int h5_out_commit(h5_out *o, char *err, size_t errlen);
+
+/* Closes and removes the temporary; frees o. NULL is allowed. */
+void h5_out_abort(h5_out *o);
+
+/* Removes ".<base>.tmp.XXXXXX" files in final_path's directory that a killed run left: only
+ * regular files owned by this user (never following a symlink) that no live process holds
+ * locked. Returns the number removed, or -1 if the directory cannot be read. */
+int h5_out_cleanup_stale(const char *final_path);
+
+#endif

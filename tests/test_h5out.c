@@ -1,0 +1,533 @@
+/* The HDF5 results writer: tables round-trip through the HDF5 C API with filters and dimension
+ * scales, and the file is complete or absent (temporaries, abort, commit, stale cleanup). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
+#include "h5out.h"
+
+/* ---- fixture: a fresh directory per test ------------------------------------------------------ */
+
+typedef struct fixture {
+    char dir[64];
+    char path[128]; /* <dir>/r.h5 */
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->dir, sizeof f->dir, "/tmp/test_h5out.XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->path, sizeof f->path, "%s/r.h5", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    DIR *d = opendir(f->dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    if (d)
+        closedir(d);
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static void assert_text(const char *path, const char *text)
+{
+    char buf[64] = {0};
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = '\0';
+    assert_string_equal(buf, text);
+}
+
+/* ---- reading back ------------------------------------------------------------------------------ */
+
+static hid_t open_results(const char *path)
+{
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(file >= 0);
+    return file;
+}
+
+/* Rank and dims of a dataset, asserted to be rank `rank`. */
+static void assert_dims(hid_t dset, int rank, hsize_t d0, hsize_t d1)
+{
+    hid_t space = H5Dget_space(dset);
+    hsize_t dims[2] = {0, 0};
+    assert_int_equal(H5Sget_simple_extent_ndims(space), rank);
+    H5Sget_simple_extent_dims(space, dims, NULL);
+    assert_int_equal(dims[0], d0);
+    if (rank > 1)
+        assert_int_equal(dims[1], d1);
+    H5Sclose(space);
+}
+
+static void read_dataset(hid_t file, const char *name, hid_t memtype, void *buf)
+{
+    hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
+    assert_true(dset >= 0);
+    assert_true(H5Dread(dset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+    H5Dclose(dset);
+}
+
+static void assert_attr_str(hid_t loc, const char *name, const char *want)
+{
+    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+    assert_true(attr >= 0);
+    hid_t type = H5Aget_type(attr);
+    assert_int_equal(H5Tget_cset(type), H5T_CSET_UTF8);
+    assert_true(H5Tis_variable_str(type) > 0);
+    char *value = NULL;
+    assert_true(H5Aread(attr, type, &value) >= 0);
+    assert_string_equal(value, want);
+    H5free_memory(value);
+    H5Tclose(type);
+    H5Aclose(attr);
+}
+
+/* Chunked with shuffle + deflate(4) + fletcher32; string columns chunked only (HDF5 1.10.8
+ * refuses filters on variable-length data). */
+static void assert_filters(hid_t file, const char *name, bool filtered)
+{
+    hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
+    assert_true(dset >= 0);
+    hid_t dcpl = H5Dget_create_plist(dset);
+    assert_int_equal(H5Pget_layout(dcpl), H5D_CHUNKED);
+    int n = H5Pget_nfilters(dcpl);
+    assert_int_equal(n, filtered ? 3 : 0);
+    H5Z_filter_t want[3] = {H5Z_FILTER_SHUFFLE, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32};
+    for (int i = 0; i < n; i++) {
+        unsigned flags, cd[4];
+        size_t ncd = 4;
+        char fname[32];
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof fname,
+                                         fname, NULL);
+        assert_int_equal(id, want[i]);
+        if (id == H5Z_FILTER_DEFLATE)
+            assert_int_equal(cd[0], 4);
+    }
+    H5Pclose(dcpl);
+    H5Dclose(dset);
+}
+
+static void assert_scale_attached(hid_t file, const char *col, const char *scale, unsigned dim)
+{
+    hid_t dset = H5Dopen2(file, col, H5P_DEFAULT);
+    hid_t sc = H5Dopen2(file, scale, H5P_DEFAULT);
+    assert_true(dset >= 0 && sc >= 0);
+    assert_true(H5DSis_scale(sc) > 0);
+    assert_true(H5DSis_attached(dset, sc, dim) > 0);
+    H5Dclose(sc);
+    H5Dclose(dset);
+}
+
+static void assert_all_closed(hid_t file)
+{
+    assert_int_equal(H5Fget_obj_count(file, H5F_OBJ_ALL), 1); /* only the file itself */
+}
+
+/* ---- a sample table ---------------------------------------------------------------------------- */
+
+enum { ROWS = 3, WIDTH = 2 };
+static const double dt[ROWS] = {0.5, 0.25, 1e-300};
+static const int64_t steps[ROWS] = {2, INT64_MAX, -7};
+static const bool stable[ROWS] = {true, false, true};
+static const char *const method[ROWS] = {"semi-implicit", "rk4", "\xc3\xbc ω"};
+static const double x2d[ROWS * WIDTH] = {1, 2, 3, 4, 5, 6};
+
+static h5_table *sample_table(const char *path)
+{
+    h5_table *t = h5_table_new(path, ROWS);
+    assert_non_null(t);
+    assert_int_equal(h5_table_str(t, "method", method), 0);
+    assert_int_equal(h5_table_f64(t, "dt", dt), 0);
+    assert_int_equal(h5_table_i64(t, "steps", steps), 0);
+    assert_int_equal(h5_table_bool(t, "stable", stable), 0);
+    assert_int_equal(h5_table_f64_2d(t, "x", x2d, WIDTH), 0);
+    assert_int_equal(h5_table_attr_str(t, "note", "t_end rounded"), 0);
+    return t;
+}
+
+static void write_sample(const char *path)
+{
+    char err[256] = "";
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, path, err, sizeof err), 0);
+    assert_int_equal(h5_out_attr_str(o, "config", "name: r\ndt: 0.5\n"), 0);
+    assert_int_equal(h5_out_attr_str(o, "precision", "float"), 0);
+    assert_int_equal(h5_out_attr_str(o, "precision", "double"), 0); /* replaces */
+    assert_int_equal(h5_out_attr_i64(o, "threads", 8), 0);
+    h5_table *t = sample_table("points");
+    assert_int_equal(h5_out_write_table(o, t), 0);
+    h5_table_free(t);
+    assert_string_equal(h5_out_error(o), "");
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+}
+
+/* ---- tests ------------------------------------------------------------------------------------- */
+
+static void round_trip_numbers(void **state)
+{
+    fixture *f = *state;
+    write_sample(f->path);
+    hid_t file = open_results(f->path);
+    double dt_back[ROWS], x_back[ROWS * WIDTH];
+    int64_t steps_back[ROWS], row_back[ROWS];
+    read_dataset(file, "points/dt", H5T_NATIVE_DOUBLE, dt_back);
+    read_dataset(file, "points/steps", H5T_NATIVE_INT64, steps_back);
+    read_dataset(file, "points/x", H5T_NATIVE_DOUBLE, x_back);
+    read_dataset(file, "points/row", H5T_NATIVE_INT64, row_back);
+    assert_memory_equal(dt_back, dt, sizeof dt);
+    assert_memory_equal(steps_back, steps, sizeof steps);
+    assert_memory_equal(x_back, x2d, sizeof x2d);
+    for (int i = 0; i < ROWS; i++)
+        assert_int_equal(row_back[i], i);
+    hid_t dset = H5Dopen2(file, "points/x", H5P_DEFAULT);
+    assert_dims(dset, 2, ROWS, WIDTH);
+    H5Dclose(dset);
+    dset = H5Dopen2(file, "points/dt", H5P_DEFAULT);
+    assert_dims(dset, 1, ROWS, 0);
+    H5Dclose(dset);
+    assert_all_closed(file);
+    H5Fclose(file);
+}
+
+static void round_trip_strings_and_bools(void **state)
+{
+    fixture *f = *state;
+    write_sample(f->path);
+    hid_t file = open_results(f->path);
+    hid_t dset = H5Dopen2(file, "points/method", H5P_DEFAULT);
+    hid_t type = H5Dget_type(dset);
+    assert_true(H5Tis_variable_str(type) > 0);
+    assert_int_equal(H5Tget_cset(type), H5T_CSET_UTF8);
+    char *names[ROWS];
+    assert_true(H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0);
+    for (int i = 0; i < ROWS; i++) {
+        assert_string_equal(names[i], method[i]);
+        H5free_memory(names[i]);
+    }
+    H5Tclose(type);
+    H5Dclose(dset);
+
+    dset = H5Dopen2(file, "points/stable", H5P_DEFAULT);
+    type = H5Dget_type(dset);
+    assert_int_equal(H5Tget_class(type), H5T_ENUM);
+    assert_true(H5Tcommitted(type) > 0); /* the named type netCDF-C needs to see the column */
+    assert_int_equal(H5Tget_size(type), 1);
+    assert_int_equal(H5Tget_nmembers(type), 2);
+    char name[8];
+    int8_t value = 1;
+    assert_true(H5Tenum_nameof(type, &value, name, sizeof name) >= 0);
+    assert_string_equal(name, "TRUE");
+    value = 0;
+    assert_true(H5Tenum_nameof(type, &value, name, sizeof name) >= 0);
+    assert_string_equal(name, "FALSE");
+    int8_t flags[ROWS];
+    assert_true(H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, flags) >= 0);
+    for (int i = 0; i < ROWS; i++)
+        assert_int_equal(flags[i], stable[i]);
+    H5Tclose(type);
+    H5Dclose(dset);
+    assert_all_closed(file);
+    H5Fclose(file);
+}
+
+static void filters_scales_and_attributes(void **state)
+{
+    fixture *f = *state;
+    write_sample(f->path);
+    hid_t file = open_results(f->path);
+    const char *cols[] = {"method", "dt", "steps", "stable", "x", "row", "axis"};
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "points/%s", cols[i]);
+        assert_filters(file, name, i != 0);
+        if (i < 5)
+            assert_scale_attached(file, name, "points/row", 0);
+    }
+    assert_scale_attached(file, "points/x", "points/axis", 1);
+    assert_attr_str(file, "config", "name: r\ndt: 0.5\n");
+    assert_attr_str(file, "precision", "double");
+    int64_t threads = 0;
+    hid_t attr = H5Aopen(file, "threads", H5P_DEFAULT);
+    assert_true(H5Aread(attr, H5T_NATIVE_INT64, &threads) >= 0);
+    H5Aclose(attr);
+    assert_int_equal(threads, 8);
+    hid_t group = H5Gopen2(file, "points", H5P_DEFAULT);
+    assert_attr_str(group, "note", "t_end rounded");
+    H5Gclose(group);
+    assert_all_closed(file);
+    H5Fclose(file);
+}
+
+static void columns_keep_creation_order(void **state)
+{
+    fixture *f = *state;
+    write_sample(f->path);
+    hid_t file = open_results(f->path);
+    hid_t group = H5Gopen2(file, "points", H5P_DEFAULT);
+    const char *want[] = {"row", "method", "dt", "steps", "stable", "x", "axis"};
+    for (hsize_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char name[16] = "";
+        assert_true(H5Lget_name_by_idx(group, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, name,
+                                       sizeof name, H5P_DEFAULT) > 0);
+        assert_string_equal(name, want[i]);
+    }
+    H5Gclose(group);
+    H5Fclose(file);
+}
+
+static void nested_tables_and_zero_rows(void **state)
+{
+    fixture *f = *state;
+    char err[256];
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    h5_table *a = sample_table("/traces/rk4/3");
+    h5_table *b = h5_table_new("traces/rk4/5", 0);
+    assert_int_equal(h5_table_f64(b, "t", NULL), 0);
+    assert_int_equal(h5_table_str(b, "method", NULL), 0);
+    assert_int_equal(h5_table_bool(b, "stable", NULL), 0);
+    assert_int_equal(h5_table_f64_2d(b, "x", NULL, 3), 0);
+    assert_int_equal(h5_out_write_table(o, a), 0);
+    assert_int_equal(h5_out_write_table(o, b), 0);
+    h5_table_free(a);
+    h5_table_free(b);
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+
+    hid_t file = open_results(f->path);
+    double x[ROWS * WIDTH];
+    read_dataset(file, "traces/rk4/3/x", H5T_NATIVE_DOUBLE, x);
+    assert_memory_equal(x, x2d, sizeof x);
+    const char *zero[] = {"traces/rk4/5/t", "traces/rk4/5/method", "traces/rk4/5/stable",
+                          "traces/rk4/5/row"};
+    for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) {
+        hid_t dset = H5Dopen2(file, zero[i], H5P_DEFAULT);
+        assert_dims(dset, 1, 0, 0);
+        H5Dclose(dset);
+        assert_filters(file, zero[i], i != 1);
+    }
+    hid_t dset = H5Dopen2(file, "traces/rk4/5/x", H5P_DEFAULT);
+    assert_dims(dset, 2, 0, 3);
+    H5Dclose(dset);
+    assert_scale_attached(file, "traces/rk4/5/t", "traces/rk4/5/row", 0);
+    assert_scale_attached(file, "traces/rk4/5/x", "traces/rk4/5/axis", 1);
+    assert_all_closed(file);
+    H5Fclose(file);
+}
+
+static void table_rejects_bad_names(void **state)
+{
+    (void)state;
+    assert_null(h5_table_new("", 1));
+    assert_null(h5_table_new("a//b", 1));
+    assert_null(h5_table_new("a/", 1));
+    assert_null(h5_table_new("a/../b", 1));
+    h5_table *t = h5_table_new("points", 1);
+    double v = 1;
+    assert_int_equal(h5_table_f64(t, "dt", &v), 0);
+    assert_int_not_equal(h5_table_f64(t, "dt", &v), 0);
+    assert_int_not_equal(h5_table_f64(t, "row", &v), 0);
+    assert_int_not_equal(h5_table_f64(t, "axis_2", &v), 0);
+    assert_int_not_equal(h5_table_f64(t, "a/b", &v), 0);
+    assert_int_not_equal(h5_table_f64(t, "", &v), 0);
+    assert_int_not_equal(h5_table_f64_2d(t, "x", &v, 0), 0);
+    assert_int_equal(h5_table_rows(t), 1);
+    h5_table_free(t);
+}
+
+static void abort_leaves_nothing(void **state)
+{
+    fixture *f = *state;
+    char err[256];
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_equal(count_entries(f->dir), 1); /* the temporary */
+    h5_table *t = sample_table("points");
+    assert_int_equal(h5_out_write_table(o, t), 0);
+    h5_table_free(t);
+    h5_out_abort(o);
+    assert_int_equal(count_entries(f->dir), 0);
+}
+
+static void failure_is_kept_and_commit_removes_temporary(void **state)
+{
+    fixture *f = *state;
+    write_text(f->path, "old");
+    char err[256];
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    h5_table *t = sample_table("points");
+    assert_int_equal(h5_out_write_table(o, t), 0);
+    assert_int_not_equal(h5_out_write_table(o, t), 0); /* the group exists already */
+    h5_table_free(t);
+    assert_non_null(strstr(h5_out_error(o), f->path));
+    assert_non_null(strstr(h5_out_error(o), "points"));
+    assert_int_not_equal(h5_out_attr_i64(o, "threads", 1), 0); /* refused after a failure */
+    assert_int_not_equal(h5_out_commit(o, err, sizeof err), 0);
+    assert_non_null(strstr(err, f->path));
+    assert_null(strchr(err, '\n'));
+    assert_text(f->path, "old");
+    assert_int_equal(count_entries(f->dir), 1);
+}
+
+static void open_fails_in_missing_directory(void **state)
+{
+    fixture *f = *state;
+    char path[192], err[256] = "";
+    h5_out *o = (h5_out *)1;
+    snprintf(path, sizeof path, "%s/missing/r.h5", f->dir);
+    assert_int_not_equal(h5_out_open(&o, path, err, sizeof err), 0);
+    assert_null(o);
+    assert_non_null(strstr(err, path));
+    assert_null(strchr(err, '\n'));
+
+    char file_as_dir[160];
+    snprintf(file_as_dir, sizeof file_as_dir, "%s/plain", f->dir);
+    write_text(file_as_dir, "x");
+    snprintf(path, sizeof path, "%s/r.h5", file_as_dir);
+    err[0] = '\0';
+    assert_int_not_equal(h5_out_open(&o, path, err, sizeof err), 0);
+    assert_non_null(strstr(err, path));
+    assert_int_equal(count_entries(f->dir), 1);
+}
+
+static void commit_replaces_existing_file(void **state)
+{
+    fixture *f = *state;
+    write_text(f->path, "old");
+    char err[256];
+    h5_out *o;
+    mode_t old_mask = umask(022);
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_equal(h5_out_attr_i64(o, "threads", 2), 0);
+    assert_text(f->path, "old"); /* untouched until commit */
+    assert_int_equal(count_entries(f->dir), 2);
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+    umask(old_mask);
+    assert_true(H5Fis_hdf5(f->path) > 0);
+    assert_int_equal(count_entries(f->dir), 1);
+    struct stat st;
+    assert_int_equal(stat(f->path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644);
+}
+
+static void commit_replaces_symlink_not_its_target(void **state)
+{
+    fixture *f = *state;
+    char target[160], err[256];
+    snprintf(target, sizeof target, "%s/target", f->dir);
+    write_text(target, "keep");
+    assert_int_equal(symlink(target, f->path), 0);
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+    struct stat st;
+    assert_int_equal(lstat(f->path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_text(target, "keep");
+}
+
+static void cleanup_removes_only_stale_temporaries(void **state)
+{
+    fixture *f = *state;
+    char path[192], target[160], err[256];
+    snprintf(target, sizeof target, "%s/target", f->dir);
+    write_text(target, "keep");
+    snprintf(path, sizeof path, "%s/.r.h5.tmp.AbC123", f->dir); /* a killed run's */
+    write_text(path, "partial");
+    snprintf(path, sizeof path, "%s/.r.h5.tmp.SymLnk", f->dir); /* planted symlink */
+    assert_int_equal(symlink(target, path), 0);
+    snprintf(path, sizeof path, "%s/.r.h5.tmp.toolong", f->dir); /* not a mkstemp name */
+    write_text(path, "x");
+    snprintf(path, sizeof path, "%s/.q.h5.tmp.AbC123", f->dir); /* another output's */
+    write_text(path, "x");
+    snprintf(path, sizeof path, "%s/.r.h5.tmp.Dir123", f->dir); /* not a regular file */
+    assert_int_equal(mkdir(path, 0700), 0);
+    h5_out *live;
+    assert_int_equal(h5_out_open(&live, f->path, err, sizeof err), 0); /* a running run's */
+    assert_int_equal(count_entries(f->dir), 7);
+
+    assert_int_equal(h5_out_cleanup_stale(f->path), 1);
+    assert_int_equal(count_entries(f->dir), 6);
+    snprintf(path, sizeof path, "%s/.r.h5.tmp.AbC123", f->dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_text(target, "keep");
+
+    assert_int_equal(h5_out_commit(live, err, sizeof err), 0);
+    assert_true(H5Fis_hdf5(f->path) > 0);
+    snprintf(path, sizeof path, "%s/.r.h5.tmp.Dir123", f->dir);
+    rmdir(path);
+    assert_int_equal(h5_out_cleanup_stale(f->path), 0);
+    char missing[192];
+    snprintf(missing, sizeof missing, "%s/missing/r.h5", f->dir);
+    assert_int_equal(h5_out_cleanup_stale(missing), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(round_trip_numbers, setup, teardown),
+        cmocka_unit_test_setup_teardown(round_trip_strings_and_bools, setup, teardown),
+        cmocka_unit_test_setup_teardown(filters_scales_and_attributes, setup, teardown),
+        cmocka_unit_test_setup_teardown(columns_keep_creation_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(nested_tables_and_zero_rows, setup, teardown),
+        cmocka_unit_test(table_rejects_bad_names),
+        cmocka_unit_test_setup_teardown(abort_leaves_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(failure_is_kept_and_commit_removes_temporary, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(open_fails_in_missing_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(commit_replaces_existing_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(commit_replaces_symlink_not_its_target, setup, teardown),
+        cmocka_unit_test_setup_teardown(cleanup_removes_only_stale_temporaries, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
