@@ -3,22 +3,53 @@
 #ifndef OSC_AUDIT_H
 #define OSC_AUDIT_H
 
+#include "exact.h"
 #include "oscbench.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* Definitions (choices the SPEC leaves open):
+ * - Time. An audit at batch step n compares with the exact motion at t = n * dt, dt as given to
+ *   osc_batch_start, with the lane's inputs as given (a float batch carries them rounded; that
+ *   rounding is part of its error).
+ * - Gravity acts on the last axis; a pinned lane (m = 0) feels none and never moves.
+ * - drift = (E_num - E_exact) / energy_scale. energy_scale = |E(0)|, unless E(0) is zero up to
+ *   its own rounding (|E(0)| <= 16 eps x the sum of its terms' magnitudes); then the energy of the
+ *   initial state relative to rest (1/2 m |v0|^2 + 1/2 k |x0 - x_rest|^2, or 1/2 m |v0|^2 for
+ *   k = 0); if that is 0 too, 1 (drift is then the absolute energy error, 0 for a lane at rest).
+ *   A finite lane never yields NaN.
+ * - rest_distance = |x0 - x_rest| with x_rest = (0, ..., -g m/k); for k = 0 (no rest point) the
+ *   distance from the spring's anchor, |x0|; for a pinned lane 0 (it rests where it is).
+ * - Stability. With the energy norm ||(dx, dv)|| = sqrt(w2e |dx|^2 + |dv|^2), w2e = max(k/m, 1/t^2)
+ *   (1/t^2 gives position errors a weight where the spring is absent or too soft to matter
+ *   yet), a lane is unstable once its state or energy is non-finite or
+ *       ||(x - x_ex, v - v_ex)|| > OSC_UNSTABLE_FACTOR (||(x0 - x_rest, v0)|| + ||(x_ex, v_ex)||),
+ *   the motion's own scale: its initial distance from rest plus the exact state's size (which
+ *   holds the gravity offset, so that a lane at rest is not held to a zero bound). A stable
+ *   method's state stays within a bounded multiple of the exact one (semi-implicit's orbit is
+ *   stretched by 1/sqrt(1 - (omega dt/2)^2), which passes ~2e3 only within ~3e-7 of
+ *   omega dt = 2), whereas growth by a factor r per step trips after ~log(2e3)/log(r) steps,
+ *   and explicit Euler undamped (energy x (1 + omega^2 dt^2) per step) after ~15/(omega dt)^2.
+ * - Once unstable, a lane's metrics stay frozen at its last stable audit (finite values that
+ *   describe the run while it was stable) and unstable_step is the first unstable audit step;
+ *   later audits skip it. A lane unstable at its first audit keeps its t = 0 values. */
+#define OSC_UNSTABLE_FACTOR 1e3
+
 typedef struct osc_lane_metrics {
     double e0;            /* energy at t = 0 */
     double final_energy;  /* numeric energy at the last audit */
-    double final_drift;   /* (E_num - E_exact) / E(0) at the last audit (see audit.c for E(0) = 0) */
+    double final_drift;   /* (E_num - E_exact) / energy_scale at the last audit */
     double max_abs_drift; /* largest |drift| over the audits */
     double final_error;   /* |x_num - x_exact| (Euclidean over axes) at the last audit */
     double max_error;     /* largest error over the audits */
     double rest_distance; /* |x0 - rest point|, the scale of the relative errors */
     long unstable_step;   /* first audit step at which the lane counted as unstable, or -1 */
-    long audits;          /* audit points seen */
+    long audits;          /* audit points seen (including those after it became unstable) */
+    double energy_scale;  /* the drift's denominator (see above) */
+    double final_exact_energy; /* exact energy at the last (stable) audit */
+    long last_step;       /* step of the last audit that updated the metrics (0 before any) */
 } osc_lane_metrics;
 
 typedef struct osc_audit osc_audit;
@@ -27,14 +58,38 @@ typedef struct osc_audit osc_audit;
 int osc_audit_create(osc_audit **out, const osc_batch *b);
 void osc_audit_free(osc_audit *a);
 
-/* The osc_audit_fn to pass to osc_batch_run with ctx = the osc_audit. Always returns 0:
- * a non-finite or runaway lane is data (recorded as unstable), never an error. */
+/* The osc_audit_fn to pass to osc_batch_run with ctx = the osc_audit. Returns 0 (a non-finite
+ * or runaway lane is data, recorded as unstable, never an error), or OSC_ENOMEM if its scratch
+ * for the tile's readout cannot be allocated. Safe to call concurrently on disjoint ranges. */
 int osc_audit_tile(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step);
 
 const osc_lane_metrics *osc_audit_lane(const osc_audit *a, size_t i);
 
 /* Energy of one lane given its state: 1/2 m |v|^2 + 1/2 k |x|^2 + m g x_last. */
 double osc_energy(int dim, double k, double m, double g, const double *x, const double *v);
+
+/* Lanes audited, and the prepared exact solution of lane i, axis a (for traces). */
+size_t osc_audit_lanes(const osc_audit *a);
+const osc_exact *osc_audit_exact(const osc_audit *a, size_t i, int axis);
+
+/* Everything one audit computes for lane i at time t from its numeric state x, v (dim values
+ * each), by the definitions above: for traces, and what osc_audit_tile records. */
+typedef struct osc_audit_point {
+    double x_exact[OSC_MAX_DIM], v_exact[OSC_MAX_DIM];
+    double energy, exact_energy, drift, error;
+    bool stable; /* finite and within the bound at this point */
+} osc_audit_point;
+void osc_audit_evaluate(const osc_audit *a, size_t i, double t, const double *x, const double *v,
+                        osc_audit_point *p);
+
+/* Aggregate over lanes [i0, i1): maxima over the lanes that stayed stable, so that one blown-up
+ * lane does not hide the others' numbers. */
+typedef struct osc_audit_summary {
+    size_t lanes, unstable;
+    long first_unstable_step; /* earliest unstable_step, or -1 */
+    double max_abs_drift, max_error;
+} osc_audit_summary;
+osc_audit_summary osc_audit_summarize(const osc_audit *a, size_t i0, size_t i1);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,9 @@ extern "C" {
 #endif
 
 /* Coefficients prepared once per lane and axis; evaluation at any t is then cheap and
- * branch-light, so auditing millions of lanes costs little. Treat the fields as private. */
+ * branch-light, so auditing millions of lanes costs little. Treat the fields as private.
+ * Accuracy: a few ulps of the motion's own scale (|x0|, |v0|/rate, |g|/rate^2) in every regime,
+ * with no overflow at any t; exact.c explains the formulation. */
 typedef struct osc_exact {
     double c[8];
     int regime;

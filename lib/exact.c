@@ -1,0 +1,134 @@
+/* The closed-form motion of one axis: u'' + gam u' + w2 u = -g, u(0) = x0, u'(0) = v0.
+ *
+ * With h = gam/2 and the fundamental solutions Phi11 (x0 = 1, v0 = 0) and Phi12 (x0 = 0,
+ * v0 = 1), Duhamel's formula gives
+ *     x(t) = x0 Phi11 + v0 Phi12 - g P,      P(t) = integral_0^t Phi12,
+ *     v(t) = v0 Phi22 - (w2 x0 + g) Phi12,   since Phi11' = -w2 Phi12.
+ * The rest point x_rest = -g/w2 is never formed: x_rest + (x0 - x_rest) Phi11 loses every digit
+ * of the motion when w2 is tiny (k -> 0), while P stays of size t^2/2 there.
+ *
+ * Regimes by q = h^2 - w2 (computed with one rounding by fma, so that near zeta = 1 its error is
+ * that of the inputs, to which the solution is insensitive):
+ *   q < 0, underdamped, wd = sqrt(-q): Phi12 = e^{-ht} sin(wd t)/wd,
+ *       Phi11 = e^{-ht}(cos + h sin/wd), Phi22 = e^{-ht}(cos - h sin/wd). sin(wd t)/wd keeps its
+ *       relative accuracy for tiny wd, so nothing cancels as zeta -> 1 from below.
+ *   q = 0, critical: the same with sin/wd -> t, cos -> 1.
+ *   q > 0, overdamped, mu = sqrt(q): roots -b and -a with a = h + mu and the slow b = w2/a
+ *       (not h - mu, which cancels when w2 << h^2). With E1 = e^{-bt} and
+ *       s = (1 - e^{-2 mu t})/(2 mu) = -expm1(-2 mu t)/(2 mu) (accurate for tiny mu t):
+ *       Phi12 = E1 s, Phi11 = E1 (1 + b s) (a sum of positive terms). Only decaying exponentials
+ *       appear, so e^{-ht} cosh(mu t) is never formed and nothing overflows at long times.
+ *       Phi22 = E1 (1 - a s) when mu is small against h (near critical), else
+ *       (a e^{-at} - b E1) / (2 mu): the first form cancels at long times when b << a, the second
+ *       near zeta = 1; each is used where the other is poor.
+ * P(t): while rho t <= 1, with rho the largest root modulus, P's Taylor series from the ODE
+ * (terms fall like (rho t)^n / n!, the sum is near t^2/2: no cancellation). Beyond, every closed
+ * form loses at most a factor ~4: (1 - Phi11)/w2 oscillating or critical, and
+ * (phi1 - Phi12)/a overdamped with phi1 = (1 - e^{-bt})/b = integral of E1 (P = f[0, -b, -a]
+ * for f(r) = e^{rt}, ordered so that no node difference is small). */
+#include <math.h>
+
+#include "exact.h"
+
+enum { PINNED, UNDER, CRITICAL, OVER_NEAR, OVER_FAR };
+enum { X0, V0, G, H, W2, FREQ, SLOW, T_SERIES };
+
+#define SERIES_TERMS 20 /* (rho t)^n / n! with rho t <= 1: 20 / 20! ~ 1e-17 */
+
+/* 1/((n+2)(n+1)) and 1/(n+3): the series below multiplies instead of dividing. */
+static const double inv_pair[SERIES_TERMS] = {
+    1.0 / 2, 1.0 / 6, 1.0 / 12, 1.0 / 20, 1.0 / 30, 1.0 / 42, 1.0 / 56, 1.0 / 72, 1.0 / 90,
+    1.0 / 110, 1.0 / 132, 1.0 / 156, 1.0 / 182, 1.0 / 210, 1.0 / 240, 1.0 / 272, 1.0 / 306,
+    1.0 / 342, 1.0 / 380, 1.0 / 420};
+static const double inv_index[SERIES_TERMS] = {
+    1.0 / 3, 1.0 / 4, 1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8, 1.0 / 9, 1.0 / 10, 1.0 / 11, 1.0 / 12,
+    1.0 / 13, 1.0 / 14, 1.0 / 15, 1.0 / 16, 1.0 / 17, 1.0 / 18, 1.0 / 19, 1.0 / 20, 1.0 / 21,
+    1.0 / 22};
+
+void osc_exact_prepare(osc_exact *e, double k, double c, double m, double g, double x0, double v0)
+{
+    for (int j = 0; j < 8; j++)
+        e->c[j] = 0;
+    e->c[X0] = x0;
+    if (m == 0) {
+        e->regime = PINNED;
+        return;
+    }
+    double w2 = k / m, h = 0.5 * (c / m);
+    double q = fma(h, h, -w2);
+    e->c[V0] = v0, e->c[G] = g, e->c[H] = h, e->c[W2] = w2;
+    double rho;
+    if (q < 0) {
+        e->regime = UNDER;
+        e->c[FREQ] = sqrt(-q);
+        rho = sqrt(w2);
+    } else if (q == 0) {
+        e->regime = CRITICAL;
+        rho = h;
+    } else {
+        double mu = sqrt(q), a = h + mu;
+        e->regime = 3 * mu <= h ? OVER_NEAR : OVER_FAR;
+        e->c[FREQ] = mu;
+        e->c[SLOW] = w2 / a;
+        rho = a;
+    }
+    e->c[T_SERIES] = rho > 0 ? 1 / rho : INFINITY;
+}
+
+/* P(t) = integral of Phi12 from its Taylor series: with U_n = a_n t^(n-1) for
+ * Phi12 = sum a_n t^n, the ODE gives U_{n+2} = -(gam t (n+1) U_{n+1} + w2 t^2 U_n)/((n+2)(n+1)). */
+static double forced_series(double gam, double w2, double t)
+{
+    double ct = gam * t, wt2 = w2 * t * t;
+    double u_prev = 0, u = 1, sum = 0.5;
+    for (int n = 0; n < SERIES_TERMS; n++) {
+        double u_next = -(ct * (n + 1) * u + wt2 * u_prev) * inv_pair[n];
+        sum += u_next * inv_index[n];
+        u_prev = u, u = u_next;
+    }
+    return sum * t * t;
+}
+
+void osc_exact_eval(const osc_exact *e, double t, double *x, double *v)
+{
+    const double *p = e->c;
+    const double h = p[H], w2 = p[W2];
+    double phi11, phi12, phi22, forced; /* forced: P(t) where the series does not apply */
+    switch (e->regime) {
+    case PINNED:
+        *x = p[X0], *v = 0;
+        return;
+    case UNDER: {
+        double decay = exp(-h * t), wd = p[FREQ];
+        double sn = sin(wd * t) / wd, cs = cos(wd * t);
+        phi12 = decay * sn;
+        phi11 = decay * (cs + h * sn);
+        phi22 = decay * (cs - h * sn);
+        forced = (1 - phi11) / w2;
+        break;
+    }
+    case CRITICAL: {
+        double decay = exp(-h * t);
+        phi12 = decay * t;
+        phi11 = decay * (1 + h * t);
+        phi22 = decay * (1 - h * t);
+        forced = (1 - phi11) / w2; /* unused when h = 0: the series then covers every t */
+        break;
+    }
+    default: { /* OVER_NEAR, OVER_FAR */
+        double mu = p[FREQ], b = p[SLOW], a = h + mu;
+        double slow = exp(-b * t), s = -expm1(-2 * mu * t) / (2 * mu);
+        phi12 = slow * s;
+        phi11 = slow * (1 + b * s);
+        phi22 = e->regime == OVER_NEAR ? slow * (1 - a * s) : (a * exp(-a * t) - b * slow) / (2 * mu);
+        double phi1 = b > 0 ? -expm1(-b * t) / b : t;
+        forced = (phi1 - phi12) / a;
+        break;
+    }
+    }
+    double g = p[G];
+    if (g != 0 && t < p[T_SERIES])
+        forced = forced_series(2 * h, w2, t);
+    *x = p[X0] * phi11 + p[V0] * phi12 - (g != 0 ? g * forced : 0);
+    *v = p[V0] * phi22 - (w2 * p[X0] + g) * phi12;
+}

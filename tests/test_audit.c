@@ -1,0 +1,405 @@
+/* The audit: its metrics equal an independent computation from readouts and the exact solution,
+ * a lane at rest reads zero, unstable and overflowing lanes are flagged without touching their
+ * neighbours, and the result does not depend on the thread count. */
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "audit.h"
+#include "exact.h"
+#include "oscbench.h"
+
+#define EPS DBL_EPSILON
+
+typedef struct lane {
+    double k, c, m, x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
+} lane;
+
+static osc_batch *make_batch(const osc_method *m, osc_precision p, int dim, double g, double dt,
+                             const lane *lanes, size_t n)
+{
+    osc_batch *b;
+    assert_int_equal(osc_batch_create(&b, m, p, dim, n, g), OSC_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(osc_batch_set_lane(b, i, lanes[i].k, lanes[i].c, lanes[i].m, lanes[i].x0,
+                                            lanes[i].v0),
+                         OSC_OK);
+    assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+    return b;
+}
+
+static osc_audit *run_audited(osc_batch *b, long nsteps, long every)
+{
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    assert_int_equal(osc_batch_run(b, nsteps, every, osc_audit_tile, a), OSC_OK);
+    return a;
+}
+
+/* Mixed regimes in 2-D under gravity; every lane's E(0) is well away from 0, so the drift is
+ * relative to |E(0)|. */
+static const lane mixed[] = {
+    {4, 0, 1, {1, 0.5}, {0, 1}},        /* undamped */
+    {1, 0.3, 2, {-0.5, 2}, {1, 0}},     /* underdamped, heavier */
+    {9, 6, 1, {1, 1}, {0.5, -1}},       /* critical */
+    {1, 5, 1, {2, -1}, {1, 1}},         /* overdamped */
+    {0, 0.2, 1, {1, 3}, {2, 1}},        /* ballistic with drag */
+    {0, 0, 1.5, {0, 4}, {1, 2}},        /* free flight */
+    {2, 0.5, 0, {1, 1}, {3, 3}},        /* pinned */
+};
+#define NMIXED (sizeof mixed / sizeof mixed[0])
+
+/* The metrics recomputed from scratch: the same lanes stepped in a second batch (results are
+ * bit-identical whatever the audit interval), read out every `every` steps, compared with the
+ * exact solution prepared here. */
+typedef struct expected {
+    double drift, max_drift, error, max_error, energy;
+} expected;
+
+static void expected_metrics(const osc_method *m, osc_precision p, double g, double dt,
+                             long nsteps, long every, expected out[NMIXED])
+{
+    const int dim = 2;
+    osc_batch *b = make_batch(m, p, dim, g, dt, mixed, NMIXED);
+    osc_exact ex[NMIXED][2];
+    double e0[NMIXED];
+    for (size_t i = 0; i < NMIXED; i++) {
+        const lane *l = &mixed[i];
+        double gl = l->m > 0 ? g : 0, v0y = l->m > 0 ? l->v0[1] : 0, v0x = l->m > 0 ? l->v0[0] : 0;
+        osc_exact_prepare(&ex[i][0], l->k, l->c, l->m, 0, l->x0[0], v0x);
+        osc_exact_prepare(&ex[i][1], l->k, l->c, l->m, gl, l->x0[1], v0y);
+        e0[i] = l->m * gl * l->x0[1] + 0.5 * l->k * (l->x0[0] * l->x0[0] + l->x0[1] * l->x0[1]) +
+                0.5 * l->m * (v0x * v0x + v0y * v0y);
+        out[i] = (expected){0, 0, 0, 0, e0[i]};
+    }
+    double x[2 * NMIXED], v[2 * NMIXED];
+    for (long done = 0; done < nsteps; done += every) {
+        osc_batch_run(b, every, 0, NULL, NULL);
+        osc_batch_readout(b, 0, NMIXED, x, v);
+        double t = (double)(done + every) * dt;
+        for (size_t i = 0; i < NMIXED; i++) {
+            const lane *l = &mixed[i];
+            double gl = l->m > 0 ? g : 0, xe[2], ve[2], num = 0, exact = 0, err2 = 0;
+            for (int a = 0; a < 2; a++) {
+                osc_exact_eval(&ex[i][a], t, &xe[a], &ve[a]);
+                double xn = x[a * NMIXED + i], vn = v[a * NMIXED + i];
+                num += 0.5 * l->m * vn * vn + 0.5 * l->k * xn * xn + (a == 1 ? l->m * gl * xn : 0);
+                exact += 0.5 * l->m * ve[a] * ve[a] + 0.5 * l->k * xe[a] * xe[a] +
+                         (a == 1 ? l->m * gl * xe[a] : 0);
+                err2 += (xn - xe[a]) * (xn - xe[a]);
+            }
+            out[i].drift = (num - exact) / fabs(e0[i]);
+            out[i].max_drift = fmax(out[i].max_drift, fabs(out[i].drift));
+            out[i].error = sqrt(err2);
+            out[i].max_error = fmax(out[i].max_error, out[i].error);
+            out[i].energy = num;
+        }
+    }
+    osc_batch_free(b);
+}
+
+/* Equal up to the rounding of the energy sums taken in another order: a few eps of the energy's
+ * terms, relative to |E(0)| (which is of the same size here). */
+static void assert_close(double got, double want, double scale)
+{
+    if (!(fabs(got - want) <= 64 * EPS * scale))
+        print_error("got %.17g want %.17g\n", got, want);
+    assert_true(fabs(got - want) <= 64 * EPS * scale);
+}
+
+static void test_metrics_match_independent(void **state)
+{
+    (void)state;
+    const double g = 9.8, dt = 0.01;
+    const long nsteps = 400, every = 40;
+    for (size_t mi = 0; mi < osc_method_count(); mi++)
+        for (int p = 0; p < OSC_NPRECISION; p++) {
+            const osc_method *m = osc_method_at(mi);
+            expected want[NMIXED];
+            expected_metrics(m, (osc_precision)p, g, dt, nsteps, every, want);
+            osc_batch *b = make_batch(m, (osc_precision)p, 2, g, dt, mixed, NMIXED);
+            osc_audit *a = run_audited(b, nsteps, every);
+            for (size_t i = 0; i < NMIXED; i++) {
+                const osc_lane_metrics *mt = osc_audit_lane(a, i);
+                double escale = 10 * (1 + fabs(want[i].energy) / mt->energy_scale);
+                assert_int_equal(mt->unstable_step, -1); /* omega dt <= 0.03: all stable */
+                assert_int_equal(mt->audits, nsteps / every);
+                assert_int_equal(mt->last_step, nsteps);
+                assert_close(mt->final_drift, want[i].drift, escale);
+                assert_close(mt->max_abs_drift, want[i].max_drift, escale);
+                assert_close(mt->final_error, want[i].error, want[i].error);
+                assert_close(mt->max_error, want[i].max_error, want[i].max_error);
+                assert_close(mt->final_energy, want[i].energy, fabs(want[i].energy));
+            }
+            osc_audit_free(a);
+            osc_batch_free(b);
+        }
+}
+
+/* The definitional pieces: rest distance, E(0) and its fallback scale. */
+static void test_lane_definitions(void **state)
+{
+    (void)state;
+    const lane ls[] = {
+        {4, 0.1, 2, {0, 3}, {0, 0}},  /* k > 0: rest at (0, -g m/k) = (0, -4.9) */
+        {0, 0.1, 1, {3, 4}, {0, 0}},  /* k = 0: distance from the anchor; E(0) = g * 4 */
+        {2, 0, 0, {3, 4}, {1, 1}},    /* pinned: rest where it is, no gravity, no kinetic */
+        {4, 0, 1, {0, 0}, {0, 0}},    /* E(0) = 0: scale is the energy about rest, m g^2/(2k) */
+    };
+    osc_batch *b = make_batch(osc_method_find("semi-implicit"), OSC_DOUBLE, 2, 9.8, 0.01, ls, 4);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    assert_true(fabs(osc_audit_lane(a, 0)->rest_distance - 7.9) <= 4 * EPS * 7.9);
+    assert_true(fabs(osc_audit_lane(a, 0)->e0 - (2 * 9 + 2 * 9.8 * 3)) <= 4 * EPS * 60);
+    assert_true(osc_audit_lane(a, 1)->rest_distance == 5);
+    assert_true(osc_audit_lane(a, 2)->rest_distance == 0 && osc_audit_lane(a, 2)->e0 == 25);
+    assert_true(osc_audit_lane(a, 3)->e0 == 0);
+    double scale = 9.8 * 9.8 / 8;
+    assert_true(fabs(osc_audit_lane(a, 3)->energy_scale - scale) <= 4 * EPS * scale);
+    assert_int_equal(osc_batch_run(b, 100, 10, osc_audit_tile, a), OSC_OK);
+    for (size_t i = 0; i < 4; i++)
+        assert_true(isfinite(osc_audit_lane(a, i)->max_abs_drift));
+    assert_true(osc_audit_lane(a, 2)->max_error == 0 && osc_audit_lane(a, 2)->max_abs_drift == 0);
+    double x[2] = {1, 2}, v[2] = {INFINITY, 3};
+    assert_true(osc_energy(2, 2, 0, 9.8, x, v) == 5); /* m = 0: no kinetic, no gravity, no NaN */
+    osc_audit_free(a);
+    osc_batch_free(b);
+}
+
+/* One point by hand: lane k = 4, m = 1, c = 0, no gravity, x0 = 1 in 1-D, so x_ex = cos 2t,
+ * v_ex = -2 sin 2t, E = 2 throughout. A state off by (0.001, 0) reads error 0.001 and drift
+ * (E_num - 2)/2; NaN and a state 1e4 times the motion are unstable. */
+static void test_evaluate_point(void **state)
+{
+    (void)state;
+    const lane l = {4, 0, 1, {1}, {0}};
+    osc_batch *b = make_batch(osc_method_find("semi-implicit"), OSC_DOUBLE, 1, 0, 0.01, &l, 1);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    double t = 0.7, xe = cos(2 * t), ve = -2 * sin(2 * t);
+    double x = xe + 0.001, v = ve;
+    osc_audit_point p;
+    osc_audit_evaluate(a, 0, t, &x, &v, &p);
+    assert_true(fabs(p.x_exact[0] - xe) <= 4 * EPS && fabs(p.v_exact[0] - ve) <= 8 * EPS);
+    assert_true(fabs(p.error - 0.001) <= 8 * EPS);
+    double energy = 0.5 * v * v + 2 * x * x;
+    assert_true(fabs(p.energy - energy) <= 8 * EPS * 2 && fabs(p.exact_energy - 2) <= 8 * EPS * 2);
+    assert_true(fabs(p.drift - (energy - 2) / 2) <= 16 * EPS);
+    assert_true(p.stable);
+    x = NAN;
+    osc_audit_evaluate(a, 0, t, &x, &v, &p);
+    assert_false(p.stable);
+    x = 1e4, v = 0; /* energy-norm distance ~ 2e4 > 1e3 x (2 + 2) */
+    osc_audit_evaluate(a, 0, t, &x, &v, &p);
+    assert_false(p.stable);
+    x = 900, v = 0; /* ~1.8e3 < 4e3: a large error, but not a runaway */
+    osc_audit_evaluate(a, 0, t, &x, &v, &p);
+    assert_true(p.stable);
+    osc_audit_free(a);
+    osc_batch_free(b);
+}
+
+/* At rest at the rest point (k = 4, m = 1, g = 2: x_rest = -0.5 exactly, so the force is exactly
+ * zero and semi-implicit leaves the lane where it is; other methods may move it by their own
+ * rounding, held to 1e-12), and at rest at the origin without gravity (exactly zero for all).
+ * The exact side evaluates x0 Phi11 - g P, which equals x_rest to a few eps; energy is stationary
+ * there, so the drift is second order in that: zero in practice. */
+static void test_rest_lane(void **state)
+{
+    (void)state;
+    const lane ls[] = {{4, 0.3, 1, {0, -0.5}, {0, 0}}, {4, 0, 1, {0, -0.5}, {0, 0}}};
+    for (size_t mi = 0; mi < osc_method_count(); mi++) {
+        osc_batch *b = make_batch(osc_method_at(mi), OSC_DOUBLE, 2, 2, 0.05, ls, 2);
+        osc_audit *a = run_audited(b, 1000, 50);
+        for (size_t i = 0; i < 2; i++) {
+            const osc_lane_metrics *mt = osc_audit_lane(a, i);
+            assert_int_equal(mt->unstable_step, -1);
+            bool reference = strcmp(osc_method_at(mi)->name, "semi-implicit") == 0;
+            assert_true(mt->max_error <= (reference ? 8 * EPS * 0.5 : 1e-12));
+            assert_true(mt->max_abs_drift <= (reference ? 1e-30 : 1e-20));
+        }
+        osc_audit_free(a);
+        osc_batch_free(b);
+        const lane origin = {1, 0.5, 1, {0, 0}, {0, 0}};
+        b = make_batch(osc_method_at(mi), OSC_FLOAT, 2, 0, 0.05, &origin, 1);
+        a = run_audited(b, 100, 10);
+        const osc_lane_metrics *mt = osc_audit_lane(a, 0);
+        assert_true(mt->max_error == 0 && mt->max_abs_drift == 0 && mt->unstable_step == -1);
+        osc_audit_free(a);
+        osc_batch_free(b);
+    }
+}
+
+static void assert_same_metrics(const osc_lane_metrics *x, const osc_lane_metrics *y)
+{
+    assert_memory_equal(x, y, sizeof *x);
+}
+
+/* Semi-implicit at omega dt = 2.5: one eigenvalue of the step is -4, so the distance from the
+ * exact state grows ~4x per step from ~omega; it passes 1e3 x (about 2 omega) after
+ * log(2e3)/log(4) ~ 5.5 steps. Its neighbours (omega dt = 0.1) must keep exactly the metrics they
+ * have in a batch without it. */
+static void test_unstable_lane(void **state)
+{
+    (void)state;
+    const osc_method *si = osc_method_find("semi-implicit");
+    lane ls[] = {{0.01, 0, 1, {1}, {0}}, {6.25, 0, 1, {1}, {0}}, {0.01, 0.001, 1, {-1}, {0.2}}};
+    osc_batch *b = make_batch(si, OSC_DOUBLE, 1, 0, 1, ls, 3);
+    osc_audit *a = run_audited(b, 60, 1);
+    ls[1].k = 0.02;
+    osc_batch *calm = make_batch(si, OSC_DOUBLE, 1, 0, 1, ls, 3);
+    osc_audit *ca = run_audited(calm, 60, 1);
+    const osc_lane_metrics *mt = osc_audit_lane(a, 1);
+    assert_true(mt->unstable_step >= 4 && mt->unstable_step <= 9);
+    assert_int_equal(mt->last_step, mt->unstable_step - 1);
+    assert_int_equal(mt->audits, 60);
+    assert_true(isfinite(mt->max_error) && isfinite(mt->max_abs_drift) && isfinite(mt->final_energy));
+    assert_same_metrics(osc_audit_lane(a, 0), osc_audit_lane(ca, 0));
+    assert_same_metrics(osc_audit_lane(a, 2), osc_audit_lane(ca, 2));
+    assert_int_equal(osc_audit_lane(a, 0)->unstable_step, -1);
+    osc_audit_summary sum = osc_audit_summarize(a, 0, 3);
+    assert_true(sum.lanes == 3 && sum.unstable == 1 && sum.first_unstable_step == mt->unstable_step);
+    assert_true(sum.max_error == fmax(osc_audit_lane(a, 0)->max_error, osc_audit_lane(a, 2)->max_error));
+    osc_audit_free(a), osc_audit_free(ca);
+    osc_batch_free(b), osc_batch_free(calm);
+}
+
+/* Stable near the limit: semi-implicit at omega dt = 1.9 for 1e5 steps stretches its orbit by
+ * 1/sqrt(1 - 0.95^2) ~ 3.2, far inside the bound. Explicit Euler undamped at omega dt = 0.1
+ * gains 1 + 0.01 in energy per step: its amplitude passes ~2e3 (1e3 x (|x0| omega + |x_ex|
+ * omega)) at n = 2 ln(2e3) / ln(1.01) ~ 1528 steps, flagged at the next audit (every 50). */
+static void test_long_runs(void **state)
+{
+    (void)state;
+    const lane one = {1, 0, 1, {1}, {0}};
+    osc_batch *b = make_batch(osc_method_find("semi-implicit"), OSC_DOUBLE, 1, 0, 1.9, &one, 1);
+    osc_audit *a = run_audited(b, 100000, 1000);
+    assert_int_equal(osc_audit_lane(a, 0)->unstable_step, -1);
+    assert_true(osc_audit_lane(a, 0)->max_error < 5);
+    osc_audit_free(a);
+    osc_batch_free(b);
+    const osc_method *euler = osc_method_find("euler");
+    if (!euler)
+        skip();
+    b = make_batch(euler, OSC_DOUBLE, 1, 0, 0.1, &one, 1);
+    a = run_audited(b, 5000, 50);
+    long step = osc_audit_lane(a, 0)->unstable_step;
+    assert_true(step >= 1450 && step <= 1650);
+    osc_audit_free(a);
+    osc_batch_free(b);
+}
+
+/* Every method at omega dt = 3, undamped: the audit flags exactly the methods whose own scalar
+ * reference blows up there (|x| > 1e8 within 300 steps), and none that stay bounded (|x| < 10). */
+static void test_beyond_limit_per_method(void **state)
+{
+    (void)state;
+    const lane one = {9, 0, 1, {1}, {0}};
+    for (size_t mi = 0; mi < osc_method_count(); mi++) {
+        const osc_method *m = osc_method_at(mi);
+        double s[OSC_MAX_STATE], x = 1, v = 0, peak = 0;
+        osc_coef_d coef = {9, 0, 0};
+        m->ref_d.init(s, 1, 0, coef, 1);
+        for (int n = 0; n < 300 && isfinite(x); n++) {
+            m->ref_d.step(s, coef, 1);
+            m->ref_d.readout(s, coef, 1, &x, &v);
+            peak = isfinite(x) ? fmax(peak, fabs(x)) : INFINITY;
+        }
+        osc_batch *b = make_batch(m, OSC_DOUBLE, 1, 0, 1, &one, 1);
+        osc_audit *a = run_audited(b, 300, 10);
+        long step = osc_audit_lane(a, 0)->unstable_step;
+        if (peak > 1e8)
+            assert_true(step > 0);
+        else if (peak < 10)
+            assert_int_equal(step, -1);
+        osc_audit_free(a);
+        osc_batch_free(b);
+    }
+}
+
+/* omega dt = 1e4 (and 1e150, whose w2 is not even a float): the state overflows to Inf and then
+ * NaN well before the first audit at step 50; recorded there, metrics left at their t = 0
+ * values, neighbours untouched. */
+static void test_overflowing_lanes(void **state)
+{
+    (void)state;
+    lane ls[] = {{1, 0.1, 1, {1, 1}, {0, 0}}, {1e8, 0, 1, {1, 1}, {0, 0}},
+                 {1e300, 0, 1, {1, 1}, {1, 1}}, {2, 0.2, 1, {0, 1}, {1, 0}}};
+    for (int p = 0; p < OSC_NPRECISION; p++) {
+        osc_batch *b = make_batch(osc_method_find("semi-implicit"), (osc_precision)p, 2, 9.8, 1, ls, 4);
+        osc_audit *a = run_audited(b, 200, 50);
+        for (size_t i = 1; i <= 2; i++) {
+            const osc_lane_metrics *mt = osc_audit_lane(a, i);
+            assert_int_equal(mt->unstable_step, 50);
+            assert_true(mt->max_error == 0 && mt->final_drift == 0 && mt->final_energy == mt->e0);
+            assert_int_equal(mt->audits, 4);
+        }
+        lane calm[] = {ls[0], ls[0], ls[0], ls[3]};
+        osc_batch *cb = make_batch(osc_method_find("semi-implicit"), (osc_precision)p, 2, 9.8, 1, calm, 4);
+        osc_audit *ca = run_audited(cb, 200, 50);
+        assert_same_metrics(osc_audit_lane(a, 0), osc_audit_lane(ca, 0));
+        assert_same_metrics(osc_audit_lane(a, 3), osc_audit_lane(ca, 3));
+        osc_audit_free(a), osc_audit_free(ca);
+        osc_batch_free(b), osc_batch_free(cb);
+    }
+}
+
+/* Several tiles (2 x OSC_TILE_LANES + 300 lanes), some unstable: bit-identical metrics on 1 and
+ * 2 threads. */
+static void test_thread_independence(void **state)
+{
+    (void)state;
+    const size_t n = 2 * OSC_TILE_LANES + 300;
+    lane *ls = calloc(n, sizeof *ls);
+    assert_non_null(ls);
+    for (size_t i = 0; i < n; i++) {
+        double u = (double)((i * 2654435761u) % 1000) / 1000;
+        ls[i] = (lane){0.5 + 40 * u * u, 3 * (1 - u) * (i % 3 == 0), i % 17 ? 1 + u : 0,
+                       {u, 1 - u, 0.5}, {0.1, -u, 1}};
+        if (i % 101 == 0)
+            ls[i].k = 2000; /* omega dt >= 3.1: unstable for semi-implicit */
+    }
+    osc_lane_metrics *first = calloc(n, sizeof *first);
+    assert_non_null(first);
+    const osc_method *si = osc_method_find("semi-implicit");
+    for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+        osc_batch *b = make_batch(si, OSC_DOUBLE, 3, 9.8, 0.1, ls, n);
+        osc_audit *a = run_audited(b, 200, 7);
+        for (size_t i = 0; i < n; i++) {
+            if (threads == 1)
+                first[i] = *osc_audit_lane(a, i);
+            else
+                assert_same_metrics(osc_audit_lane(a, i), &first[i]);
+        }
+        osc_audit_summary sum = osc_audit_summarize(a, 0, n);
+        assert_true(sum.unstable >= n / 200 && sum.unstable <= n / 101 + 1);
+        osc_audit_free(a);
+        osc_batch_free(b);
+    }
+    free(first);
+    free(ls);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_metrics_match_independent),
+        cmocka_unit_test(test_lane_definitions),
+        cmocka_unit_test(test_evaluate_point),
+        cmocka_unit_test(test_rest_lane),
+        cmocka_unit_test(test_unstable_lane),
+        cmocka_unit_test(test_long_runs),
+        cmocka_unit_test(test_beyond_limit_per_method),
+        cmocka_unit_test(test_overflowing_lanes),
+        cmocka_unit_test(test_thread_independence),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,422 @@
+/* The exact solution: it satisfies the ODE, starts where it should, is continuous across
+ * zeta = 1 and as k -> 0, loses energy at the rate drag dissipates, stays accurate for long
+ * times, and reproduces known closed forms. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "exact.h"
+
+#define EPS DBL_EPSILON
+
+typedef struct lane {
+    double k, c, m, g, x0, v0;
+} lane;
+
+/* Regimes to sweep: underdamped (light, with gravity, undamped), near and at critical,
+ * overdamped (moderate, heavy, k -> 0), ballistic with and without drag. */
+static const lane lanes[] = {
+    {4, 0.4, 1, 0, 1, 0.5},
+    {4, 0.4, 2, 9.8, -0.3, 1},
+    {1, 0, 1, 1, 1, 1},
+    {1, 2 * (1 - 1e-8), 1, 9.8, 1, -1},
+    {1, 2, 1, 9.8, 1, -1},
+    {1, 2 * (1 + 1e-8), 1, 9.8, 1, -1},
+    {1, 10, 1, 9.8, 1, -1},
+    {2, 300, 3, -4, 0.5, 7},
+    {1e-12, 0.5, 1, 9.8, 1, 2},
+    {1e-12, 0, 1, 9.8, 1, 2},
+    {0, 0.5, 1, 9.8, 1, 2},
+    {0, 0, 1, 9.8, 1, 2},
+};
+#define NLANES (sizeof lanes / sizeof lanes[0])
+
+static osc_exact prepare(lane l)
+{
+    osc_exact e;
+    osc_exact_prepare(&e, l.k, l.c, l.m, l.g, l.x0, l.v0);
+    return e;
+}
+
+static double x_at(const osc_exact *e, double t)
+{
+    double x, v;
+    osc_exact_eval(e, t, &x, &v);
+    return x;
+}
+
+static double v_at(const osc_exact *e, double t)
+{
+    double x, v;
+    osc_exact_eval(e, t, &x, &v);
+    return v;
+}
+
+/* The fastest rate in the motion (largest root modulus), or 1/t where there is none. */
+static double rate_of(lane l, double t)
+{
+    double w2 = l.k / l.m, gam = l.c / l.m;
+    return fmax(fmax(sqrt(w2), gam), 1 / t);
+}
+
+/* Eighth-order central differences. Truncation: h^8 f^(10) / 3150 (second derivative) and
+ * h^8 f^(9) / 630 (first). */
+static const double d2c[5] = {-205.0 / 72, 8.0 / 5, -1.0 / 5, 8.0 / 315, -1.0 / 560};
+static const double d1c[5] = {0, 4.0 / 5, -1.0 / 5, 4.0 / 105, -1.0 / 280};
+
+typedef double (*fn_t)(const osc_exact *, double);
+
+static double deriv2(fn_t f, const osc_exact *e, double t, double h)
+{
+    double sum = d2c[0] * f(e, t);
+    for (int j = 1; j <= 4; j++)
+        sum += d2c[j] * (f(e, t + j * h) + f(e, t - j * h));
+    return sum / (h * h);
+}
+
+static double deriv1(fn_t f, const osc_exact *e, double t, double h)
+{
+    double sum = 0;
+    for (int j = 1; j <= 4; j++)
+        sum += d1c[j] * (f(e, t + j * h) - f(e, t - j * h));
+    return sum / h;
+}
+
+/* The displacement scale the solution and its rounding live on, over the stencil. */
+static double x_scale(lane l, const osc_exact *e, double t, double h, double rate)
+{
+    double big = fabs(l.x0) + fabs(l.v0) / rate + fabs(l.g) / (rate * rate);
+    for (int j = -4; j <= 4; j++)
+        big = fmax(big, fabs(x_at(e, t + j * h)));
+    return big;
+}
+
+/* Residual of x'' + gam x' + w2 x + g with both derivatives of x by finite differences, and v
+ * against x'. With h = 0.05 / rate, |x^(n)| <= C rate^n X (C ~ 10 near critical, from t e^{-ht}):
+ * truncation <= 10 * 0.05^8 / 630 ~ 6e-13 (in units of rate^2 X); rounding, with x accurate to
+ * 16 eps X, is 16 eps X (sum |d2c|) / h^2 = 16 eps 6.5 / 0.05^2 ~ 9e-12. Hence 2e-11. A wrong
+ * term anywhere in the closed form leaves a residual of order 1. */
+static void test_ode_residual(void **state)
+{
+    (void)state;
+    const double times[] = {0.3, 1, 3, 20, 1e3};
+    for (size_t i = 0; i < NLANES; i++) {
+        lane l = lanes[i];
+        osc_exact e = prepare(l);
+        double w2 = l.k / l.m, gam = l.c / l.m;
+        for (size_t n = 0; n < sizeof times / sizeof times[0]; n++) {
+            double t = times[n], rate = rate_of(l, t), h = 0.05 / rate;
+            double scale = x_scale(l, &e, t, h, rate);
+            double xdot = deriv1(x_at, &e, t, h), xddot = deriv2(x_at, &e, t, h);
+            double residual = xddot + gam * xdot + w2 * x_at(&e, t) + l.g;
+            double rel = fabs(residual) / (rate * rate * scale);
+            double vrel = fabs(v_at(&e, t) - xdot) / (rate * scale);
+            if (rel > 2e-11 || vrel > 2e-12)
+                print_error("lane %zu t %g: residual %g, v - x' %g\n", i, t, rel, vrel);
+            assert_true(rel <= 2e-11);
+            /* first derivative: 10 * 0.05^8 / 630 + 16 eps (sum |d1c| = 2.1) / 0.05 ~ 2e-13 */
+            assert_true(vrel <= 2e-12);
+        }
+    }
+}
+
+/* Across the switch from series to closed form for P(t) (at t = 1/rho) the ODE still holds. */
+static void test_ode_residual_at_series_switch(void **state)
+{
+    (void)state;
+    const lane sw[] = {{4, 0.4, 1, 9.8, 1, 0.5}, {1, 10, 1, 9.8, 1, -1}, {1, 2, 1, 9.8, 0, 0}};
+    const double switch_time[] = {0.5, 1 / (5 + sqrt(24)), 1};
+    for (size_t i = 0; i < 3; i++) {
+        osc_exact e = prepare(sw[i]);
+        double t = switch_time[i], rate = rate_of(sw[i], t), h = 0.05 / rate;
+        double scale = x_scale(sw[i], &e, t, h, rate);
+        double residual = deriv2(x_at, &e, t, h) + sw[i].c / sw[i].m * deriv1(x_at, &e, t, h) +
+                          sw[i].k / sw[i].m * x_at(&e, t) + sw[i].g;
+        assert_true(fabs(residual) <= 2e-11 * rate * rate * scale); /* as above */
+    }
+}
+
+static void test_initial_state(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NLANES; i++) {
+        osc_exact e = prepare(lanes[i]);
+        double x, v;
+        osc_exact_eval(&e, 0, &x, &v);
+        /* x(0) is x0 * 1 + v0 * 0 - g * 0; v(0) may carry a few roundings of (a - b)/(2 mu) */
+        assert_true(x == lanes[i].x0);
+        assert_true(fabs(v - lanes[i].v0) <= 8 * EPS * fabs(lanes[i].v0));
+    }
+}
+
+static void test_pinned_lane(void **state)
+{
+    (void)state;
+    osc_exact e;
+    osc_exact_prepare(&e, 3, 1, 0, 9.8, 0.25, 5);
+    for (double t = 0; t < 100; t += 7.5) {
+        double x, v;
+        osc_exact_eval(&e, t, &x, &v);
+        assert_true(x == 0.25 && v == 0);
+    }
+}
+
+/* zeta = 1 - d, 1, 1 + d with d = 1e-8. The solution is smooth in zeta, so the symmetric
+ * second difference x(1+d) + x(1-d) - 2 x(1) is d^2 x_zz: with |x_zz| <= ~(omega t)^4 X / 4 and
+ * omega t <= 3, that is < 3e-15 X, plus 4 x 16 eps X of rounding: 2e-14 X in all. A formula
+ * that divides a difference of the two exponentials by mu ~ 1.4e-4 omega loses
+ * eps / (mu t) ~ 1e-12 and fails. The first difference must be O(d). */
+static void test_continuity_across_critical(void **state)
+{
+    (void)state;
+    const double d = 1e-8, times[] = {0.25, 1, 3};
+    const double xs[] = {1, 0, -2}, vs[] = {0, 1, 0.5}, gs[] = {0, 9.8, -3};
+    const double km[2][2] = {{2.5, 1.5}, {4, 1}}; /* the second is critical exactly (q = 0) */
+    for (int c = 0; c < 6; c++) {
+        double k = km[c / 3][0], m = km[c / 3][1], crit = 2 * sqrt(k * m), omega = sqrt(k / m);
+        osc_exact lo, mid, hi;
+        double x0 = xs[c % 3], v0 = vs[c % 3], g = gs[c % 3];
+        osc_exact_prepare(&lo, k, crit * (1 - d), m, g, x0, v0);
+        osc_exact_prepare(&mid, k, crit, m, g, x0, v0);
+        osc_exact_prepare(&hi, k, crit * (1 + d), m, g, x0, v0);
+        for (int n = 0; n < 3; n++) {
+            double t = times[n] / omega;
+            double scale = fabs(x0) + fabs(v0) / omega + fabs(g) / (omega * omega);
+            double xl, vl, xm, vm, xh, vh;
+            osc_exact_eval(&lo, t, &xl, &vl);
+            osc_exact_eval(&mid, t, &xm, &vm);
+            osc_exact_eval(&hi, t, &xh, &vh);
+            assert_true(fabs(xh - xm) <= 10 * d * scale && fabs(xl - xm) <= 10 * d * scale);
+            assert_true(fabs(xh + xl - 2 * xm) <= 2e-14 * scale);
+            assert_true(fabs(vh + vl - 2 * vm) <= 2e-14 * scale * omega);
+        }
+    }
+}
+
+/* k = 1e-12 against k = 0, with gravity, with and without drag. dx/dw2 = -integral of
+ * Phi12(t - s) x(s) ds, |Phi12| <= t, so |x(w2) - x(0)| <= w2 t^2 max|x|; plus rounding. A
+ * formula through the rest point -g/w2 = -9.8e12 would be off by ~1e-3. */
+static void test_continuity_at_zero_stiffness(void **state)
+{
+    (void)state;
+    const double drags[] = {0, 0.5, 30}, times[] = {0.01, 1, 10, 100};
+    for (int c = 0; c < 3; c++) {
+        osc_exact soft, free_;
+        osc_exact_prepare(&soft, 1e-12, drags[c], 1, 9.8, 1, 2);
+        osc_exact_prepare(&free_, 0, drags[c], 1, 9.8, 1, 2);
+        for (int n = 0; n < 4; n++) {
+            double t = times[n], xs, vs, xf, vf;
+            osc_exact_eval(&soft, t, &xs, &vs);
+            osc_exact_eval(&free_, t, &xf, &vf);
+            double xmax = 1 + 2 * t + 9.8 * t * t; /* bounds |x| on [0, t] */
+            double tol = 1e-12 * t * t * xmax + 16 * EPS * xmax;
+            assert_true(fabs(xs - xf) <= tol);
+            assert_true(fabs(vs - vf) <= 1e-12 * t * xmax + 16 * EPS * (2 + 9.8 * t));
+        }
+    }
+}
+
+static double energy_of(lane l, double x, double v)
+{
+    return 0.5 * l.m * v * v + 0.5 * l.k * x * x + l.m * l.g * x;
+}
+
+/* dE/dt = -c v^2, dE/dt by the eighth-order first difference. E oscillates at up to twice the
+ * motion's rate, so with h = 0.02 / rate truncation is ~ 10 * 0.04^8 / 630 ~ 1e-13 (units of
+ * rate * Emag) and rounding 16 eps * 2.1 / 0.02 ~ 4e-13. Hence 2e-12. */
+static lane energy_lane;
+static double energy_at(const osc_exact *e, double t)
+{
+    double x, v;
+    osc_exact_eval(e, t, &x, &v);
+    return energy_of(energy_lane, x, v);
+}
+
+static void test_energy_dissipation(void **state)
+{
+    (void)state;
+    const double times[] = {0.5, 2, 7};
+    for (size_t i = 0; i < NLANES; i++) {
+        lane l = energy_lane = lanes[i];
+        osc_exact e = prepare(l);
+        for (int n = 0; n < 3; n++) {
+            double t = times[n], rate = rate_of(l, t), h = 0.02 / rate;
+            double x, v, xmag = 0, vmag = 0;
+            osc_exact_eval(&e, t, &x, &v);
+            for (int j = -4; j <= 4; j++) {
+                double xj, vj;
+                osc_exact_eval(&e, t + j * h, &xj, &vj);
+                xmag = fmax(xmag, fabs(xj)), vmag = fmax(vmag, fabs(vj));
+            }
+            double emag = 0.5 * l.m * vmag * vmag + 0.5 * l.k * xmag * xmag + l.m * fabs(l.g) * xmag;
+            double rate_fd = deriv1(energy_at, &e, t, h);
+            assert_true(fabs(rate_fd + l.c * v * v) <= 2e-12 * rate * emag);
+        }
+    }
+}
+
+/* Undamped at omega t = 1e6: the closed form is x0 cos + v0/omega sin with the same argument
+ * omega * t, so it agrees to a few roundings of the combination. */
+static void test_long_time_undamped(void **state)
+{
+    (void)state;
+    const double ks[] = {4, 3};
+    for (int n = 0; n < 2; n++) {
+        double k = ks[n], w = sqrt(k), t = 1e6 / w, x, v;
+        osc_exact e;
+        osc_exact_prepare(&e, k, 0, 1, 0, 0.75, -2);
+        osc_exact_eval(&e, t, &x, &v);
+        double cs = cos(w * t), sn = sin(w * t);
+        assert_true(fabs(x - (0.75 * cs - 2 / w * sn)) <= 8 * EPS * (0.75 + 2 / w));
+        assert_true(fabs(v - (-0.75 * w * sn - 2 * cs)) <= 8 * EPS * (0.75 * w + 2));
+        /* with gravity: about the rest point -g/k */
+        osc_exact_prepare(&e, k, 0, 1, 9.8, 0.75, -2);
+        osc_exact_eval(&e, t, &x, &v);
+        double rest = -9.8 / k, scale = fabs(rest) + 0.75 + 2 / w;
+        assert_true(fabs(x - (rest + (0.75 - rest) * cs - 2 / w * sn)) <= 16 * EPS * scale);
+    }
+}
+
+/* Heavy damping at long and absurd times: finite, no overflow, at the rest point. */
+static void test_long_time_overdamped(void **state)
+{
+    (void)state;
+    const double drags[] = {50, 1e4, 1e8}, times[] = {1e4, 1e8, 1e15, 1e300};
+    for (int c = 0; c < 3; c++)
+        for (int n = 0; n < 4; n++) {
+            osc_exact e;
+            osc_exact_prepare(&e, 1, drags[c], 1, 9.8, 1, -3);
+            double x, v, t = times[n];
+            osc_exact_eval(&e, t, &x, &v);
+            assert_true(isfinite(x) && isfinite(v));
+            /* slow rate b ~ 1 / c: decayed by e^{-t/c} <= e^{-100} except c = 1e8, t = 1e4 */
+            if (t / drags[c] > 100) {
+                assert_true(fabs(x + 9.8) <= 8 * EPS * 9.8);
+                assert_true(fabs(v) <= 1e-30);
+            } else {
+                assert_true(x > -9.8 && x < 1);
+            }
+        }
+    /* underdamped and critical at absurd times too */
+    const double cs[] = {0.1, 2};
+    for (int c = 0; c < 2; c++) {
+        osc_exact e;
+        osc_exact_prepare(&e, 1, cs[c], 1, 9.8, 1, -3);
+        double x, v;
+        osc_exact_eval(&e, 1e300, &x, &v);
+        assert_true(fabs(x + 9.8) <= 8 * EPS * 9.8 && fabs(v) <= 1e-30);
+    }
+}
+
+/* Overdamped with a soft spring: after the fast mode (rate a) has died, the velocity is the slow
+ * mode's, -b/(a - b) e^{-bt} with b ~ w2/gam tiny. It must keep its relative accuracy: written as
+ * e^{-bt}(1 - a s) it would cancel 1 against a/(a - b) ~ 1 + 1e-6 and lose 6 digits. Reference
+ * from the two roots in long double. */
+static void test_overdamped_slow_tail(void **state)
+{
+    (void)state;
+    const double ks[] = {1e-6, 1e-3, 0.2};
+    for (int n = 0; n < 3; n++) {
+        double k = ks[n], c = 1;
+        osc_exact e;
+        osc_exact_prepare(&e, k, c, 1, 0, 0, 1);
+        long double h = 0.5L * c, mu = sqrtl(h * h - k), a = h + mu, b = k / a;
+        for (double t = 20; t < 2e4; t *= 3) {
+            double x, v;
+            osc_exact_eval(&e, t, &x, &v);
+            long double want = (a * expl(-a * t) - b * expl(-b * t)) / (a - b);
+            long double xwant = (expl(-b * t) - expl(-a * t)) / (a - b);
+            if (b * t > 300) /* e^{-bt} underflows in double */
+                break;
+            /* b carries a rounding or two, which e^{-bt} amplifies by b t */
+            long double tol = 16 * EPS * (4 + b * t);
+            assert_true(fabsl(v - want) <= tol * fabsl(want));
+            assert_true(fabsl(x - xwant) <= tol * fabsl(xwant));
+        }
+    }
+}
+
+/* Critical, x0 = 1, v0 = 0: x = (1 + w t) e^{-w t}, v = -w^2 t e^{-w t}. */
+static void test_known_critical(void **state)
+{
+    (void)state;
+    double k = 9, m = 1, w = 3;
+    osc_exact e;
+    osc_exact_prepare(&e, k, 2 * sqrt(k * m), m, 0, 1, 0);
+    for (double t = 0; t < 10; t += 0.37) {
+        double x, v;
+        osc_exact_eval(&e, t, &x, &v);
+        double decay = exp(-w * t);
+        assert_true(fabs(x - (1 + w * t) * decay) <= 4 * EPS * (1 + w * t) * decay);
+        assert_true(fabs(v - (-w * w * t * decay)) <= 4 * EPS * w * w * t * decay);
+    }
+}
+
+/* Free fall x0 + v0 t - g t^2 / 2 (the series of P is exactly t^2/2 here); SPEC's worked trace:
+ * thrown up at 3 from 0 under g = 10, the height at t = 1 is -2. */
+static void test_known_free_fall(void **state)
+{
+    (void)state;
+    osc_exact e;
+    osc_exact_prepare(&e, 0, 0, 1, 10, 0, 3);
+    double x, v;
+    osc_exact_eval(&e, 1, &x, &v);
+    assert_true(x == -2 && v == -7);
+    osc_exact_prepare(&e, 0, 0, 2, 9.8, 1.5, 4);
+    for (double t = 0; t < 1e6; t = t * 3 + 0.1) {
+        osc_exact_eval(&e, t, &x, &v);
+        double want = 1.5 + 4 * t - 9.8 * t * t / 2;
+        assert_true(fabs(x - want) <= 4 * EPS * (1.5 + 4 * t + 9.8 * t * t / 2));
+        assert_true(fabs(v - (4 - 9.8 * t)) <= 2 * EPS * (4 + 9.8 * t));
+    }
+}
+
+/* Ballistic with drag: x = x0 + (v0 + g/gam)(1 - e^{-gam t})/gam - g t/gam; and the undamped
+ * spring from rest under gravity: x = -(g/w2)(1 - cos w t). At gam t >= 0.5 the reference itself
+ * cancels by at most a factor ~10, hence 64 eps. */
+static void test_known_other(void **state)
+{
+    (void)state;
+    double gam = 0.8, g = 9.8, x0 = 2, v0 = -1;
+    osc_exact e;
+    osc_exact_prepare(&e, 0, gam, 1, g, x0, v0);
+    for (double t = 0.625; t < 100; t *= 1.7) {
+        double x, v, s = -expm1(-gam * t) / gam;
+        osc_exact_eval(&e, t, &x, &v);
+        double want = x0 + (v0 + g / gam) * s - g * t / gam;
+        double scale = fabs(x0) + (fabs(v0) + g / gam) * s + g * t / gam;
+        assert_true(fabs(x - want) <= 64 * EPS * scale);
+        assert_true(fabs(v - ((v0 + g / gam) * exp(-gam * t) - g / gam)) <= 16 * EPS * (fabs(v0) + g / gam));
+    }
+    osc_exact_prepare(&e, 4, 0, 1, g, 0, 0);
+    for (double t = 0.5; t < 100; t *= 1.9) {
+        double x, v;
+        osc_exact_eval(&e, t, &x, &v);
+        assert_true(fabs(x - (-(g / 4) * (1 - cos(2 * t)))) <= 16 * EPS * g / 4);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ode_residual),
+        cmocka_unit_test(test_ode_residual_at_series_switch),
+        cmocka_unit_test(test_initial_state),
+        cmocka_unit_test(test_pinned_lane),
+        cmocka_unit_test(test_continuity_across_critical),
+        cmocka_unit_test(test_continuity_at_zero_stiffness),
+        cmocka_unit_test(test_energy_dissipation),
+        cmocka_unit_test(test_long_time_undamped),
+        cmocka_unit_test(test_long_time_overdamped),
+        cmocka_unit_test(test_overdamped_slow_tail),
+        cmocka_unit_test(test_known_critical),
+        cmocka_unit_test(test_known_free_fall),
+        cmocka_unit_test(test_known_other),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
