@@ -1,0 +1,1048 @@
+/* The YAML config loader: file -> bounded node tree with positions -> validated osc_config.
+ *
+ * Why libyaml's parser here and not a libcyaml schema: a swept key is a number, a list or a
+ * mapping {from, to, count, spacing}, and libcyaml 1.3's schema has no union or "any" type to
+ * express that; it also reports neither the key nor the line and column of a bad value, which
+ * every error here must carry. libcyaml itself parses with libyaml, so this reads the same YAML
+ * the same way, one event at a time, with its limits (no aliases, depth, list length, node
+ * count) enforced as the events arrive: hostile input fails fast in bounded memory. */
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+enum { CONFIG_BAD = 2 };
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+typedef struct ctx {
+    const char *path;
+    char *err;
+    size_t errlen;
+    long nodes;
+} ctx;
+
+/* "FILE:LINE:COL: key: message"; key may be NULL, line 0 drops the position. */
+static int vfail_at(const ctx *c, int line, int col, const char *key, const char *fmt,
+                    va_list ap)
+{
+    if (!c->err || c->errlen == 0)
+        return CONFIG_BAD;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    char where[64] = "";
+    if (line > 0)
+        snprintf(where, sizeof where, ":%d:%d", line, col);
+    snprintf(c->err, c->errlen, "%s%s: %s%s%s", c->path, where, key ? key : "", key ? ": " : "",
+             msg);
+    return CONFIG_BAD;
+}
+
+static int fail_at(const ctx *c, int line, int col, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int fail_at(const ctx *c, int line, int col, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_at(c, line, col, key, fmt, ap);
+    va_end(ap);
+    return CONFIG_BAD;
+}
+
+/* ---- the node tree ------------------------------------------------------------------------ */
+
+typedef enum { YN_SCALAR, YN_SEQ, YN_MAP } ykind;
+
+typedef struct ynode {
+    ykind kind;
+    bool plain; /* an unquoted scalar: only these can be numbers */
+    int line, col;
+    char *text; /* scalars: NUL-terminated, in the node's own allocation */
+    struct ynode **kids; /* sequences: items; mappings: key, value, key, value, ... */
+    size_t nkids, cap;
+} ynode;
+
+#define fail_node(c, n, key, ...) fail_at((c), (n)->line, (n)->col, (key), __VA_ARGS__)
+
+static void ynode_free(ynode *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->nkids; i++)
+        ynode_free(n->kids[i]);
+    free(n->kids);
+    free(n);
+}
+
+static int ynode_append(ynode *parent, ynode *kid)
+{
+    if (parent->nkids == parent->cap) {
+        size_t cap = parent->cap ? 2 * parent->cap : 8;
+        ynode **kids = realloc(parent->kids, cap * sizeof *kids);
+        if (!kids)
+            return -1;
+        parent->kids = kids;
+        parent->cap = cap;
+    }
+    parent->kids[parent->nkids++] = kid;
+    return 0;
+}
+
+static ynode *ynode_new(const yaml_event_t *ev, ykind kind)
+{
+    size_t len = kind == YN_SCALAR ? ev->data.scalar.length : 0;
+    ynode *n = calloc(1, sizeof *n + len + 1);
+    if (!n)
+        return NULL;
+    n->kind = kind;
+    n->line = (int)ev->start_mark.line + 1;
+    n->col = (int)ev->start_mark.column + 1;
+    n->text = (char *)(n + 1);
+    if (kind == YN_SCALAR) {
+        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        memcpy(n->text, ev->data.scalar.value, len);
+    }
+    return n;
+}
+
+/* 1-based line and column of a byte offset. */
+static void locate_offset(const char *buf, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (buf[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else {
+            ++*col;
+        }
+    }
+}
+
+static int parser_fail(const ctx *c, const yaml_parser_t *p, const char *buf)
+{
+    int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+    if (p->error == YAML_READER_ERROR)
+        locate_offset(buf, p->problem_offset, &line, &col);
+    return fail_at(c, line, col, NULL, "malformed YAML: %s%s%s",
+                   p->problem ? p->problem : "cannot parse", p->context ? " " : "",
+                   p->context ? p->context : "");
+}
+
+typedef struct builder {
+    ynode *root;
+    ynode *stack[CONFIG_MAX_DEPTH];
+    int depth;
+    bool document_seen;
+} builder;
+
+/* Attach a new node under the open container (or as the root). */
+static int builder_add(ctx *c, builder *b, const yaml_event_t *ev, ykind kind)
+{
+    int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
+    if (++c->nodes > CONFIG_MAX_NODES)
+        return fail_at(c, line, col, NULL, "too many YAML nodes (more than %d)",
+                       CONFIG_MAX_NODES);
+    ynode *parent = b->depth ? b->stack[b->depth - 1] : NULL;
+    size_t cap = parent && parent->kind == YN_MAP ? 2 * (size_t)CONFIG_MAX_LIST : CONFIG_MAX_LIST;
+    if (parent && parent->nkids >= cap)
+        return fail_node(c, parent, NULL, "list or mapping longer than %d items",
+                         CONFIG_MAX_LIST);
+    if (kind != YN_SCALAR && b->depth == CONFIG_MAX_DEPTH)
+        return fail_at(c, line, col, NULL, "nested deeper than %d levels", CONFIG_MAX_DEPTH);
+    ynode *n = ynode_new(ev, kind);
+    if (!n || (parent && ynode_append(parent, n))) {
+        ynode_free(n);
+        return fail_at(c, line, col, NULL, "out of memory");
+    }
+    if (!parent)
+        b->root = n;
+    if (kind != YN_SCALAR)
+        b->stack[b->depth++] = n;
+    return 0;
+}
+
+/* One event into the tree; 1 at the end of the stream, 0 to go on, CONFIG_BAD on error. */
+static int builder_event(ctx *c, builder *b, const yaml_event_t *ev)
+{
+    int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
+    switch (ev->type) {
+    case YAML_STREAM_END_EVENT: return 1;
+    case YAML_DOCUMENT_START_EVENT:
+        if (b->document_seen)
+            return fail_at(c, line, col, NULL, "expected one YAML document, found more");
+        b->document_seen = true;
+        return 0;
+    case YAML_ALIAS_EVENT:
+        return fail_at(c, line, col, NULL, "YAML aliases (*%s) are not supported",
+                       (const char *)ev->data.alias.anchor);
+    case YAML_SCALAR_EVENT: return builder_add(c, b, ev, YN_SCALAR);
+    case YAML_SEQUENCE_START_EVENT: return builder_add(c, b, ev, YN_SEQ);
+    case YAML_MAPPING_START_EVENT: return builder_add(c, b, ev, YN_MAP);
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT: b->depth--; return 0;
+    default: return 0;
+    }
+}
+
+static int parse_tree(ctx *c, const char *buf, size_t len, ynode **root)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return fail_at(c, 0, 0, NULL, "out of memory");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+    builder b = {0};
+    int status = 0;
+    while (status == 0) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev)) {
+            status = parser_fail(c, &parser, buf);
+            break;
+        }
+        status = builder_event(c, &b, &ev);
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    if (status == 1) {
+        *root = b.root;
+        return 0;
+    }
+    ynode_free(b.root);
+    return status;
+}
+
+/* ---- reading the file --------------------------------------------------------------------- */
+
+/* Read up to CONFIG_MAX_BYTES + 1 bytes from fd into a buffer that grows as needed (the file
+ * may be a pipe), NUL-terminated. Returns 0, or an errno value. */
+static int read_capped(int fd, size_t hint, char **out, size_t *outlen)
+{
+    size_t limit = (size_t)CONFIG_MAX_BYTES + 1, cap = hint < limit ? hint + 1 : limit, len = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        if (len == cap && cap < limit) {
+            cap = 2 * cap < limit ? 2 * cap : limit;
+            char *grown = realloc(buf, cap + 1);
+            if (!grown)
+                break;
+            buf = grown;
+        }
+        ssize_t got = read(fd, buf + len, cap - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            return e;
+        }
+        len += (size_t)got;
+        if (got == 0 || len == limit) {
+            buf[len] = '\0';
+            *out = buf;
+            *outlen = len;
+            return 0;
+        }
+    }
+    free(buf);
+    return ENOMEM;
+}
+
+static int read_all(ctx *c, char **out, size_t *outlen)
+{
+    int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail_at(c, 0, 0, NULL, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+        close(fd);
+        return fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(e));
+    }
+    bool regular = S_ISREG(st.st_mode);
+    size_t hint = regular && st.st_size >= 0 ? (size_t)st.st_size : 65536;
+    int e = regular && st.st_size > (off_t)CONFIG_MAX_BYTES ? EFBIG
+                                                             : read_capped(fd, hint, out, outlen);
+    close(fd);
+    if (e == 0 && *outlen > CONFIG_MAX_BYTES) {
+        free(*out);
+        *out = NULL;
+        e = EFBIG;
+    }
+    if (e == EFBIG)
+        return fail_at(c, 0, 0, NULL, "larger than %u MiB, not a config",
+                       CONFIG_MAX_BYTES >> 20);
+    return e ? fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(e)) : 0;
+}
+
+static int reject_nul(const ctx *c, const char *buf, size_t len)
+{
+    const char *nul = memchr(buf, '\0', len);
+    if (!nul)
+        return 0;
+    int line, col;
+    locate_offset(buf, (size_t)(nul - buf), &line, &col);
+    return fail_at(c, line, col, NULL, "NUL byte in the file, not a YAML config");
+}
+
+/* ---- scalars ------------------------------------------------------------------------------ */
+
+/* A short printable rendering of a scalar for messages. */
+static const char *shown(const ynode *n, char buf[48])
+{
+    size_t j = 0;
+    for (const char *s = n->text; *s && j < 40; s++)
+        buf[j++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
+    if (strlen(n->text) > 40) {
+        memcpy(buf + j, "...", 3);
+        j += 3;
+    }
+    buf[j] = '\0';
+    return buf;
+}
+
+static const char *kind_name(ykind k) { return k == YN_SEQ ? "a list" : "a mapping"; }
+
+/* YAML 1.1/1.2 and strtod spellings of NaN and Inf: [+-][.](nan|inf...) in any case. */
+static bool spells_nonfinite(const char *s)
+{
+    if (*s == '+' || *s == '-')
+        s++;
+    if (*s == '.')
+        s++;
+    return strncasecmp(s, "nan", 3) == 0 || strncasecmp(s, "inf", 3) == 0;
+}
+
+/* [+-] (digits [. digits*] | . digits) [(e|E) [+-] digits], nothing else. */
+static bool is_decimal(const char *s)
+{
+    if (*s == '+' || *s == '-')
+        s++;
+    size_t digits = strspn(s, "0123456789");
+    s += digits;
+    if (*s == '.') {
+        size_t frac = strspn(s + 1, "0123456789");
+        digits += frac;
+        s += 1 + frac;
+    }
+    if (digits == 0)
+        return false;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        size_t exp = strspn(s, "0123456789");
+        if (exp == 0)
+            return false;
+        s += exp;
+    }
+    return *s == '\0';
+}
+
+typedef enum { NUM_ANY, NUM_NONNEG, NUM_POSITIVE } num_rule;
+
+static int number(const ctx *c, const ynode *n, const char *key, num_rule rule, double *out)
+{
+    char buf[48];
+    if (n->kind != YN_SCALAR)
+        return fail_node(c, n, key, "expected a number, not %s", kind_name(n->kind));
+    if (n->plain && spells_nonfinite(n->text))
+        return fail_node(c, n, key, "expected a finite number, got '%s'", shown(n, buf));
+    if (!n->plain || !is_decimal(n->text))
+        return fail_node(c, n, key, "expected a number, got '%s'", shown(n, buf));
+    errno = 0;
+    double v = strtod(n->text, NULL);
+    if (errno == ERANGE && isinf(v))
+        return fail_node(c, n, key, "expected a finite number, '%s' overflows a double",
+                         shown(n, buf));
+    if (rule == NUM_POSITIVE && !(v > 0))
+        return fail_node(c, n, key, "expected a positive number, got %s", shown(n, buf));
+    if (rule == NUM_NONNEG && !(v >= 0))
+        return fail_node(c, n, key, "expected a number >= 0, got %s", shown(n, buf));
+    *out = v == 0 ? 0.0 : v; /* -0 reads as 0 */
+    return 0;
+}
+
+/* A whole number in [lo, hi]; 1e6 and 10.0 count as whole. */
+static int whole(const ctx *c, const ynode *n, const char *key, double lo, double hi, long *out)
+{
+    double v;
+    if (number(c, n, key, NUM_ANY, &v))
+        return CONFIG_BAD;
+    if (v != floor(v) || v < lo || v > hi)
+        return fail_node(c, n, key, "expected a whole number from %.0f to %.0f", lo, hi);
+    *out = (long)v;
+    return 0;
+}
+
+/* The scalar's text if it is one of `names` (index into them), else an error listing them. */
+static int one_of(const ctx *c, const ynode *n, const char *key, const char *what,
+                  const char *const *names, size_t nnames, size_t *out)
+{
+    char buf[48], valid[256] = "";
+    for (size_t i = 0; i < nnames; i++) {
+        if (n->kind == YN_SCALAR && strcmp(n->text, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+        size_t used = strlen(valid);
+        snprintf(valid + used, sizeof valid - used, "%s%s", i ? ", " : "", names[i]);
+    }
+    if (n->kind != YN_SCALAR)
+        return fail_node(c, n, key, "expected %s, not %s (valid: %s)", what, kind_name(n->kind),
+                         valid);
+    return fail_node(c, n, key, "unknown %s '%s' (valid: %s)", what, shown(n, buf), valid);
+}
+
+/* ---- mappings of known fields ------------------------------------------------------------- */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 32 || lb > 32)
+        return SIZE_MAX;
+    size_t row[33];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static int unknown_key(const ctx *c, const ynode *k, const char *prefix,
+                       const char *const *names, size_t nnames)
+{
+    char full[128], buf[48];
+    snprintf(full, sizeof full, "%s%s", prefix, shown(k, buf));
+    size_t best = 0, dist = SIZE_MAX;
+    for (size_t i = 0; i < nnames; i++) {
+        size_t d = edit_distance(k->text, names[i]);
+        if (d < dist) {
+            dist = d;
+            best = i;
+        }
+    }
+    if (dist <= 2)
+        return fail_node(c, k, full, "unknown key (did you mean '%s'?)", names[best]);
+    char valid[512] = "";
+    for (size_t i = 0; i < nnames; i++) {
+        size_t used = strlen(valid);
+        snprintf(valid + used, sizeof valid - used, "%s%s", i ? ", " : "", names[i]);
+    }
+    return fail_node(c, k, full, "unknown key (known keys: %s)", valid);
+}
+
+/* Match a mapping's keys against `names`: vals[i] is the value of names[i] or NULL; keys[i]
+ * the key node. Unknown, duplicate and non-scalar keys are errors. prefix: "dt." etc. */
+static int fields(const ctx *c, const ynode *map, const char *prefix, const char *const *names,
+                  size_t nnames, const ynode **keys, const ynode **vals)
+{
+    for (size_t i = 0; i < nnames; i++)
+        keys[i] = vals[i] = NULL;
+    for (size_t p = 0; p + 1 < map->nkids; p += 2) {
+        const ynode *k = map->kids[p];
+        if (k->kind != YN_SCALAR)
+            return fail_node(c, k, prefix[0] ? prefix : NULL, "expected a key name, not %s",
+                             kind_name(k->kind));
+        size_t i = 0;
+        while (i < nnames && strcmp(k->text, names[i]) != 0)
+            i++;
+        if (i == nnames)
+            return unknown_key(c, k, prefix, names, nnames);
+        char full[128];
+        snprintf(full, sizeof full, "%s%s", prefix, names[i]);
+        if (vals[i])
+            return fail_node(c, k, full, "duplicate key (first at line %d)", keys[i]->line);
+        keys[i] = k;
+        vals[i] = map->kids[p + 1];
+    }
+    return 0;
+}
+
+static int expect_map(const ctx *c, const ynode *n, const char *key, const char *what)
+{
+    if (n->kind == YN_MAP)
+        return 0;
+    char buf[48];
+    if (n->kind == YN_SCALAR)
+        return fail_node(c, n, key, "expected %s, got '%s'", what, shown(n, buf));
+    return fail_node(c, n, key, "expected %s, not a list", what);
+}
+
+/* ---- swept values ------------------------------------------------------------------------- */
+
+/* A swept key before expansion: values of a number or list, or an unexpanded range. */
+typedef struct sweep_spec {
+    const ynode *node;
+    bool given, is_range, log;
+    double from, to;
+    size_t count;
+    double *values; /* number or list */
+} sweep_spec;
+
+static const char *const range_names[] = {"from", "to", "count", "spacing"};
+
+static int parse_range(const ctx *c, const ynode *map, const char *key, num_rule rule,
+                       sweep_spec *s)
+{
+    char prefix[64], sub[80];
+    snprintf(prefix, sizeof prefix, "%s.", key);
+    const ynode *keys[4], *v[4];
+    if (fields(c, map, prefix, range_names, 4, keys, v))
+        return CONFIG_BAD;
+    if (!v[0] || !v[1] || !v[2])
+        return fail_node(c, map, key, "a range needs from, to and count");
+    snprintf(sub, sizeof sub, "%sfrom", prefix);
+    if (number(c, v[0], sub, rule, &s->from))
+        return CONFIG_BAD;
+    snprintf(sub, sizeof sub, "%sto", prefix);
+    if (number(c, v[1], sub, rule, &s->to))
+        return CONFIG_BAD;
+    long count;
+    snprintf(sub, sizeof sub, "%scount", prefix);
+    if (whole(c, v[2], sub, 1, (double)CONFIG_MAX_RANGE, &count))
+        return CONFIG_BAD;
+    s->count = (size_t)count;
+    size_t spacing = 0;
+    static const char *const spacings[] = {"linear", "log"};
+    snprintf(sub, sizeof sub, "%sspacing", prefix);
+    if (v[3] && one_of(c, v[3], sub, "spacing", spacings, 2, &spacing))
+        return CONFIG_BAD;
+    s->log = spacing == 1;
+    s->is_range = true;
+    for (int end = 0; s->log && end < 2; end++) {
+        snprintf(sub, sizeof sub, "%s%s", prefix, range_names[end]);
+        if (!((end ? s->to : s->from) > 0))
+            return fail_node(c, v[end], sub, "log spacing needs a positive number");
+    }
+    return 0;
+}
+
+static int parse_sweep(const ctx *c, const ynode *n, const char *key, num_rule rule,
+                       sweep_spec *s)
+{
+    s->node = n;
+    s->given = true;
+    if (n->kind == YN_MAP)
+        return parse_range(c, n, key, rule, s);
+    size_t count = n->kind == YN_SEQ ? n->nkids : 1;
+    if (count == 0)
+        return fail_node(c, n, key, "expected at least one value");
+    s->values = malloc(count * sizeof *s->values);
+    if (!s->values)
+        return fail_node(c, n, key, "out of memory");
+    s->count = count;
+    if (n->kind == YN_SCALAR)
+        return number(c, n, key, rule, &s->values[0]);
+    for (size_t i = 0; i < count; i++)
+        if (number(c, n->kids[i], key, rule, &s->values[i]))
+            return CONFIG_BAD;
+    return 0;
+}
+
+/* Endpoints exact; log spacing interpolates the logarithms. */
+static double range_value(const sweep_spec *s, size_t i)
+{
+    if (i == 0)
+        return s->from;
+    if (i == s->count - 1)
+        return s->to;
+    double f = (double)i / (double)(s->count - 1);
+    if (s->log)
+        return exp(log(s->from) + f * (log(s->to) - log(s->from)));
+    return s->from + f * (s->to - s->from);
+}
+
+static int expand_sweep(const ctx *c, sweep_spec *s, const char *key, sweep *out)
+{
+    if (!s->is_range) {
+        out->values = s->values;
+        out->count = s->count;
+        s->values = NULL;
+        return 0;
+    }
+    out->values = malloc(s->count * sizeof *out->values);
+    if (!out->values)
+        return fail_node(c, s->node, key, "out of memory expanding %zu values", s->count);
+    out->count = s->count;
+    for (size_t i = 0; i < s->count; i++)
+        out->values[i] = range_value(s, i);
+    return 0;
+}
+
+/* ---- the top-level keys ------------------------------------------------------------------- */
+
+enum {
+    K_NAME, K_METHODS, K_PRECISION, K_DIM, K_STIFFNESS, K_DRAG, K_DT, K_GRAVITY, K_MASS, K_X0,
+    K_V0, K_T_END, K_STEPS, K_TRACE, K_ANALYSES, K_STABILITY, K_AUDIT_EVERY, K_COUNT
+};
+static const char *const key_names[K_COUNT] = {
+    "name", "methods", "precision", "dim", "stiffness", "drag", "dt", "gravity", "mass", "x0",
+    "v0", "t_end", "steps", "trace", "analyses", "stability", "audit_every",
+};
+_Static_assert(K_COUNT == CONFIG_NKEYS, "config_loc table size");
+
+typedef struct loader {
+    ctx c;
+    osc_config *cfg;
+    const ynode *root;
+    const ynode *keys[K_COUNT], *vals[K_COUNT];
+    sweep_spec stiffness, drag, dt, zeta;
+    const ynode *trace_points; /* to locate a row beyond the sweep */
+} loader;
+
+static bool name_char_ok(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '.' || ch == '_' || ch == '-' || ch == '+';
+}
+
+/* The file's stem made safe as a name. */
+static char *default_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    if (len > 128)
+        len = 128;
+    char *name = strndup(len ? base : "config", len ? len : 6);
+    for (size_t i = 0; name && name[i]; i++)
+        if (!name_char_ok(name[i]) || (i == 0 && name[i] == '.'))
+            name[i] = '_';
+    return name;
+}
+
+static int load_name(loader *L)
+{
+    const ynode *n = L->vals[K_NAME];
+    if (!n) {
+        L->cfg->name = default_name(L->c.path);
+        return L->cfg->name ? 0 : fail_at(&L->c, 0, 0, NULL, "out of memory");
+    }
+    char buf[48];
+    if (n->kind != YN_SCALAR)
+        return fail_node(&L->c, n, "name", "expected a string, not %s", kind_name(n->kind));
+    size_t len = strlen(n->text);
+    bool ok = len >= 1 && len <= 128 && n->text[0] != '.';
+    for (size_t i = 0; ok && i < len; i++)
+        ok = name_char_ok(n->text[i]);
+    if (!ok)
+        return fail_node(&L->c, n, "name",
+                         "expected 1 to 128 of A-Z a-z 0-9 . _ - + not starting with '.', "
+                         "got '%s'", shown(n, buf));
+    L->cfg->name = strdup(n->text);
+    return L->cfg->name ? 0 : fail_at(&L->c, 0, 0, NULL, "out of memory");
+}
+
+static int method_of(const loader *L, const ynode *n, const osc_method **out)
+{
+    char buf[48], valid[512] = "";
+    if (n->kind == YN_SCALAR && (*out = osc_method_find(n->text)))
+        return 0;
+    for (size_t i = 0; i < osc_method_count(); i++) {
+        size_t used = strlen(valid);
+        snprintf(valid + used, sizeof valid - used, "%s%s", i ? ", " : "",
+                 osc_method_at(i)->name);
+    }
+    if (n->kind != YN_SCALAR)
+        return fail_node(&L->c, n, "methods", "expected a method name, not %s (valid: %s)",
+                         kind_name(n->kind), valid);
+    return fail_node(&L->c, n, "methods", "unknown method '%s' (valid: %s)", shown(n, buf),
+                     valid);
+}
+
+static int load_methods(loader *L)
+{
+    osc_config *cfg = L->cfg;
+    const ynode *n = L->vals[K_METHODS];
+    bool all = !n || (n->kind == YN_SCALAR && strcmp(n->text, "all") == 0);
+    size_t count = all ? osc_method_count() : n->kind == YN_SEQ ? n->nkids : 1;
+    if (n && n->kind == YN_MAP)
+        return fail_node(&L->c, n, "methods", "expected a list of method names, not a mapping");
+    if (count == 0)
+        return fail_node(&L->c, n, "methods", "expected at least one method");
+    cfg->methods = calloc(count, sizeof *cfg->methods);
+    if (!cfg->methods)
+        return fail_at(&L->c, 0, 0, NULL, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        if (all) {
+            cfg->methods[i] = osc_method_at(i);
+        } else {
+            const ynode *item = n->kind == YN_SEQ ? n->kids[i] : n;
+            if (method_of(L, item, &cfg->methods[i]))
+                return CONFIG_BAD;
+            for (size_t j = 0; j < i; j++)
+                if (cfg->methods[j] == cfg->methods[i])
+                    return fail_node(&L->c, item, "methods", "'%s' listed twice", item->text);
+        }
+        cfg->nmethods = i + 1;
+    }
+    return 0;
+}
+
+static int load_precision_dim(loader *L)
+{
+    static const char *const precisions[] = {"double", "float"};
+    size_t p = 0;
+    if (L->vals[K_PRECISION] &&
+        one_of(&L->c, L->vals[K_PRECISION], "precision", "precision", precisions, 2, &p))
+        return CONFIG_BAD;
+    L->cfg->precision = p == 1 ? OSC_FLOAT : OSC_DOUBLE;
+    long dim = 1;
+    if (L->vals[K_DIM] && whole(&L->c, L->vals[K_DIM], "dim", 1, OSC_MAX_DIM, &dim))
+        return CONFIG_BAD;
+    L->cfg->dim = (int)dim;
+    return 0;
+}
+
+/* x0 or v0: a number for every axis, or a list of exactly dim numbers. */
+static int load_vector(loader *L, int k, double def, double out[OSC_MAX_DIM])
+{
+    const ynode *n = L->vals[k];
+    const char *key = key_names[k];
+    for (int a = 0; a < OSC_MAX_DIM; a++)
+        out[a] = def;
+    if (!n)
+        return 0;
+    if (n->kind != YN_SEQ) {
+        if (number(&L->c, n, key, NUM_ANY, &out[0]))
+            return CONFIG_BAD;
+        for (int a = 1; a < OSC_MAX_DIM; a++)
+            out[a] = out[0];
+        return 0;
+    }
+    if (n->nkids != (size_t)L->cfg->dim)
+        return fail_node(&L->c, n, key, "expected %d number%s (dim is %d), got %zu",
+                         L->cfg->dim, L->cfg->dim > 1 ? "s" : "", L->cfg->dim, n->nkids);
+    for (int a = 0; a < L->cfg->dim; a++)
+        if (number(&L->c, n->kids[a], key, NUM_ANY, &out[a]))
+            return CONFIG_BAD;
+    return 0;
+}
+
+static int missing(const loader *L, const char *key)
+{
+    return fail_node(&L->c, L->root, key, "missing, a required key");
+}
+
+static int load_physics(loader *L)
+{
+    osc_config *cfg = L->cfg;
+    if (!L->vals[K_STIFFNESS])
+        return missing(L, "stiffness");
+    if (!L->vals[K_DT])
+        return missing(L, "dt");
+    if (parse_sweep(&L->c, L->vals[K_STIFFNESS], "stiffness", NUM_NONNEG, &L->stiffness) ||
+        parse_sweep(&L->c, L->vals[K_DT], "dt", NUM_POSITIVE, &L->dt))
+        return CONFIG_BAD;
+    if (L->vals[K_DRAG] && parse_sweep(&L->c, L->vals[K_DRAG], "drag", NUM_NONNEG, &L->drag))
+        return CONFIG_BAD;
+    cfg->gravity = 0;
+    cfg->mass = 1;
+    if (L->vals[K_GRAVITY] && number(&L->c, L->vals[K_GRAVITY], "gravity", NUM_ANY, &cfg->gravity))
+        return CONFIG_BAD;
+    if (L->vals[K_MASS] && number(&L->c, L->vals[K_MASS], "mass", NUM_NONNEG, &cfg->mass))
+        return CONFIG_BAD;
+    return load_vector(L, K_X0, 1.0, cfg->x0) || load_vector(L, K_V0, 0.0, cfg->v0);
+}
+
+static int load_duration(loader *L)
+{
+    osc_config *cfg = L->cfg;
+    const ynode *t_end = L->vals[K_T_END], *steps = L->vals[K_STEPS];
+    if (!t_end && !steps)
+        return fail_node(&L->c, L->root, "t_end", "missing: give t_end or steps");
+    if (t_end && steps) {
+        bool steps_later = L->keys[K_STEPS]->line > L->keys[K_T_END]->line ||
+                           (L->keys[K_STEPS]->line == L->keys[K_T_END]->line &&
+                            L->keys[K_STEPS]->col > L->keys[K_T_END]->col);
+        const ynode *later = steps_later ? L->keys[K_STEPS] : L->keys[K_T_END];
+        return fail_node(&L->c, later, later->text, "give t_end or steps, not both");
+    }
+    cfg->t_end = 0;
+    cfg->steps = -1;
+    if (t_end)
+        return number(&L->c, t_end, "t_end", NUM_POSITIVE, &cfg->t_end);
+    return whole(&L->c, steps, "steps", 1, CONFIG_MAX_STEPS, &cfg->steps);
+}
+
+static const char *const trace_names[] = {"every", "points"};
+
+static int load_trace_points(loader *L, const ynode *n)
+{
+    osc_config *cfg = L->cfg;
+    size_t count = n->kind == YN_SEQ ? n->nkids : 1;
+    if (n->kind == YN_MAP)
+        return fail_node(&L->c, n, "trace.points", "expected a list of rows, not a mapping");
+    cfg->trace_points = calloc(count ? count : 1, sizeof *cfg->trace_points);
+    if (!cfg->trace_points)
+        return fail_at(&L->c, 0, 0, NULL, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        long row;
+        if (whole(&L->c, n->kind == YN_SEQ ? n->kids[i] : n, "trace.points", 0,
+                  CONFIG_MAX_STEPS, &row))
+            return CONFIG_BAD;
+        cfg->trace_points[i] = (size_t)row;
+        cfg->ntrace_points = i + 1;
+    }
+    return 0;
+}
+
+static int load_trace(loader *L)
+{
+    const ynode *n = L->vals[K_TRACE];
+    L->cfg->trace = n != NULL;
+    L->cfg->trace_every = 1;
+    if (!n)
+        return 0;
+    const ynode *keys[2], *v[2];
+    if (expect_map(&L->c, n, "trace", "a mapping {every: N, points: [row, ...]}") ||
+        fields(&L->c, n, "trace.", trace_names, 2, keys, v))
+        return CONFIG_BAD;
+    if (v[0] && whole(&L->c, v[0], "trace.every", 1, CONFIG_MAX_STEPS, &L->cfg->trace_every))
+        return CONFIG_BAD;
+    L->trace_points = v[1];
+    return v[1] ? load_trace_points(L, v[1]) : 0;
+}
+
+static int load_analyses(loader *L)
+{
+    static const char *const analyses[] = {"convergence", "stability"};
+    const ynode *n = L->vals[K_ANALYSES];
+    if (!n)
+        return 0;
+    if (n->kind == YN_MAP)
+        return fail_node(&L->c, n, "analyses", "expected a list of analyses, not a mapping");
+    size_t count = n->kind == YN_SEQ ? n->nkids : 1;
+    for (size_t i = 0; i < count; i++) {
+        size_t which = 0;
+        if (one_of(&L->c, n->kind == YN_SEQ ? n->kids[i] : n, "analyses", "analysis", analyses,
+                   2, &which))
+            return CONFIG_BAD;
+        if (which == 0)
+            L->cfg->convergence = true;
+        else
+            L->cfg->stability = true;
+    }
+    return 0;
+}
+
+static int load_extras(loader *L)
+{
+    const ynode *n = L->vals[K_STABILITY];
+    if (n) {
+        static const char *const names[] = {"zeta"};
+        const ynode *keys[1], *v[1];
+        if (expect_map(&L->c, n, "stability", "a mapping {zeta: ...}") ||
+            fields(&L->c, n, "stability.", names, 1, keys, v))
+            return CONFIG_BAD;
+        if (v[0] && parse_sweep(&L->c, v[0], "stability.zeta", NUM_NONNEG, &L->zeta))
+            return CONFIG_BAD;
+        if (v[0] && L->zeta.count > CONFIG_MAX_ZETA)
+            return fail_node(&L->c, v[0], "stability.zeta", "at most %d damping ratios, got %zu",
+                             CONFIG_MAX_ZETA, L->zeta.count);
+    }
+    L->cfg->audit_every = 0;
+    n = L->vals[K_AUDIT_EVERY];
+    return n ? whole(&L->c, n, "audit_every", 1, CONFIG_MAX_STEPS, &L->cfg->audit_every) : 0;
+}
+
+/* ---- the sweep's size --------------------------------------------------------------------- */
+
+double config_estimate_bytes(double lanes, int dim)
+{
+    /* per axis: 3 state components + ~8 audit metrics; per lane: coefficients and inputs
+     * (k, c, m, w2, gam, g, x0, v0) and a /points row of ~16 columns */
+    return lanes * (dim * (3.0 + 8.0) * 8.0 + (8.0 + 16.0) * 8.0);
+}
+
+static double physical_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+}
+
+static size_t spec_count(const sweep_spec *s) { return s->given ? s->count : 1; }
+
+/* Reject a sweep too large for this machine before expanding a single range; the error sits
+ * on the swept key with the most values. */
+static int check_size(loader *L)
+{
+    const sweep_spec *specs[] = {&L->dt, &L->stiffness, &L->drag};
+    const char *names[] = {"dt", "stiffness", "drag"};
+    double lanes = (double)L->cfg->nmethods;
+    size_t widest = 0;
+    for (size_t i = 0; i < 3; i++) {
+        lanes *= (double)spec_count(specs[i]);
+        if (spec_count(specs[i]) > spec_count(specs[widest]))
+            widest = i;
+    }
+    double need = config_estimate_bytes(lanes, L->cfg->dim), have = physical_bytes();
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    if (have > 0 && need > have)
+        return fail_node(&L->c, specs[widest]->node, names[widest],
+                         "sweep of %.4g lanes needs ~%.3g GiB, more than this machine's %.3g GiB",
+                         lanes, need / gib, have / gib);
+    return 0;
+}
+
+static int check_trace_rows(loader *L)
+{
+    size_t lanes = config_lane_count(L->cfg);
+    const ynode *n = L->trace_points;
+    for (size_t i = 0; i < L->cfg->ntrace_points; i++)
+        if (L->cfg->trace_points[i] >= lanes) {
+            const ynode *at = n->kind == YN_SEQ ? n->kids[i] : n;
+            return fail_node(&L->c, at, "trace.points",
+                             "row %zu is beyond the sweep's %zu lanes (rows 0 to %zu)",
+                             L->cfg->trace_points[i], lanes, lanes - 1);
+        }
+    return 0;
+}
+
+static int expand_all(loader *L)
+{
+    osc_config *cfg = L->cfg;
+    if (!L->drag.given) {
+        static const double zero = 0.0;
+        L->drag = (sweep_spec){.values = malloc(sizeof zero), .count = 1, .given = true};
+        if (!L->drag.values)
+            return fail_at(&L->c, 0, 0, NULL, "out of memory");
+        L->drag.values[0] = zero;
+    }
+    if (expand_sweep(&L->c, &L->stiffness, "stiffness", &cfg->stiffness) ||
+        expand_sweep(&L->c, &L->drag, "drag", &cfg->drag) ||
+        expand_sweep(&L->c, &L->dt, "dt", &cfg->dt))
+        return CONFIG_BAD;
+    cfg->has_stability_zeta = L->zeta.given;
+    return L->zeta.given ? expand_sweep(&L->c, &L->zeta, "stability.zeta", &cfg->stability_zeta)
+                         : 0;
+}
+
+/* ---- the whole -------------------------------------------------------------------------- */
+
+static void record_locations(loader *L)
+{
+    for (int k = 0; k < K_COUNT; k++) {
+        config_loc *loc = &L->cfg->loc[k];
+        loc->key = key_names[k];
+        loc->line = L->vals[k] ? L->vals[k]->line : 0;
+        loc->col = L->vals[k] ? L->vals[k]->col : 0;
+    }
+}
+
+static int load_tree(loader *L)
+{
+    if (!L->root || (L->root->kind == YN_SCALAR && L->root->text[0] == '\0' && L->root->plain))
+        return fail_at(&L->c, 1, 1, NULL, "empty config, expected a mapping of config keys");
+    if (L->root->kind != YN_MAP)
+        return fail_node(&L->c, L->root, NULL, "expected a mapping of config keys at the top, "
+                                               "not %s",
+                         L->root->kind == YN_SEQ ? "a list" : "a scalar");
+    if (fields(&L->c, L->root, "", key_names, K_COUNT, L->keys, L->vals))
+        return CONFIG_BAD;
+    record_locations(L);
+    if (load_name(L) || load_methods(L) || load_precision_dim(L) || load_physics(L) ||
+        load_duration(L) || load_trace(L) || load_analyses(L) || load_extras(L))
+        return CONFIG_BAD;
+    if (check_size(L) || expand_all(L))
+        return CONFIG_BAD;
+    return check_trace_rows(L);
+}
+
+static void free_spec(sweep_spec *s) { free(s->values); }
+
+int config_load(const char *path, osc_config *cfg, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    if (err && errlen)
+        err[0] = '\0';
+    loader L = {.c = {.path = path, .err = err, .errlen = errlen}, .cfg = cfg};
+    char *text = NULL;
+    size_t len = 0;
+    ynode *root = NULL;
+    int status = read_all(&L.c, &text, &len);
+    if (!status)
+        status = reject_nul(&L.c, text, len);
+    if (!status)
+        status = parse_tree(&L.c, text, len, &root);
+    if (!status) {
+        L.root = root;
+        cfg->text = text;
+        text = NULL;
+        cfg->path = strdup(path);
+        status = cfg->path ? load_tree(&L) : fail_at(&L.c, 0, 0, NULL, "out of memory");
+    }
+    free_spec(&L.stiffness);
+    free_spec(&L.drag);
+    free_spec(&L.dt);
+    free_spec(&L.zeta);
+    ynode_free(root);
+    free(text);
+    if (status)
+        config_free(cfg);
+    return status ? CONFIG_BAD : 0;
+}
+
+void config_free(osc_config *cfg)
+{
+    if (!cfg)
+        return;
+    free(cfg->path);
+    free(cfg->name);
+    free(cfg->text);
+    free(cfg->methods);
+    free(cfg->stiffness.values);
+    free(cfg->drag.values);
+    free(cfg->dt.values);
+    free(cfg->trace_points);
+    free(cfg->stability_zeta.values);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+size_t config_lane_count(const osc_config *cfg)
+{
+    return cfg->nmethods * cfg->dt.count * cfg->stiffness.count * cfg->drag.count;
+}
+
+int config_error(const osc_config *cfg, const char *key, char *err, size_t errlen,
+                 const char *fmt, ...)
+{
+    int line = 0, col = 0;
+    for (int k = 0; k < CONFIG_NKEYS; k++)
+        if (cfg->loc[k].key && strcmp(cfg->loc[k].key, key) == 0) {
+            line = cfg->loc[k].line;
+            col = cfg->loc[k].col;
+        }
+    ctx c = {.path = cfg->path ? cfg->path : "config", .err = err, .errlen = errlen};
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_at(&c, line, col, key, fmt, ap);
+    va_end(ap);
+    return CONFIG_BAD;
+}

@@ -1,0 +1,105 @@
+/* The YAML config of `oscbench run`: loading, validation and sweep expansion.
+ *
+ * Keys (CONTRACT.md "Config (YAML)", plus the extras marked *):
+ *   name         run name: 1..128 of [A-Za-z0-9._+-], not starting with '.'    default: file stem
+ *                (sanitized the same way)
+ *   methods      a registry name, a list of them (config order kept), or `all`   default: all
+ *   precision    double | float                                                   default: double
+ *   dim          1 | 2 | 3                                                        default: 1
+ *   stiffness    k >= 0, swept                                                    required
+ *   drag         c >= 0, swept                                                    default: 0
+ *   dt           > 0, swept                                                       required
+ *   gravity      g along the last axis, any finite number                         default: 0
+ *   mass         m >= 0 (0 pins a lane)                                           default: 1
+ *   x0, v0       a number (every axis) or a list of exactly `dim` numbers         default: 1, 0
+ *   t_end        simulated seconds > 0           \ exactly one of them
+ *   steps        whole number of steps >= 1      /
+ *   trace        {every: N >= 1 (default 1), points: [row, ...]} (rows of /points)  default: off
+ *   analyses     a list (or one) of: convergence, stability                       default: none
+ *   stability*   {zeta: swept, each >= 0, at most CONFIG_MAX_ZETA}: damping ratios of the
+ *                stability analysis (default: has_stability_zeta false, the harness chooses)
+ *   audit_every* whole number >= 1: steps between audits                          default: 0 (auto)
+ *
+ * A swept key takes a number, a list of numbers, or a range {from: A, to: B, count: N,
+ * spacing: linear|log} (spacing defaults to linear; count 1 gives A; endpoints exact).
+ * Whole numbers may be written 1e6 or 1000.0. Quoted scalars are strings, never numbers;
+ * NaN and Inf in any spelling are rejected.
+ *
+ * Untrusted input: the file is capped at CONFIG_MAX_BYTES, nesting at CONFIG_MAX_DEPTH, lists at
+ * CONFIG_MAX_LIST items, ranges at CONFIG_MAX_RANGE values, and aliases are rejected (no
+ * billion laughs). The sweep's memory is estimated before anything is expanded. */
+#ifndef OSCBENCH_CONFIG_H
+#define OSCBENCH_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "oscbench.h"
+
+#define CONFIG_MAX_BYTES (16u << 20)
+#define CONFIG_MAX_DEPTH 16
+#define CONFIG_MAX_LIST 1000000
+#define CONFIG_MAX_RANGE 100000000L
+#define CONFIG_MAX_NODES 1100000
+#define CONFIG_MAX_ZETA 10000 /* damping ratios of the stability analysis */
+#define CONFIG_MAX_STEPS 9007199254740992.0 /* 2^53 */
+
+/* An expanded swept key: count >= 1 values, in the config's order. */
+typedef struct sweep {
+    double *values;
+    size_t count;
+} sweep;
+
+/* Where a top-level key's value sits in the file (1-based); line 0 if the key was not given. */
+typedef struct config_loc {
+    const char *key;
+    int line, col;
+} config_loc;
+
+#define CONFIG_NKEYS 17
+
+typedef struct osc_config {
+    char *path;  /* as given to config_load */
+    char *name;  /* safe as a file name */
+    char *text;  /* the whole YAML text, for provenance */
+    const osc_method **methods;
+    size_t nmethods;
+    osc_precision precision;
+    int dim;
+    sweep stiffness, drag, dt;
+    double gravity, mass;
+    double x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
+    double t_end;  /* 0 when steps is given */
+    long steps;    /* -1 when t_end is given */
+    bool trace;
+    long trace_every;
+    size_t *trace_points; /* rows of /points; none: the harness picks */
+    size_t ntrace_points;
+    bool convergence, stability;
+    bool has_stability_zeta;
+    sweep stability_zeta;
+    long audit_every; /* 0: the harness chooses */
+    config_loc loc[CONFIG_NKEYS];
+} osc_config;
+
+/* Load and validate `path`. Returns 0 and fills cfg (free with config_free), or 2 with cfg
+ * zeroed and err holding one line (no newline): "FILE:LINE:COL: key: what is wrong", or
+ * "FILE:LINE:COL: what is wrong" for an error of the YAML itself, or "FILE: what is wrong" for
+ * one of the file. LINE:COL is that of the offending value; of the key itself for an unknown
+ * or duplicate key; of the top mapping for a missing key. */
+int config_load(const char *path, osc_config *cfg, char *err, size_t errlen);
+void config_free(osc_config *cfg);
+
+/* Lanes of the sweep: methods x dt x stiffness x drag. */
+size_t config_lane_count(const osc_config *cfg);
+
+/* Estimated bytes the harness needs for `lanes` lanes of `dim` axes (state, metrics and
+ * per-lane coefficients); the loader rejects a sweep whose estimate exceeds physical memory. */
+double config_estimate_bytes(double lanes, int dim);
+
+/* Format a located error about top-level `key` for a check the harness makes later
+ * ("FILE:LINE:COL: key: ..."); returns 2, the exit code of bad input. */
+int config_error(const osc_config *cfg, const char *key, char *err, size_t errlen,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+#endif

@@ -1,0 +1,616 @@
+/* The config loader: valid configs load with their defaults and expanded sweeps; every bad
+ * input gets exit code 2 and one line "FILE:LINE:COL: key: what" at the right place.
+ * Fixtures are written into a fresh temporary directory. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static char tmpdir[] = "/tmp/oscbench-config-XXXXXX";
+static char cfgpath[256];
+static char err[1024];
+
+static int make_dir(void **state)
+{
+    (void)state;
+    if (!mkdtemp(tmpdir))
+        return -1;
+    snprintf(cfgpath, sizeof cfgpath, "%s/c.yaml", tmpdir);
+    return 0;
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    char path[300];
+    const char *names[] = {"c.yaml", "my run.v2.yaml", "sub"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
+        unlink(path);
+        rmdir(path);
+    }
+    return rmdir(tmpdir);
+}
+
+static void write_bytes(const char *path, const char *bytes, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int load_bytes(const char *bytes, size_t len, osc_config *cfg)
+{
+    write_bytes(cfgpath, bytes, len);
+    return config_load(cfgpath, cfg, err, sizeof err);
+}
+
+static int load_text(const char *text, osc_config *cfg)
+{
+    return load_bytes(text, strlen(text), cfg);
+}
+
+/* The error names the file, then `where` (":LINE:COL: key: start of message"), on one line,
+ * and the config is left zeroed. */
+static void expect_error_bytes(const char *bytes, size_t len, const char *where)
+{
+    osc_config cfg;
+    int rc = load_bytes(bytes, len, &cfg);
+    if (rc != 2 || strncmp(err, cfgpath, strlen(cfgpath)) != 0 ||
+        strncmp(err + strlen(cfgpath), where, strlen(where)) != 0 || strchr(err, '\n'))
+        fail_msg("rc %d, error '%s', wanted '%s%s...'", rc, err, cfgpath, where);
+    osc_config zero;
+    memset(&zero, 0, sizeof zero);
+    assert_memory_equal(&cfg, &zero, sizeof cfg);
+}
+
+static void expect_error(const char *text, const char *where)
+{
+    expect_error_bytes(text, strlen(text), where);
+}
+
+static void expect_in_error(const char *needle)
+{
+    if (!strstr(err, needle))
+        fail_msg("error '%s' lacks '%s'", err, needle);
+}
+
+static const char base[] = "stiffness: 1\ndt: 0.1\nsteps: 10\n";
+
+/* base with one more line appended (line 4). */
+static void expect_error_extra(const char *line, const char *where)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s%s", base, line);
+    expect_error(text, where);
+}
+
+/* ---- valid configs ---------------------------------------------------------------------- */
+
+static void minimal_config_gets_defaults(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    assert_int_equal(load_text(base, &cfg), 0);
+    assert_string_equal(cfg.path, cfgpath);
+    assert_string_equal(cfg.name, "c");
+    assert_string_equal(cfg.text, base);
+    assert_int_equal(cfg.nmethods, osc_method_count());
+    for (size_t i = 0; i < cfg.nmethods; i++)
+        assert_ptr_equal(cfg.methods[i], osc_method_at(i));
+    assert_int_equal(cfg.precision, OSC_DOUBLE);
+    assert_int_equal(cfg.dim, 1);
+    assert_int_equal(cfg.stiffness.count, 1);
+    assert_true(cfg.stiffness.values[0] == 1.0);
+    assert_int_equal(cfg.drag.count, 1);
+    assert_true(cfg.drag.values[0] == 0.0);
+    assert_true(cfg.dt.values[0] == 0.1);
+    assert_true(cfg.gravity == 0.0 && cfg.mass == 1.0);
+    assert_true(cfg.x0[0] == 1.0 && cfg.v0[0] == 0.0);
+    assert_int_equal(cfg.steps, 10);
+    assert_true(cfg.t_end == 0.0);
+    assert_false(cfg.trace || cfg.convergence || cfg.stability || cfg.has_stability_zeta);
+    assert_int_equal(cfg.audit_every, 0);
+    assert_int_equal(config_lane_count(&cfg), osc_method_count());
+    config_free(&cfg);
+}
+
+static const char full[] =
+    "# every key\n"
+    "name: full-run\n"
+    "methods: [semi-implicit]\n"
+    "precision: float\n"
+    "x0: [0.5, -2]\n" /* before dim: order in the file does not matter */
+    "dim: 2\n"
+    "v0: 3\n"
+    "stiffness: {from: 1, to: 100, count: 3, spacing: log}\n"
+    "drag: [0, 0.5]\n"
+    "dt: {from: 0.1, to: 0.2, count: 5}\n"
+    "gravity: -9.81\n"
+    "mass: 2.5\n"
+    "t_end: 10\n"
+    "trace: {every: 4, points: [0, 29]}\n"
+    "analyses: [convergence, stability]\n"
+    "stability: {zeta: [0, 0.5, 1e0]}\n"
+    "audit_every: 1e3\n";
+
+static void full_config_loads_every_key(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    if (load_text(full, &cfg))
+        fail_msg("%s", err);
+    assert_string_equal(cfg.name, "full-run");
+    assert_int_equal(cfg.nmethods, 1);
+    assert_string_equal(cfg.methods[0]->name, "semi-implicit");
+    assert_int_equal(cfg.precision, OSC_FLOAT);
+    assert_int_equal(cfg.dim, 2);
+    assert_true(cfg.x0[0] == 0.5 && cfg.x0[1] == -2.0);
+    assert_true(cfg.v0[0] == 3.0 && cfg.v0[1] == 3.0);
+    assert_int_equal(cfg.stiffness.count, 3);
+    assert_true(cfg.stiffness.values[0] == 1.0 && cfg.stiffness.values[2] == 100.0);
+    assert_true(fabs(cfg.stiffness.values[1] - 10.0) < 1e-12);
+    assert_int_equal(cfg.drag.count, 2);
+    assert_true(cfg.drag.values[1] == 0.5);
+    assert_int_equal(cfg.dt.count, 5);
+    assert_true(cfg.dt.values[0] == 0.1 && cfg.dt.values[4] == 0.2);
+    assert_true(fabs(cfg.dt.values[2] - 0.15) < 1e-15);
+    assert_true(cfg.gravity == -9.81 && cfg.mass == 2.5);
+    assert_true(cfg.t_end == 10.0);
+    assert_int_equal(cfg.steps, -1);
+    assert_true(cfg.trace);
+    assert_int_equal(cfg.trace_every, 4);
+    assert_int_equal(cfg.ntrace_points, 2);
+    assert_int_equal(cfg.trace_points[1], 29);
+    assert_true(cfg.convergence && cfg.stability);
+    assert_true(cfg.has_stability_zeta);
+    assert_int_equal(cfg.stability_zeta.count, 3);
+    assert_true(cfg.stability_zeta.values[2] == 1.0);
+    assert_int_equal(cfg.audit_every, 1000);
+    assert_int_equal(config_lane_count(&cfg), 1 * 5 * 3 * 2);
+    config_free(&cfg);
+}
+
+static void range_of_one_is_from_and_scalar_methods_work(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    const char *text = "stiffness: {from: 4, to: 9, count: 1}\ndt: 0.1\nsteps: 1\n"
+                       "methods: semi-implicit\nanalyses: stability\ntrace: {}\n";
+    if (load_text(text, &cfg))
+        fail_msg("%s", err);
+    assert_int_equal(cfg.stiffness.count, 1);
+    assert_true(cfg.stiffness.values[0] == 4.0);
+    assert_int_equal(cfg.nmethods, 1);
+    assert_true(cfg.stability && !cfg.convergence);
+    assert_true(cfg.trace);
+    assert_int_equal(cfg.trace_every, 1);
+    assert_int_equal(cfg.ntrace_points, 0);
+    config_free(&cfg);
+}
+
+static void default_name_is_sanitized_stem(void **state)
+{
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s/my run.v2.yaml", tmpdir);
+    write_bytes(path, base, strlen(base));
+    osc_config cfg;
+    assert_int_equal(config_load(path, &cfg, err, sizeof err), 0);
+    assert_string_equal(cfg.name, "my_run.v2");
+    config_free(&cfg);
+}
+
+static void later_errors_are_located_by_key(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    assert_int_equal(load_text(base, &cfg), 0);
+    char msg[300], want[300];
+    assert_int_equal(config_error(&cfg, "dt", msg, sizeof msg, "too many steps (%d)", 7), 2);
+    snprintf(want, sizeof want, "%s:2:5: dt: too many steps (7)", cfgpath);
+    assert_string_equal(msg, want);
+    config_error(&cfg, "gravity", msg, sizeof msg, "not given");
+    snprintf(want, sizeof want, "%s: gravity: not given", cfgpath);
+    assert_string_equal(msg, want);
+    config_free(&cfg);
+}
+
+/* ---- the file itself -------------------------------------------------------------------- */
+
+static void missing_file(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    assert_int_equal(config_load("no/such/x.yaml", &cfg, err, sizeof err), 2);
+    assert_string_equal(err, "no/such/x.yaml: cannot open: No such file or directory");
+}
+
+static void directory_instead_of_file(void **state)
+{
+    (void)state;
+    char path[300], want[400];
+    snprintf(path, sizeof path, "%s/sub", tmpdir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    osc_config cfg;
+    assert_int_equal(config_load(path, &cfg, err, sizeof err), 2);
+    snprintf(want, sizeof want, "%s: cannot read: Is a directory", path);
+    assert_string_equal(err, want);
+    rmdir(path);
+}
+
+static void file_too_large(void **state)
+{
+    (void)state;
+    FILE *f = fopen(cfgpath, "wb");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)CONFIG_MAX_BYTES + 1), 0); /* sparse */
+    fclose(f);
+    osc_config cfg;
+    assert_int_equal(config_load(cfgpath, &cfg, err, sizeof err), 2);
+    expect_in_error(": larger than 16 MiB");
+    /* not a regular file: read until the cap */
+    assert_int_equal(config_load("/dev/zero", &cfg, err, sizeof err), 2);
+    assert_string_equal(err, "/dev/zero: larger than 16 MiB, not a config");
+}
+
+static void empty_and_comment_only_files(void **state)
+{
+    (void)state;
+    expect_error("", ":1:1: empty config");
+    expect_error("# nothing here\n\n", ":1:1: empty config");
+    expect_error("---\n", ":1:1: empty config");
+}
+
+static void malformed_yaml(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\ndt: [0.1, 0.2\nsteps: 3\n",
+                 ":3:6: malformed YAML: did not find expected");
+    expect_error("a: b: c\n", ":1:5: malformed YAML");
+    expect_error("stiffness: 1\n  dt: 2\n", ":2:5: malformed YAML");
+    expect_error("stiffness: 1\n---\ndt: 1\n", ":2:1: expected one YAML document");
+    expect_error("stiffness: 1\ndt: 0.1 \xff\n", ":2:9: malformed YAML: invalid leading UTF-8");
+}
+
+static void top_level_not_a_mapping(void **state)
+{
+    (void)state;
+    expect_error("- stiffness\n- dt\n", ":1:1: expected a mapping of config keys at the top, "
+                                        "not a list");
+    expect_error("just words\n", ":1:1: expected a mapping of config keys at the top, "
+                                 "not a scalar");
+}
+
+static void nul_byte(void **state)
+{
+    (void)state;
+    static const char text[] = "stiffness: 1\ndt: 0.\0 1\nsteps: 3\n";
+    expect_error_bytes(text, sizeof text - 1, ":2:7: NUL byte");
+}
+
+/* ---- keys ------------------------------------------------------------------------------- */
+
+static void unknown_keys(void **state)
+{
+    (void)state;
+    expect_error_extra("stifness: 2\n", ":4:1: stifness: unknown key (did you mean 'stiffness'?)");
+    expect_error_extra("colour: red\n", ":4:1: colour: unknown key (known keys: name, methods");
+    expect_error_extra("[a]: 1\n", ":4:1: expected a key name, not a list");
+    expect_error_extra("drag: {from: 0, to: 1, cont: 3}\n",
+                       ":4:24: drag.cont: unknown key (did you mean 'count'?)");
+    expect_error_extra("trace: {every: 2, pionts: [0]}\n",
+                       ":4:19: trace.pionts: unknown key (did you mean 'points'?)");
+    expect_error_extra("stability: {zetas: [0]}\n", ":4:13: stability.zetas: unknown key");
+    expect_error_extra("stability: {zeta: {from: 0, to: 1, count: 10001}}\n",
+                       ":4:19: stability.zeta: at most 10000 damping ratios, got 10001");
+    expect_error_extra("stability: {zeta: [0, -1]}\n",
+                       ":4:23: stability.zeta: expected a number >= 0");
+    expect_error_extra("stability: [0.5]\n", ":4:12: stability: expected a mapping {zeta");
+}
+
+static void duplicate_keys(void **state)
+{
+    (void)state;
+    expect_error_extra("dt: 0.2\n", ":4:1: dt: duplicate key (first at line 2)");
+    expect_error_extra("drag: {from: 0, to: 1, from: 3, count: 2}\n",
+                       ":4:24: drag.from: duplicate key (first at line 4)");
+}
+
+static void missing_required_keys(void **state)
+{
+    (void)state;
+    expect_error("dt: 0.1\nsteps: 10\n", ":1:1: stiffness: missing, a required key");
+    expect_error("stiffness: 1\nsteps: 10\n", ":1:1: dt: missing, a required key");
+    expect_error("stiffness: 1\ndt: 0.1\n", ":1:1: t_end: missing: give t_end or steps");
+}
+
+static void both_t_end_and_steps(void **state)
+{
+    (void)state;
+    expect_error_extra("t_end: 5\n", ":4:1: t_end: give t_end or steps, not both");
+    expect_error("stiffness: 1\ndt: 0.1\nt_end: 5\nsteps: 3\n",
+                 ":4:1: steps: give t_end or steps, not both");
+}
+
+/* ---- values ----------------------------------------------------------------------------- */
+
+static void wrong_types(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\ndt: fast\nsteps: 3\n", ":2:5: dt: expected a number, got 'fast'");
+    expect_error("stiffness: 1\ndt: \"0.1\"\nsteps: 3\n", ":2:5: dt: expected a number, got '0.1'");
+    expect_error("stiffness: 1\ndt:\nsteps: 3\n", ":2:4: dt: expected a number, got ''");
+    expect_error("stiffness: 1\ndt: [0.1, [0.2]]\nsteps: 3\n",
+                 ":2:11: dt: expected a number, not a list");
+    expect_error_extra("mass: [1, 2]\n", ":4:7: mass: expected a number, not a list");
+    expect_error_extra("gravity: {down: 1}\n", ":4:10: gravity: expected a number, not a mapping");
+    expect_error("stiffness: 1\ndt: 0.1\nsteps: many\n",
+                 ":3:8: steps: expected a number, got 'many'");
+    expect_error_extra("name: [a]\n", ":4:7: name: expected a string, not a list");
+    expect_error_extra("trace: 5\n", ":4:8: trace: expected a mapping {every: N");
+    expect_error_extra("analyses: {convergence: 1}\n", ":4:11: analyses: expected a list");
+    expect_error_extra("methods: {euler: 1}\n", ":4:10: methods: expected a list of method names");
+}
+
+static void out_of_range_numbers(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\ndt: 0\nsteps: 3\n", ":2:5: dt: expected a positive number, got 0");
+    expect_error("stiffness: 1\ndt: -0.1\nsteps: 3\n",
+                 ":2:5: dt: expected a positive number, got -0.1");
+    expect_error("stiffness: 1\ndt: [0.1, -0.0]\nsteps: 3\n",
+                 ":2:11: dt: expected a positive number");
+    expect_error("stiffness: -1\ndt: 0.1\nsteps: 3\n",
+                 ":1:12: stiffness: expected a number >= 0, got -1");
+    expect_error_extra("drag: [0, -0.5]\n", ":4:11: drag: expected a number >= 0");
+    expect_error_extra("mass: -1\n", ":4:7: mass: expected a number >= 0");
+    expect_error("stiffness: 1\ndt: 0.1\nsteps: 0\n",
+                 ":3:8: steps: expected a whole number from 1 to");
+    expect_error("stiffness: 1\ndt: 0.1\nsteps: 2.5\n",
+                 ":3:8: steps: expected a whole number from 1 to");
+    expect_error("stiffness: 1\ndt: 0.1\nt_end: 0\n", ":3:8: t_end: expected a positive number");
+    expect_error("stiffness: 1\ndt: 0.1\nt_end: -3\n", ":3:8: t_end: expected a positive number");
+}
+
+static void nan_and_inf_in_every_spelling(void **state)
+{
+    (void)state;
+    const char *spellings[] = {".nan", ".NaN", ".NAN", "nan", "NaN", "NAN", ".inf", ".Inf",
+                               ".INF", "-.inf", "+.inf", "-.Inf", "+.INF", "inf", "-inf",
+                               "+inf", "Inf", "INF", "infinity", "-Infinity", "nan(1)"};
+    for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+        char text[200];
+        snprintf(text, sizeof text, "stiffness: 1\ndt: %s\nsteps: 3\n", spellings[i]);
+        expect_error(text, ":2:5: dt: expected a finite number");
+        snprintf(text, sizeof text, "%sgravity: %s\n", base, spellings[i]);
+        expect_error(text, ":4:10: gravity: expected a finite number");
+        snprintf(text, sizeof text, "%sdrag: [0, %s]\n", base, spellings[i]);
+        expect_error(text, ":4:11: drag: expected a finite number");
+        snprintf(text, sizeof text, "%sdrag: {from: 0, to: %s, count: 2}\n", base, spellings[i]);
+        expect_error(text, ":4:21: drag.to: expected a finite number");
+    }
+}
+
+static void overflow_and_garbage(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\ndt: 1e999\nsteps: 3\n",
+                 ":2:5: dt: expected a finite number, '1e999' overflows a double");
+    expect_error_extra("gravity: -1e999\n", ":4:10: gravity: expected a finite number");
+    expect_error("stiffness: 1\ndt: 1.5x\nsteps: 3\n", ":2:5: dt: expected a number, got '1.5x'");
+    expect_error("stiffness: 1\ndt: 1.5 x\nsteps: 3\n", ":2:5: dt: expected a number");
+    expect_error("stiffness: 1\ndt: 0x10\nsteps: 3\n", ":2:5: dt: expected a number");
+    expect_error("stiffness: 1\ndt: 1e\nsteps: 3\n", ":2:5: dt: expected a number");
+    expect_error("stiffness: 1\ndt: .\nsteps: 3\n", ":2:5: dt: expected a number");
+    expect_error("stiffness: 1\ndt: 0.1\nsteps: 1e300\n", ":3:8: steps: expected a whole number");
+}
+
+static void bad_choices(void **state)
+{
+    (void)state;
+    expect_error_extra("methods: [semi-implicit, nosuch]\n",
+                       ":4:26: methods: unknown method 'nosuch' (valid: ");
+    expect_in_error("semi-implicit");
+    expect_error_extra("methods: [semi-implicit, semi-implicit]\n",
+                       ":4:26: methods: 'semi-implicit' listed twice");
+    expect_error_extra("methods: []\n", ":4:10: methods: expected at least one method");
+    expect_error_extra("precision: quad\n",
+                       ":4:12: precision: unknown precision 'quad' (valid: double, float)");
+    expect_error_extra("dim: 4\n", ":4:6: dim: expected a whole number from 1 to 3");
+    expect_error_extra("dim: 0\n", ":4:6: dim: expected a whole number from 1 to 3");
+    expect_error_extra("analyses: [convergence, speed]\n",
+                       ":4:25: analyses: unknown analysis 'speed' (valid: convergence, stability)");
+    expect_error_extra("name: ../../etc/x\n", ":4:7: name: expected 1 to 128 of");
+    expect_error_extra("name: .hidden\n", ":4:7: name: expected 1 to 128 of");
+}
+
+static void vectors_of_the_wrong_length(void **state)
+{
+    (void)state;
+    expect_error_extra("dim: 2\nx0: [1, 2, 3]\n", ":5:5: x0: expected 2 numbers (dim is 2), got 3");
+    expect_error_extra("v0: [1, 2]\n", ":4:5: v0: expected 1 number (dim is 1), got 2");
+    expect_error_extra("v0: [1, 2]\ndim: 3\n", ":4:5: v0: expected 3 numbers (dim is 3), got 2");
+    expect_error_extra("dim: 2\nx0: [1, .nan]\n", ":5:9: x0: expected a finite number");
+    expect_error_extra("x0: []\n", ":4:5: x0: expected 1 number (dim is 1), got 0");
+    expect_error_extra("drag: []\n", ":4:7: drag: expected at least one value");
+}
+
+static void bad_ranges(void **state)
+{
+    (void)state;
+    expect_error_extra("drag: {from: 0, to: 1, count: 0}\n",
+                       ":4:31: drag.count: expected a whole number from 1 to 100000000");
+    expect_error_extra("drag: {from: 0, to: 1, count: 100000001}\n",
+                       ":4:31: drag.count: expected a whole number from 1 to 100000000");
+    expect_error_extra("drag: {from: 0, to: 1}\n",
+                       ":4:7: drag: a range needs from, to and count");
+    expect_error_extra("drag: {to: 1, count: 3}\n",
+                       ":4:7: drag: a range needs from, to and count");
+    expect_error_extra("drag: {from: 0, to: 1, count: 3, spacing: log}\n",
+                       ":4:14: drag.from: log spacing needs a positive number");
+    expect_error_extra("drag: {from: -1, to: 1, count: 3}\n",
+                       ":4:14: drag.from: expected a number >= 0");
+    expect_error_extra("drag: {from: 1, to: 2, count: 3, spacing: cubic}\n",
+                       ":4:43: drag.spacing: unknown spacing 'cubic' (valid: linear, log)");
+    expect_error("stiffness: 1\ndt: {from: 0, to: 1, count: 3}\nsteps: 3\n",
+                 ":2:12: dt.from: expected a positive number");
+}
+
+static void bad_trace(void **state)
+{
+    (void)state;
+    expect_error_extra("trace: {every: 0}\n", ":4:16: trace.every: expected a whole number from 1");
+    expect_error_extra("trace: {every: -3}\n", ":4:16: trace.every: expected a whole number");
+    /* lanes: every method x 1 x 1 x 1 */
+    char line[100], where[200];
+    size_t lanes = osc_method_count();
+    snprintf(line, sizeof line, "trace: {points: [0, %zu]}\n", lanes);
+    snprintf(where, sizeof where, ":4:21: trace.points: row %zu is beyond the sweep's %zu lanes",
+             lanes, lanes);
+    expect_error_extra(line, where);
+    expect_error_extra("trace: {points: [-1]}\n", ":4:18: trace.points: expected a whole number");
+}
+
+static void sweep_too_large_for_memory(void **state)
+{
+    (void)state;
+    expect_error("stiffness: {from: 0, to: 1, count: 100000000}\n"
+                 "dt: {from: 0.1, to: 1, count: 10000000}\nsteps: 3\n",
+                 ":1:12: stiffness: sweep of ");
+    expect_in_error("lanes needs ~");
+    expect_in_error("GiB, more than this machine's ");
+}
+
+/* ---- hostile YAML ----------------------------------------------------------------------- */
+
+static void alias_bomb(void **state)
+{
+    (void)state;
+    expect_error("a: &a [x, x, x, x, x, x, x, x, x]\n"
+                 "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                 "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n",
+                 ":2:8: YAML aliases (*a) are not supported");
+    expect_error("stiffness: &k 1\ndt: 0.1\nsteps: 3\ndrag: *k\n", ":4:7: YAML aliases");
+}
+
+static void deep_nesting(void **state)
+{
+    (void)state;
+    enum { depth = 200000 };
+    static char text[depth + 8];
+    memcpy(text, "dt: ", 4);
+    memset(text + 4, '[', depth);
+    text[4 + depth] = '\0';
+    expect_error(text, ":1:");
+    expect_in_error("nested deeper than 16 levels");
+
+    char block[4096] = "";
+    for (int level = 0; level < 40; level++) {
+        size_t used = strlen(block);
+        snprintf(block + used, sizeof block - used, "%*sk%d:\n", 2 * level, "", level);
+    }
+    expect_error(block, ":17:33: nested deeper than 16 levels");
+}
+
+static void huge_sequence(void **state)
+{
+    (void)state;
+    size_t n = CONFIG_MAX_LIST + 1;
+    char *text = malloc(2 * n + 16);
+    assert_non_null(text);
+    size_t len = (size_t)sprintf(text, "drag: [");
+    for (size_t i = 0; i < n; i++) {
+        memcpy(text + len, "0,", 2);
+        len += 2;
+    }
+    text[len - 1] = ']';
+    text[len] = '\0';
+    expect_error(text, ":1:7: list or mapping longer than 1000000 items");
+    free(text);
+}
+
+static void too_many_nodes(void **state)
+{
+    (void)state;
+    /* lists of 9 under the list cap, over the node cap in total */
+    size_t lists = CONFIG_MAX_NODES / 10 + 1;
+    static const char item[] = "[0,0,0,0,0,0,0,0,0],";
+    char *text = malloc(lists * (sizeof item - 1) + 16);
+    assert_non_null(text);
+    size_t len = (size_t)sprintf(text, "drag: [");
+    for (size_t i = 0; i < lists; i++) {
+        memcpy(text + len, item, sizeof item - 1);
+        len += sizeof item - 1;
+    }
+    text[len - 1] = ']';
+    text[len] = '\0';
+    expect_error(text, ":1:");
+    expect_in_error("too many YAML nodes (more than 1100000)");
+    free(text);
+}
+
+static void random_bytes(void **state)
+{
+    (void)state;
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    char bytes[2048];
+    for (int round = 0; round < 50; round++) {
+        size_t len = 1 + (size_t)(x % sizeof bytes);
+        for (size_t i = 0; i < len; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            /* half the rounds printable, so the parser gets past the reader */
+            bytes[i] = round % 2 ? (char)(x >> 24) : (char)(32 + (x >> 24) % 95);
+        }
+        expect_error_bytes(bytes, len, ":");
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(minimal_config_gets_defaults),
+        cmocka_unit_test(full_config_loads_every_key),
+        cmocka_unit_test(range_of_one_is_from_and_scalar_methods_work),
+        cmocka_unit_test(default_name_is_sanitized_stem),
+        cmocka_unit_test(later_errors_are_located_by_key),
+        cmocka_unit_test(missing_file),
+        cmocka_unit_test(directory_instead_of_file),
+        cmocka_unit_test(file_too_large),
+        cmocka_unit_test(empty_and_comment_only_files),
+        cmocka_unit_test(malformed_yaml),
+        cmocka_unit_test(top_level_not_a_mapping),
+        cmocka_unit_test(nul_byte),
+        cmocka_unit_test(unknown_keys),
+        cmocka_unit_test(duplicate_keys),
+        cmocka_unit_test(missing_required_keys),
+        cmocka_unit_test(both_t_end_and_steps),
+        cmocka_unit_test(wrong_types),
+        cmocka_unit_test(out_of_range_numbers),
+        cmocka_unit_test(nan_and_inf_in_every_spelling),
+        cmocka_unit_test(overflow_and_garbage),
+        cmocka_unit_test(bad_choices),
+        cmocka_unit_test(vectors_of_the_wrong_length),
+        cmocka_unit_test(bad_ranges),
+        cmocka_unit_test(bad_trace),
+        cmocka_unit_test(sweep_too_large_for_memory),
+        cmocka_unit_test(alias_bomb),
+        cmocka_unit_test(deep_nesting),
+        cmocka_unit_test(huge_sequence),
+        cmocka_unit_test(too_many_nodes),
+        cmocka_unit_test(random_bytes),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}
