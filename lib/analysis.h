@@ -1,0 +1,130 @@
+/* The analyses: measured order of convergence, and the stability limit in omega0*dt (theory from
+ * the one-step amplification matrix, and measured by stepping lanes). Pure computation. */
+#ifndef OSC_ANALYSIS_H
+#define OSC_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "oscbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- convergence -------------------------------------------------------------------------- */
+
+/* One run of a (method, stiffness, drag) group at one dt. */
+typedef struct osc_conv_point {
+    double dt;
+    double error;  /* e.g. final or largest |x_num - x_exact| */
+    long steps;    /* steps taken, for the round-off floor */
+    bool stable;
+} osc_conv_point;
+
+typedef struct osc_fit_params {
+    double eps;         /* unit round-off of the precision run (osc_precision_eps) */
+    double scale;       /* size of the motion where the errors are measured: for final errors
+                         * the exact energy-norm distance from rest at t_end (a damped motion
+                         * has shrunk, and its round-off with it), for largest errors the
+                         * initial one; <= 0 turns off the floor and the ceiling */
+    double omega_t;     /* omega0 * t_end of the runs, for the floor's phase term (0: unknown) */
+    int declared_order; /* what pass compares against */
+} osc_fit_params;
+
+typedef enum osc_fit_status {
+    OSC_FIT_OK = 0,
+    OSC_FIT_INSUFFICIENT = 1, /* fewer than 3 usable points in a converging range */
+} osc_fit_status;
+
+/* Constants of the fit (justified in convergence.c). */
+#define OSC_FIT_FLOOR_C 10.0   /* round-off floor: C * eps * scale * (sqrt(steps) + omega_t) */
+#define OSC_FIT_CEILING 0.1    /* errors above this share of scale are not asymptotic */
+#define OSC_FIT_RESID_TOL 0.15 /* largest |residual| of log(error) in the asymptotic range */
+#define OSC_FIT_MIN_SLOPE 0.25 /* a flatter range is a floor, not convergence */
+#define OSC_FIT_PASS_TOL 0.25  /* pass: declared in [low - tol, high + tol] */
+#define OSC_FIT_CONFIDENCE 0.95
+
+typedef struct osc_order_fit {
+    osc_fit_status status;
+    double order;      /* fitted slope of log(error) against log(dt); NaN if insufficient */
+    double order_se;   /* its standard error */
+    double order_low;  /* order -/+ t(0.975, n - 2) * order_se: a 95% interval */
+    double order_high;
+    double intercept;  /* log(error) at dt = 1 */
+    double dt_min, dt_max; /* the range of dt fitted */
+    size_t fit_points; /* points in the fit */
+    bool pass;         /* declared order within [low - tol, high + tol]; false if insufficient */
+} osc_order_fit;
+
+/* Fit the order over the automatically chosen asymptotic range of the n points (any order, any
+ * dt spacing). used (n entries, may be NULL) marks the points in the fit. Returns OSC_OK,
+ * OSC_EINVAL (NULL pts with n > 0, NULL par/out) or OSC_ENOMEM. */
+int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par,
+                  osc_order_fit *out, bool *used);
+
+/* Unit round-off of a precision (DBL_EPSILON or FLT_EPSILON). */
+double osc_precision_eps(osc_precision p);
+/* The two-sided 95% quantile of Student's t with dof degrees of freedom (dof >= 1). */
+double osc_student_t975(int dof);
+
+/* ---- stability ---------------------------------------------------------------------------- */
+
+typedef enum osc_stab_kind {
+    OSC_STAB_BOUNDED = 0, /* stable for omega0*dt in (0, limit], unstable just above */
+    OSC_STAB_ALWAYS = 1,  /* stable at every omega0*dt tested: limit = INFINITY */
+    OSC_STAB_NEVER = 2,   /* unstable at every omega0*dt > 0 tested: limit = 0 */
+} osc_stab_kind;
+
+/* One-step amplification matrix A (state' = A state, A[row][col]) of method m at h = omega0*dt
+ * and damping ratio zeta, from its reference step on the unit states (w2 = 1, gam = 2 zeta,
+ * g = 0, dt = h). Components beyond m->nstate are zero. */
+void osc_amplification(const osc_method *m, double zeta, double h,
+                       double A[OSC_MAX_STATE][OSC_MAX_STATE]);
+/* Spectral radius of the leading n x n block (n = 1, 2 or 3) of A. */
+double osc_spectral_radius(int n, const double A[OSC_MAX_STATE][OSC_MAX_STATE]);
+
+#define OSC_STAB_RHO_TOL 1e-12 /* stable when rho <= 1 + tol */
+#define OSC_STAB_H_MIN 1e-4    /* scan range of the theory (below h_min: probed by decades) */
+#define OSC_STAB_H_MAX 1e3
+
+typedef struct osc_stab_theory {
+    osc_stab_kind kind;
+    double limit;   /* omega0*dt: finite, INFINITY (always) or 0 (never) */
+    double h_low;   /* smallest omega0*dt examined: NEVER means unstable from here up */
+    double h_high;  /* largest omega0*dt examined: ALWAYS means stable up to here */
+} osc_stab_theory;
+
+/* The stability limit of m at damping ratio zeta >= 0 from the spectral radius. */
+int osc_stability_theory(const osc_method *m, double zeta, osc_stab_theory *out);
+
+typedef struct osc_stab_options {
+    size_t coarse_lanes; /* lanes of the first, log-spaced scan (default 512) */
+    size_t fine_lanes;   /* lanes of each refining batch (default 256) */
+    double growth;       /* a lane is unstable once its energy norm grows beyond this (1e6) */
+    double h_low, h_high; /* range of the first scan (0.05, 1e3) */
+    double rel_tol;      /* target relative resolution (2e-4) */
+    long max_steps;      /* cap on the steps of one batch (400000) */
+} osc_stab_options;
+
+typedef struct osc_stab_measured {
+    osc_stab_kind kind;
+    double limit;       /* omega0*dt: finite, INFINITY or 0 */
+    double resolution;  /* relative uncertainty of limit (half the bracket plus the bias of a
+                         * finite step count); NaN for ALWAYS / NEVER */
+    double h_low, h_high; /* range of the first scan: NEVER = unstable down to h_low */
+    size_t lanes;       /* lanes stepped, over all batches */
+    long max_steps;     /* the most steps of one batch */
+    double lane_steps;  /* total lane-steps */
+    int batches;
+} osc_stab_measured;
+
+/* Measure the limit by stepping lanes (w2 = omega0^2 per lane, dt = 1, x0 = 1, v0 = 0, drag
+ * c = 2 zeta omega0) in precision p. opt may be NULL (defaults); zero fields take defaults. */
+int osc_stability_measured(const osc_method *m, osc_precision p, double zeta,
+                           const osc_stab_options *opt, osc_stab_measured *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

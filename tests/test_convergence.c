@@ -1,0 +1,376 @@
+/* The order fit: synthetic error data with a known slope (noise, round-off floor, pre-asymptotic
+ * and unstable tails, uneven and shuffled dt), and real batches of euler and verlet-zero-start. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+
+#define MAXPTS 64
+
+/* A small seeded generator (xorshift64*), so the noise is the same on every machine. */
+static uint64_t rng_state;
+static void seed(uint64_t s) { rng_state = s ? s : 1; }
+static double uniform01(void)
+{
+    rng_state ^= rng_state >> 12, rng_state ^= rng_state << 25, rng_state ^= rng_state >> 27;
+    return ((rng_state * 2685821657736338717ull) >> 11) * 0x1.0p-53;
+}
+static double gaussian(void)
+{
+    double u = uniform01(), v = uniform01();
+    return sqrt(-2 * log(u > 0 ? u : 0x1.0p-53)) * cos(6.283185307179586 * v);
+}
+
+static osc_fit_params params(int declared)
+{
+    return (osc_fit_params){.eps = DBL_EPSILON, .scale = 1, .omega_t = 0, .declared_order = declared};
+}
+
+/* n points log-spaced over [dt_lo, dt_hi], error = c dt^p (1 + noise), steps = 10 / dt. */
+static void power_law(osc_conv_point *pts, size_t n, double dt_lo, double dt_hi, double c,
+                      double p, double sigma)
+{
+    for (size_t i = 0; i < n; i++) {
+        double dt = dt_lo * pow(dt_hi / dt_lo, (double)i / (double)(n - 1));
+        pts[i] = (osc_conv_point){dt, c * pow(dt, p) * exp(sigma * gaussian()), (long)(10 / dt),
+                                  true};
+    }
+}
+
+static osc_order_fit fit(const osc_conv_point *pts, size_t n, osc_fit_params par, bool *used)
+{
+    osc_order_fit f;
+    assert_int_equal(osc_fit_order(pts, n, &par, &f, used), OSC_OK);
+    return f;
+}
+
+/* Exact power laws: the slope is recovered to rounding (1e-9 is ~1e6 ulps of the sums),
+ * every point is used, and only the declared order passes. */
+static void test_exact_slopes(void **state)
+{
+    (void)state;
+    const int orders[] = {1, 2, 4};
+    for (int k = 0; k < 3; k++) {
+        osc_conv_point pts[12];
+        bool used[12];
+        /* rk4-like data stays above the floor: 0.5 * 0.003^4 = 4e-11 >> 50 eps sqrt(3333) */
+        power_law(pts, 12, orders[k] == 4 ? 3e-3 : 1e-3, 0.1, 0.5, orders[k], 0);
+        osc_order_fit f = fit(pts, 12, params(orders[k]), used);
+        assert_int_equal(f.status, OSC_FIT_OK);
+        assert_true(fabs(f.order - orders[k]) < 1e-9);
+        assert_true(fabs(f.intercept - log(0.5)) < 1e-8);
+        assert_int_equal(f.fit_points, 12);
+        for (int i = 0; i < 12; i++)
+            assert_true(used[i]);
+        assert_true(f.pass);
+        assert_false(fit(pts, 12, params(orders[k] + 1), NULL).pass);
+        assert_false(fit(pts, 12, params(orders[k] - 1), NULL).pass);
+    }
+}
+
+/* 5% log-normal noise on 16 points over two decades: the slope's standard error is
+ * sigma / sqrt(Sxx) ~ 0.05 / 5.3 ~ 0.01, so 0.05 is ~5 standard errors, and the estimate is
+ * within 4 of its own standard errors of the truth (a 1-in-10^4 event otherwise; the 95%
+ * interval itself misses 1 time in 20, so the test does not demand it). */
+static void test_noisy_slopes(void **state)
+{
+    (void)state;
+    const int orders[] = {1, 2, 4};
+    for (int k = 0; k < 3; k++) {
+        osc_conv_point pts[16];
+        seed(1234 + k);
+        power_law(pts, 16, 2e-3, 0.2, 0.5, orders[k], 0.05);
+        osc_order_fit f = fit(pts, 16, params(orders[k]), NULL);
+        assert_int_equal(f.status, OSC_FIT_OK);
+        assert_true(fabs(f.order - orders[k]) < 0.05);
+        assert_true(f.order_se > 0.003 && f.order_se < 0.03);
+        assert_true(fabs(f.order - orders[k]) <= 4 * f.order_se);
+        double half_width = osc_student_t975(14) * f.order_se;
+        assert_true(fabs(f.order_high - f.order - half_width) < 1e-12);
+        assert_true(fabs(f.order - f.order_low - half_width) < 1e-12);
+        assert_int_equal(f.fit_points, 16);
+        assert_true(f.pass);
+    }
+}
+
+/* Order 4 reaching a round-off floor: error = dt^4 + r, r ~ eps sqrt(steps) (a random walk
+ * of rounding). Points where the truncation error is below the model floor
+ * 10 eps sqrt(steps) (~2e-13 at dt = 1e-3) must be left out, the rest fitted at slope 4. */
+static void test_roundoff_floor(void **state)
+{
+    (void)state;
+    osc_conv_point pts[20];
+    bool used[20];
+    seed(77);
+    for (int i = 0; i < 20; i++) {
+        double dt = 1e-4 * pow(1e3, i / 19.0);
+        long steps = (long)(10 / dt);
+        double roundoff = DBL_EPSILON * sqrt((double)steps) * fabs(gaussian());
+        pts[i] = (osc_conv_point){dt, pow(dt, 4) + roundoff, steps, true};
+    }
+    osc_order_fit f = fit(pts, 20, params(4), used);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    /* a fitted point's truncation error is >= 10 eps sqrt(steps), ~10x its round-off: log(error)
+     * moves by ~0.1 at most on the lowest fitted points; 0.05 on the slope allows that */
+    assert_true(fabs(f.order - 4) < 0.05);
+    for (int i = 0; i < 20; i++) {
+        double floor = OSC_FIT_FLOOR_C * DBL_EPSILON * sqrt((double)pts[i].steps);
+        if (pow(pts[i].dt, 4) < 0.5 * floor)
+            assert_false(used[i]);
+        if (pow(pts[i].dt, 4) > 2 * floor)
+            assert_true(used[i]);
+    }
+    assert_true(f.fit_points >= 8);
+    assert_true(f.pass);
+}
+
+/* A floor far above the model, as stormer's: round-off amplified by 1/dt (eps sqrt(steps) / dt,
+ * 1e-9 at dt = 1e-4). The flattened points bend the line, so the longest straight range is the
+ * order-2 one above them. */
+static void test_floor_above_model(void **state)
+{
+    (void)state;
+    osc_conv_point pts[18];
+    bool used[18];
+    seed(11);
+    for (int i = 0; i < 18; i++) {
+        double dt = 3e-5 * pow(2, i);
+        long steps = (long)(10 / dt);
+        double roundoff = DBL_EPSILON * sqrt((double)steps) / dt * (1 + 0.3 * gaussian());
+        pts[i] = (osc_conv_point){dt, 0.05 * dt * dt + fabs(roundoff), steps, true};
+    }
+    osc_order_fit f = fit(pts, 18, params(2), used);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    assert_true(fabs(f.order - 2) < 0.05);
+    for (int i = 0; i < 18; i++) {
+        double truncation = 0.05 * pts[i].dt * pts[i].dt, ceiling = OSC_FIT_CEILING;
+        double roundoff = DBL_EPSILON * sqrt((double)pts[i].steps) / pts[i].dt;
+        if (roundoff > 0.3 * truncation || truncation > ceiling) /* bent or above the ceiling */
+            assert_false(used[i]);
+    }
+    assert_true(f.fit_points >= 7);
+    assert_true(f.pass);
+}
+
+/* The same floor with the floor model off (scale 0): the flat run at small dt fails the minimum
+ * slope, so the range starts where the errors start falling. */
+static void test_flattening_without_floor_model(void **state)
+{
+    (void)state;
+    osc_conv_point pts[16];
+    bool used[16];
+    seed(5);
+    for (int i = 0; i < 16; i++) {
+        double dt = 1e-3 * pow(100, i / 15.0);
+        pts[i] = (osc_conv_point){dt, pow(dt, 2) + 1e-7 * (1 + 0.1 * gaussian()), 1, true};
+    }
+    osc_fit_params par = params(2);
+    par.scale = 0;
+    osc_order_fit f = fit(pts, 16, par, used);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    assert_true(fabs(f.order - 2) < 0.1); /* the first fitted point may carry the floor at ~15% */
+    for (int i = 0; i < 16; i++)
+        if (pow(pts[i].dt, 2) < 1e-6) /* floor >= 10% of the error: flattened */
+            assert_false(used[i]);
+    assert_true(f.pass);
+}
+
+/* Order 2 with a pre-asymptotic bend at large dt (error = dt^2 (1 + (dt/0.05)^3)), then unstable
+ * and non-finite points: the range is the small-dt end, where the bend is < 16%. */
+static void test_pre_asymptotic_and_unstable_tail(void **state)
+{
+    (void)state;
+    osc_conv_point pts[MAXPTS];
+    bool used[MAXPTS];
+    size_t n = 0;
+    for (int i = 0; i < 14; i++) {
+        double dt = 1e-3 * pow(100, i / 13.0);
+        pts[n++] = (osc_conv_point){dt, dt * dt * (1 + pow(dt / 0.05, 3)), (long)(1 / dt), true};
+    }
+    pts[n++] = (osc_conv_point){0.2, 1e5, 5, false};
+    pts[n++] = (osc_conv_point){0.3, NAN, 3, false};
+    pts[n++] = (osc_conv_point){0.4, INFINITY, 3, true};
+    pts[n++] = (osc_conv_point){0.5, 0.9, 2, true}; /* stable but saturated */
+    osc_order_fit f = fit(pts, n, params(2), used);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    /* the range keeps points with bend <= ~16%, which tilts the slope by < 0.1 */
+    assert_true(fabs(f.order - 2) < 0.1);
+    for (size_t i = 0; i < n; i++) {
+        if (pts[i].dt > 0.05) /* bend >= 100% */
+            assert_false(used[i]);
+        if (pts[i].dt < 0.012) /* bend < 1.5% */
+            assert_true(used[i]);
+    }
+    assert_true(f.dt_max <= 0.05);
+    assert_true(f.pass);
+}
+
+/* Random (log-uniform) dt, shuffled: the same fit whatever the order of the input, and the mask
+ * follows the points. */
+static void test_uneven_and_shuffled(void **state)
+{
+    (void)state;
+    osc_conv_point pts[24], shuffled[24];
+    bool used[24], used_shuffled[24];
+    int perm[24];
+    seed(99);
+    for (int i = 0; i < 24; i++) {
+        double dt = 1e-3 * pow(100, uniform01());
+        pts[i] = (osc_conv_point){dt, 3 * dt * dt * exp(0.03 * gaussian()), (long)(1 / dt), true};
+        perm[i] = i;
+    }
+    pts[5].stable = false;
+    for (int i = 23; i > 0; i--) {
+        int j = (int)(uniform01() * (i + 1)), t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+    }
+    for (int i = 0; i < 24; i++)
+        shuffled[i] = pts[perm[i]];
+    osc_order_fit a = fit(pts, 24, params(2), used);
+    osc_order_fit b = fit(shuffled, 24, params(2), used_shuffled);
+    assert_int_equal(a.status, OSC_FIT_OK);
+    assert_true(fabs(a.order - 2) < 0.05); /* se ~ 0.03 / sqrt(24 * 1.76) ~ 0.005 */
+    assert_true(a.order == b.order && a.order_se == b.order_se);
+    assert_int_equal(a.fit_points, 23);
+    assert_false(used[5]);
+    for (int i = 0; i < 24; i++)
+        assert_int_equal(used_shuffled[i], used[perm[i]]);
+}
+
+static void assert_insufficient(const osc_conv_point *pts, size_t n)
+{
+    osc_order_fit f = fit(pts, n, params(1), NULL);
+    assert_int_equal(f.status, OSC_FIT_INSUFFICIENT);
+    assert_true(isnan(f.order) && isnan(f.order_low) && isnan(f.order_high));
+    assert_int_equal(f.fit_points, 0);
+    assert_false(f.pass);
+}
+
+static void test_too_few_points(void **state)
+{
+    (void)state;
+    osc_conv_point pts[6];
+    power_law(pts, 6, 1e-3, 1e-1, 1, 1, 0);
+    assert_insufficient(pts, 0);
+    assert_insufficient(pts, 2);
+    pts[0].stable = pts[2].stable = pts[3].stable = pts[5].stable = false;
+    assert_insufficient(pts, 6);
+    pts[0].stable = pts[2].stable = pts[3].stable = pts[5].stable = true;
+    pts[0].error = INFINITY, pts[1].error = NAN, pts[3].error = 0, pts[4].dt = -1;
+    assert_insufficient(pts, 6);
+    power_law(pts, 6, 1e-3, 1e-1, 1, 1, 0);
+    for (int i = 0; i < 6; i++) /* all flat: no converging range */
+        pts[i].error = 1e-3;
+    assert_insufficient(pts, 6);
+    osc_order_fit f;
+    osc_fit_params par = params(1);
+    assert_int_equal(osc_fit_order(NULL, 3, &par, &f, NULL), OSC_EINVAL);
+}
+
+/* Reference quantiles of Student's t (two-sided 95%). */
+static void test_t_quantiles(void **state)
+{
+    (void)state;
+    assert_true(fabs(osc_student_t975(1) - 12.7062) < 1e-4);
+    assert_true(fabs(osc_student_t975(10) - 2.2281) < 1e-4);
+    assert_true(fabs(osc_student_t975(60) - 2.0003) < 1e-4);
+    assert_true(fabs(osc_student_t975(1000) - 1.9623) < 1e-4);
+}
+
+/* ---- real runs ---------------------------------------------------------------------------- */
+
+/* Final error at t_end = 4 of one lane (k = 1, c = 0, m = 1, x0 = 1, v0 = 0.5) against the
+ * undamped closed form x0 cos t + v0 sin t, for dt = 4 / steps. */
+static osc_conv_point run_point(const osc_method *m, long steps)
+{
+    const double t_end = 4, x0 = 1, v0 = 0.5, dt = t_end / (double)steps;
+    osc_batch *b;
+    assert_int_equal(osc_batch_create(&b, m, OSC_DOUBLE, 1, 1, 0), OSC_OK);
+    assert_int_equal(osc_batch_set_lane(b, 0, 1, 0, 1, &x0, &v0), OSC_OK);
+    assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+    assert_int_equal(osc_batch_run(b, steps, 0, NULL, NULL), OSC_OK);
+    double x, v;
+    osc_batch_readout(b, 0, 1, &x, &v);
+    osc_batch_free(b);
+    double error = fabs(x - (x0 * cos(t_end) + v0 * sin(t_end)));
+    return (osc_conv_point){dt, error, steps, isfinite(x)};
+}
+
+static osc_order_fit measure_order(const osc_method *m)
+{
+    osc_conv_point pts[8];
+    for (int i = 0; i < 8; i++)
+        pts[i] = run_point(m, 50L << i);
+    osc_fit_params par = {.eps = DBL_EPSILON, .scale = hypot(1, 0.5), .omega_t = 4,
+                          .declared_order = osc_method_declared_order(m, 0)};
+    return fit(pts, 8, par, NULL);
+}
+
+static const osc_method *find_or_skip(const char *name)
+{
+    const osc_method *m = osc_method_find(name);
+    if (!m)
+        skip();
+    return m;
+}
+
+/* Explicit Euler, declared 1: measures 1 (0.15: the h^2 term is ~10% at the largest dt). */
+static void test_euler_measures_one(void **state)
+{
+    (void)state;
+    const osc_method *m = find_or_skip("euler");
+    osc_order_fit f = measure_order(m);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    assert_true(fabs(f.order - 1) < 0.15);
+    assert_true(f.fit_points >= 5);
+    assert_true(f.pass);
+}
+
+/* The zero-start bug: declared 2, measures 1, fails. */
+static void test_verlet_zero_start_caught(void **state)
+{
+    (void)state;
+    const osc_method *m = find_or_skip("verlet-zero-start");
+    assert_int_equal(m->order, 2);
+    osc_order_fit f = measure_order(m);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    assert_true(fabs(f.order - 1) < 0.15);
+    assert_false(f.pass);
+}
+
+/* Control: velocity Verlet proper measures 2 and passes. */
+static void test_verlet_measures_two(void **state)
+{
+    (void)state;
+    const osc_method *m = find_or_skip("verlet");
+    osc_order_fit f = measure_order(m);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    assert_true(fabs(f.order - 2) < 0.15);
+    assert_true(f.pass);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_slopes),
+        cmocka_unit_test(test_noisy_slopes),
+        cmocka_unit_test(test_roundoff_floor),
+        cmocka_unit_test(test_floor_above_model),
+        cmocka_unit_test(test_flattening_without_floor_model),
+        cmocka_unit_test(test_pre_asymptotic_and_unstable_tail),
+        cmocka_unit_test(test_uneven_and_shuffled),
+        cmocka_unit_test(test_too_few_points),
+        cmocka_unit_test(test_t_quantiles),
+        cmocka_unit_test(test_euler_measures_one),
+        cmocka_unit_test(test_verlet_zero_start_caught),
+        cmocka_unit_test(test_verlet_measures_two),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,275 @@
+/* Stability limits: the spectral radius on matrices with known eigenvalues, the theory limits
+ * against closed forms, and the measured limits against theory. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+
+typedef double mat[OSC_MAX_STATE][OSC_MAX_STATE];
+
+static const osc_method *find_or_skip(const char *name)
+{
+    const osc_method *m = osc_method_find(name);
+    if (!m)
+        skip();
+    return m;
+}
+
+static void assert_near(double got, double want, double rel)
+{
+    if (!(fabs(got - want) <= rel * fabs(want))) {
+        print_error("got %.17g, want %.17g (rel tol %g)\n", got, want, rel);
+        fail();
+    }
+}
+
+/* ---- spectral radius ---------------------------------------------------------------------- */
+
+static void test_radius_2x2(void **state)
+{
+    (void)state;
+    double c = cos(0.7), s = sin(0.7);
+    mat rotation = {{c, -s}, {s, c}};
+    assert_near(osc_spectral_radius(2, rotation), 1, 1e-15);
+    mat real_pair = {{2, 0}, {0, -0.5}};
+    assert_near(osc_spectral_radius(2, real_pair), 2, 1e-15);
+    mat jordan = {{-1, 1}, {0, -1}};
+    assert_near(osc_spectral_radius(2, jordan), 1, 1e-15);
+    mat spiral = {{0.3, -1.2}, {1.2, 0.3}}; /* 0.3 +- 1.2i */
+    assert_near(osc_spectral_radius(2, spiral), hypot(0.3, 1.2), 1e-15);
+}
+
+static void test_radius_3x3(void **state)
+{
+    (void)state;
+    mat diagonal = {{0.5, 0, 0}, {0, -3, 0}, {0, 0, 1}};
+    assert_near(osc_spectral_radius(3, diagonal), 3, 1e-14);
+    /* a rotation by 0.4 in the (0, 2) plane and 0 on axis 1: radius exactly 1 */
+    double c = cos(0.4), s = sin(0.4);
+    mat rot_and_zero = {{c, 0, -s}, {0, 0, 0}, {s, 0, c}};
+    assert_near(osc_spectral_radius(3, rot_and_zero), 1, 1e-14);
+    /* companion of (l - 0.3)(l^2 + 0.4 l + 1.44): roots 0.3 and -0.2 +- i sqrt(1.4) (|l| = 1.2) */
+    double a2 = 0.4 - 0.3, a1 = 1.44 - 0.12, a0 = -0.432;
+    mat companion = {{-a2, -a1, -a0}, {1, 0, 0}, {0, 1, 0}};
+    assert_near(osc_spectral_radius(3, companion), 1.2, 1e-13);
+    /* companion of (l + 2.5)(l - 0.1)(l - 0.7): three real roots, largest |l| = 2.5 */
+    double b2 = 2.5 - 0.8, b1 = 0.07 - 2.5 * 0.8, b0 = 2.5 * 0.07;
+    mat three_real = {{-b2, -b1, -b0}, {1, 0, 0}, {0, 1, 0}};
+    assert_near(osc_spectral_radius(3, three_real), 2.5, 1e-13);
+}
+
+/* The matrix semi-implicit Euler has by hand (w2 = 1, gam = 2 zeta):
+ *   v' = -h x + (1 - gam h) v,  x' = (1 - h^2) x + h (1 - gam h) v. */
+static void test_amplification_semi_implicit(void **state)
+{
+    (void)state;
+    const osc_method *m = find_or_skip("semi-implicit");
+    double h = 0.7, gam = 0.2;
+    mat A;
+    osc_amplification(m, gam / 2, h, A);
+    assert_near(A[0][0], 1 - h * h, 1e-15);
+    assert_near(A[0][1], h * (1 - gam * h), 1e-15);
+    assert_near(A[1][0], -h, 1e-15);
+    assert_near(A[1][1], 1 - gam * h, 1e-15);
+}
+
+/* ---- theory ------------------------------------------------------------------------------- */
+
+static osc_stab_theory theory(const osc_method *m, double zeta)
+{
+    osc_stab_theory t;
+    assert_int_equal(osc_stability_theory(m, zeta, &t), OSC_OK);
+    return t;
+}
+
+/* Bisection runs to 1e-13 relative; the rho tolerance moves a limit by ~1e-12 at most, so the
+ * known values hold to 1e-9. */
+static void assert_limit(const char *name, double zeta, double want)
+{
+    osc_stab_theory t = theory(find_or_skip(name), zeta);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_near(t.limit, want, 1e-9);
+}
+
+static void test_theory_undamped_symplectic_pair(void **state)
+{
+    (void)state;
+    assert_limit("semi-implicit", 0, 2);
+    assert_limit("verlet", 0, 2);
+    assert_limit("stormer", 0, 2);
+}
+
+/* |R(ih)|^2 = 1 - h^6/72 + h^8/576 for rk4: 1 again at h^2 = 8. */
+static void test_theory_rk4(void **state)
+{
+    (void)state;
+    assert_limit("rk4", 0, 2 * sqrt(2));
+}
+
+/* Explicit Euler: eigenvalues 1 + h l with l = -zeta +- i sqrt(1 - zeta^2), so
+ * rho^2 = 1 - 2 zeta h + h^2: never stable undamped (rho^2 = 1 + h^2), stable for h <= 2 zeta. */
+static void test_theory_euler(void **state)
+{
+    (void)state;
+    const osc_method *m = find_or_skip("euler");
+    osc_stab_theory t = theory(m, 0);
+    assert_int_equal(t.kind, OSC_STAB_NEVER);
+    assert_true(t.limit == 0);
+    assert_true(t.h_low <= 1e-4);
+    assert_limit("euler", 0.1, 0.2);
+    assert_limit("euler", 0.5, 1.0);
+    /* Below the scan's start (found by the probe). Here rho - 1 ~ zeta (h - 2 zeta) grows slowly
+     * past the limit, so the 1e-12 tolerance on rho moves it by 1e-12 / zeta = 1e-8, 5e-5 of it. */
+    osc_stab_theory t_small = theory(m, 1e-4);
+    assert_int_equal(t_small.kind, OSC_STAB_BOUNDED);
+    assert_near(t_small.limit, 2e-4, 6e-5);
+    assert_true(t_small.limit >= 2e-4);
+}
+
+static void test_theory_implicit_midpoint(void **state)
+{
+    (void)state;
+    const double zetas[] = {0, 0.3, 2};
+    for (int i = 0; i < 3; i++) {
+        osc_stab_theory t = theory(find_or_skip("implicit-midpoint"), zetas[i]);
+        assert_int_equal(t.kind, OSC_STAB_ALWAYS);
+        assert_true(isinf(t.limit) && t.limit > 0);
+        assert_true(t.h_high >= 1e3);
+    }
+}
+
+/* Semi-implicit Euler with drag. From the matrix above: trace T = 2 - h^2 - gam h and
+ * det D = 1 - gam h. A real 2x2 map is stable iff |D| <= 1 and |T| <= 1 + D (Jury). |D| <= 1
+ * needs h <= 2 / gam = 1 / zeta; T <= 1 + D is -h^2 <= 0; T >= -(1 + D) is
+ * h^2 + 2 gam h - 4 <= 0, i.e. h <= 2 (sqrt(1 + zeta^2) - zeta) = 2 / (sqrt(1 + zeta^2) + zeta),
+ * which is below 1 / zeta. So the limit is 2 / (sqrt(1 + zeta^2) + zeta): 2 at zeta = 0, where
+ * an eigenvalue leaves the unit circle through -1. */
+static void test_theory_semi_implicit_damped(void **state)
+{
+    (void)state;
+    const double zetas[] = {0.1, 0.5, 1, 3};
+    for (int i = 0; i < 4; i++)
+        assert_limit("semi-implicit", zetas[i], 2 / (sqrt(1 + zetas[i] * zetas[i]) + zetas[i]));
+}
+
+/* verlet-zero-start carries (x, v, -a): a 3x3 matrix, the cubic path. In the half-step velocity
+ * u = v + a dt/2 its step is x' = x + h u, u' = u + h a(x', u): matrix [[1, h], [-h, 1 - gam h
+ * - h^2]], with the trace 2 - h^2 - gam h and determinant 1 - gam h of semi-implicit Euler,
+ * plus an eigenvalue 0 (the stored acceleration is recomputed each step). Same limit. */
+static void test_theory_3x3_zero_start(void **state)
+{
+    (void)state;
+    const double zetas[] = {0, 0.1, 1};
+    for (int i = 0; i < 3; i++)
+        assert_limit("verlet-zero-start", zetas[i],
+                     2 / (sqrt(1 + zetas[i] * zetas[i]) + zetas[i]));
+}
+
+/* Every registry method gets a definite verdict at zeta 0 and 0.2; a damped method is never
+ * less stable than 0 and, being consistent, stable for small h. */
+static void test_theory_every_method(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < osc_method_count(); i++) {
+        const osc_method *m = osc_method_at(i);
+        osc_stab_theory t = theory(m, 0.2);
+        assert_int_not_equal(t.kind, OSC_STAB_NEVER);
+        assert_true(t.limit > 0);
+        t = theory(m, 0);
+        assert_true(t.kind == OSC_STAB_NEVER ? t.limit == 0 : t.limit > 0);
+    }
+}
+
+/* ---- measured ----------------------------------------------------------------------------- */
+
+static osc_stab_measured measured(const osc_method *m, osc_precision p, double zeta)
+{
+    osc_stab_measured r;
+    assert_int_equal(osc_stability_measured(m, p, zeta, NULL, &r), OSC_OK);
+    return r;
+}
+
+/* Measured against theory to 1e-3 relative (issue 4), and the measurement's own resolution
+ * claim must be that good too. */
+static void assert_measured_matches(const osc_method *m, osc_precision p, double zeta)
+{
+    osc_stab_theory t = theory(m, zeta);
+    osc_stab_measured r = measured(m, p, zeta);
+    print_message("    %-20s %-6s zeta %.2f: theory %.9g measured %.9g (res %.1e, %zu lanes, "
+                  "max %ld steps, %.3g lane-steps, %d batches)\n",
+                  m->name, osc_precision_name(p), zeta, t.limit, r.limit, r.resolution, r.lanes,
+                  r.max_steps, r.lane_steps, r.batches);
+    assert_int_equal(r.kind, t.kind);
+    if (t.kind == OSC_STAB_BOUNDED) {
+        assert_near(r.limit, t.limit, 1e-3);
+        assert_true(r.resolution < 1e-3);
+        /* and the measurement's own uncertainty is honest (within twice its claim) */
+        assert_near(r.limit, t.limit, 2 * r.resolution);
+    } else {
+        assert_true(r.limit == t.limit);
+    }
+    assert_true(r.lanes > 0 && r.max_steps > 0 && r.batches > 0);
+}
+
+static void test_measured_semi_implicit(void **state)
+{
+    (void)state;
+    const osc_method *m = find_or_skip("semi-implicit");
+    assert_measured_matches(m, OSC_DOUBLE, 0);
+    assert_measured_matches(m, OSC_DOUBLE, 0.1);
+    assert_measured_matches(m, OSC_FLOAT, 0);
+}
+
+static void test_measured_rk4(void **state)
+{
+    (void)state;
+    assert_measured_matches(find_or_skip("rk4"), OSC_DOUBLE, 0);
+}
+
+/* Undamped explicit Euler: unstable at every tested omega0*dt (down to h_low), so 0. */
+static void test_measured_euler_never(void **state)
+{
+    (void)state;
+    osc_stab_measured r = measured(find_or_skip("euler"), OSC_DOUBLE, 0);
+    assert_int_equal(r.kind, OSC_STAB_NEVER);
+    assert_true(r.limit == 0);
+    assert_true(r.h_low > 0 && r.h_low <= 0.05);
+}
+
+static void test_measured_every_method(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < osc_method_count(); i++) {
+        assert_measured_matches(osc_method_at(i), OSC_DOUBLE, 0);
+        if (strcmp(osc_method_at(i)->name, "euler") != 0) /* slow growth: see stability.c */
+            assert_measured_matches(osc_method_at(i), OSC_DOUBLE, 0.1);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_radius_2x2),
+        cmocka_unit_test(test_radius_3x3),
+        cmocka_unit_test(test_amplification_semi_implicit),
+        cmocka_unit_test(test_theory_undamped_symplectic_pair),
+        cmocka_unit_test(test_theory_rk4),
+        cmocka_unit_test(test_theory_euler),
+        cmocka_unit_test(test_theory_implicit_midpoint),
+        cmocka_unit_test(test_theory_semi_implicit_damped),
+        cmocka_unit_test(test_theory_3x3_zero_start),
+        cmocka_unit_test(test_theory_every_method),
+        cmocka_unit_test(test_measured_semi_implicit),
+        cmocka_unit_test(test_measured_rk4),
+        cmocka_unit_test(test_measured_euler_never),
+        cmocka_unit_test(test_measured_every_method),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
