@@ -1,0 +1,407 @@
+/* oscbench-bench: throughput of every method's tiled kernels, in C on Google Benchmark through
+ * the shim (bench_shim.h). Names and counters are CONTRACT.md's:
+ *
+ *   step/<method>/<precision>/<lanes>[/threads:1]   osc_batch_run over all lanes, bare
+ *   baseline/naive/<precision>/<lanes>               semi-implicit Euler, one pass over all lanes
+ *                                                     per step, arrays in memory: the yardstick
+ *   audited/<method>/double/1048576                  stepping with the sweep harness's audit
+ *
+ * Counters: osc_steps_per_s (oscillator-steps per wall-clock second), fma_per_step (the method's
+ * FMAs per oscillator-step per axis), peak_fraction (achieved FMA rate over the FMA peak that
+ * oscbench's own probe measures at start-up, in this process, on all threads: see machine_peak;
+ * float runs are compared with the float peak). A /threads:1 run is still compared with the all-thread peak, so
+ * its peak_fraction over the all-thread one is the parallel scaling. cpu_peak_fraction is the same
+ * FMA rate per CPU-second of the process against one core's peak per CPU-second: the kernels'
+ * efficiency while they run, readable even when other work shares the cores.
+ *
+ * Lane counts 2^12, 2^16 and 2^20; OSCBENCH_BENCH_LARGE=1 adds 2^24 and 2^26 (several GB).
+ * The audited runs audit every 128 steps (OSCBENCH_BENCH_AUDIT_EVERY=N to change). */
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tgmath.h> /* fma() follows the argument type: fmaf for float */
+
+#include "audit.h"
+#include "bench_shim.h"
+#include "fma_probe.h"
+#include "oscbench.h"
+
+/* One iteration (one osc_batch_run) should take about this long at the measured peak. */
+#define TARGET_SECONDS 0.02
+/* ...but never fewer steps than this, so that the lanes' trip to memory and back (once per run)
+ * costs little next to the stepping, even when the batch is far bigger than the caches. */
+#define MIN_STEPS 1024
+/* Steps are a multiple of this, so that audits at AUDIT_EVERY fall evenly. */
+#define STEP_QUANTUM 128
+/* The audit interval the sweep harness uses (OSCBENCH_BENCH_AUDIT_EVERY overrides it). */
+#define AUDIT_EVERY 128
+static long audit_every = AUDIT_EVERY;
+/* The step: omega0 dt is 0.002 to 0.003 for k in [1, 2.2], far inside every method's stability
+ * region (explicit Euler included, with the drag below). */
+#define BENCH_DT 0.002
+#define BENCH_DRAG 0.01
+/* The drag makes every lane decay; restart the batch (untimed) before it has run this many steps,
+ * so that no state ever becomes subnormal (exp(-drag/2 * dt * 2^20) ~ 3e-5). */
+#define RESTART_STEPS (1L << 20)
+
+static osc_fma_peak peak;
+/* The machine's peak per precision: the probe's all-thread wall-clock rate, or its threads times
+ * one core's rate per CPU-second if that is higher. On a quiet machine the two agree (within a
+ * few %); on a shared one the wall-clock probe only sees the share it got at start-up, and a
+ * peak_fraction measured against it could exceed 1. */
+static double machine_peak[OSC_NPRECISION];
+
+enum bench_kind { BENCH_STEP, BENCH_NAIVE, BENCH_AUDITED };
+
+typedef struct bench_case {
+    enum bench_kind kind;
+    const osc_method *method; /* NULL for the naive baseline */
+    osc_precision prec;
+    size_t lanes;
+    bool one_thread;
+} bench_case;
+
+static double lane_stiffness(size_t i) { return 1 + (double)(i % 13) * 0.1; }
+
+/* Steps per iteration for `fma` FMAs per oscillator-step on `lanes` lanes. */
+static long steps_for(const bench_case *c, int fma)
+{
+    double rate = machine_peak[c->prec] / (fma > 0 ? fma : 1);
+    if (c->one_thread && peak.threads > 0)
+        rate /= peak.threads;
+    double s = TARGET_SECONDS * rate / (double)c->lanes;
+    long steps = s < MIN_STEPS ? MIN_STEPS : s > 1e9 ? 1000000000L : (long)s;
+    return (steps + STEP_QUANTUM - 1) / STEP_QUANTUM * STEP_QUANTUM;
+}
+
+/* ---- batches: one kept between runs, since a benchmark's function is called several times ---- */
+
+static struct {
+    const osc_method *method;
+    osc_precision prec;
+    size_t lanes;
+    osc_batch *b;
+} cache;
+
+static void cache_drop(void)
+{
+    osc_batch_free(cache.b);
+    memset(&cache, 0, sizeof cache);
+}
+
+static osc_batch *get_batch(const bench_case *c)
+{
+    if (cache.b && cache.method == c->method && cache.prec == c->prec && cache.lanes == c->lanes)
+        return cache.b;
+    cache_drop();
+    osc_batch *b;
+    if (osc_batch_create(&b, c->method, c->prec, 1, c->lanes, 0) != OSC_OK)
+        return NULL;
+    const double x0 = 1, v0 = 0;
+    for (size_t i = 0; i < c->lanes; i++)
+        osc_batch_set_lane(b, i, lane_stiffness(i), BENCH_DRAG, 1, &x0, &v0);
+    if (osc_batch_start(b, BENCH_DT) != OSC_OK) {
+        osc_batch_free(b);
+        return NULL;
+    }
+    cache.method = c->method, cache.prec = c->prec, cache.lanes = c->lanes, cache.b = b;
+    return b;
+}
+
+static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long steps)
+{
+    double lane_steps = (double)c->lanes * (double)steps * (double)osc_bench_iterations(st);
+    osc_bench_counter(st, "osc_steps_per_s", lane_steps, OSC_BENCH_RATE);
+    osc_bench_counter(st, "fma_per_step", fma, OSC_BENCH_VALUE);
+    osc_bench_counter(st, "peak_fraction", lane_steps * fma / machine_peak[c->prec],
+                      OSC_BENCH_RATE);
+    osc_bench_counter(st, "steps_per_iter", (double)steps, OSC_BENCH_VALUE);
+    /* The same over the CPU time the process got, against one core's peak per CPU-second: what
+     * the kernels achieve while they run, which stays meaningful on a machine shared with other
+     * work (wall-clock rates there depend on who else runs). */
+    if (peak.fma_per_cpu_s[c->prec] > 0)
+        osc_bench_counter(st, "cpu_peak_fraction", lane_steps * fma / peak.fma_per_cpu_s[c->prec],
+                          OSC_BENCH_CPU_RATE);
+}
+
+/* ---- step/ and audited/ ------------------------------------------------------------------- */
+
+static void audit_restart(osc_audit **a, const osc_batch *b, bool *ok)
+{
+    osc_audit_free(*a);
+    *a = NULL;
+    *ok = osc_audit_create(a, b) == OSC_OK;
+}
+
+static void bench_step(osc_bench_state *st, void *arg)
+{
+    const bench_case *c = arg;
+    const int saved_threads = omp_get_max_threads();
+    osc_batch *b = get_batch(c);
+    if (!b) {
+        osc_bench_error(st, "cannot create the batch (out of memory?)");
+        return;
+    }
+    const long steps = steps_for(c, c->method->fma_per_step);
+    const bool audited = c->kind == BENCH_AUDITED;
+    osc_audit *audit = NULL;
+    bool ok = true;
+    if (audited) { /* the audit follows the lanes from step 0 */
+        osc_batch_start(b, BENCH_DT);
+        audit_restart(&audit, b, &ok);
+        if (!ok) {
+            osc_bench_error(st, "cannot create the audit (out of memory?)");
+            return;
+        }
+    }
+    if (c->one_thread)
+        omp_set_num_threads(1);
+    while (osc_bench_keep_running(st)) {
+        if (osc_batch_step(b) + steps > RESTART_STEPS) {
+            osc_bench_pause(st);
+            osc_batch_start(b, BENCH_DT);
+            if (audited)
+                audit_restart(&audit, b, &ok);
+            osc_bench_resume(st);
+            if (!ok) {
+                osc_bench_error(st, "cannot create the audit (out of memory?)");
+                continue; /* the loop ends at the next check */
+            }
+        }
+        if (audited)
+            osc_batch_run(b, steps, audit_every, osc_audit_tile, audit);
+        else
+            osc_batch_run(b, steps, steps, NULL, NULL);
+    }
+    if (c->one_thread)
+        omp_set_num_threads(saved_threads);
+    osc_audit_free(audit);
+    if (!ok)
+        return;
+    set_counters(st, c, c->method->fma_per_step, steps);
+}
+
+/* ---- baseline/naive: what one writes first -------------------------------------------------- */
+
+/* Semi-implicit Euler with the kernels' arithmetic (4 FMAs) and ISA (the same target_clones), but
+ * one parallel pass over all the lanes' arrays per step, so every step streams the whole batch
+ * through memory and pays for a parallel region. */
+#if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define NAIVE_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define NAIVE_CLONES
+#endif
+#define DEFINE_NAIVE(real, suffix)                                                               \
+    NAIVE_CLONES static void naive_run_##suffix(size_t n, long steps, real *restrict x, real *restrict v,     \
+                                   const real *restrict w2, const real *restrict gam,            \
+                                   const real *restrict g, real dt)                              \
+    {                                                                                            \
+        for (long s = 0; s < steps; s++) {                                                       \
+            _Pragma("omp parallel for simd schedule(static)") for (size_t i = 0; i < n; i++)     \
+            {                                                                                    \
+                real minus_a = fma(w2[i], x[i], fma(gam[i], v[i], g[i]));                        \
+                v[i] = fma(-dt, minus_a, v[i]);                                                  \
+                x[i] = fma(dt, v[i], x[i]);                                                      \
+            }                                                                                    \
+        }                                                                                        \
+    }
+DEFINE_NAIVE(double, d)
+DEFINE_NAIVE(float, f)
+
+enum { NAIVE_FMA = 4 };
+
+typedef struct naive_arrays {
+    size_t n;
+    osc_precision prec;
+    void *x, *v, *w2, *gam, *g;
+} naive_arrays;
+
+static void naive_free(naive_arrays *a)
+{
+    free(a->x), free(a->v), free(a->w2), free(a->gam), free(a->g);
+    memset(a, 0, sizeof *a);
+}
+
+static bool naive_alloc(naive_arrays *a, size_t n, osc_precision prec)
+{
+    size_t es = prec == OSC_FLOAT ? sizeof(float) : sizeof(double);
+    size_t bytes = (n * es + 63) / 64 * 64;
+    memset(a, 0, sizeof *a);
+    a->n = n, a->prec = prec;
+    void **arrays[] = {&a->x, &a->v, &a->w2, &a->gam, &a->g};
+    for (size_t j = 0; j < sizeof arrays / sizeof arrays[0]; j++)
+        if (!(*arrays[j] = aligned_alloc(64, bytes))) {
+            naive_free(a);
+            return false;
+        }
+    return true;
+}
+
+static void naive_start(naive_arrays *a)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        double w2 = lane_stiffness(i);
+        if (a->prec == OSC_FLOAT) {
+            ((float *)a->x)[i] = 1, ((float *)a->v)[i] = 0, ((float *)a->w2)[i] = (float)w2;
+            ((float *)a->gam)[i] = (float)BENCH_DRAG, ((float *)a->g)[i] = 0;
+        } else {
+            ((double *)a->x)[i] = 1, ((double *)a->v)[i] = 0, ((double *)a->w2)[i] = w2;
+            ((double *)a->gam)[i] = BENCH_DRAG, ((double *)a->g)[i] = 0;
+        }
+    }
+}
+
+static void naive_run(naive_arrays *a, long steps)
+{
+    if (a->prec == OSC_FLOAT)
+        naive_run_f(a->n, steps, a->x, a->v, a->w2, a->gam, a->g, (float)BENCH_DT);
+    else
+        naive_run_d(a->n, steps, a->x, a->v, a->w2, a->gam, a->g, BENCH_DT);
+}
+
+static void bench_naive(osc_bench_state *st, void *arg)
+{
+    const bench_case *c = arg;
+    naive_arrays a;
+    if (!naive_alloc(&a, c->lanes, c->prec)) {
+        osc_bench_error(st, "out of memory");
+        return;
+    }
+    naive_start(&a);
+    /* Its speed is set by memory and by a parallel region per step, not by the FMA units:
+     * calibrate the step count by timing it (untimed). */
+    long steps = 1;
+    for (;;) {
+        double t = 1e300;
+        for (int rep = 0; rep < 2; rep++) { /* the faster of two: a preempted thread is noise */
+            double t0 = omp_get_wtime();
+            naive_run(&a, steps);
+            double tr = omp_get_wtime() - t0;
+            t = tr < t ? tr : t;
+        }
+        if (t >= TARGET_SECONDS / 4 || steps >= (1L << 24)) {
+            double s = (double)steps * TARGET_SECONDS / (t > 0 ? t : 1e-9);
+            steps = s < 1 ? 1 : s > (double)(1L << 26) ? 1L << 26 : (long)s;
+            break;
+        }
+        steps *= 2;
+    }
+    naive_start(&a);
+    long done = 0;
+    while (osc_bench_keep_running(st)) {
+        if (done + steps > RESTART_STEPS) {
+            osc_bench_pause(st);
+            naive_start(&a);
+            done = 0;
+            osc_bench_resume(st);
+        }
+        naive_run(&a, steps);
+        done += steps;
+    }
+    naive_free(&a);
+    set_counters(st, c, NAIVE_FMA, steps);
+}
+
+/* ---- registration ------------------------------------------------------------------------- */
+
+/* Every case, allocated once at its final size: the benchmarks keep pointers into it. */
+static bench_case *cases;
+static size_t ncases, cases_cap;
+
+static bool add_bench(const char *name, bench_case c)
+{
+    if (ncases == cases_cap)
+        return false;
+    cases[ncases] = c;
+    osc_bench *b = osc_bench_register(name, c.kind == BENCH_NAIVE ? bench_naive : bench_step,
+                                      &cases[ncases]);
+    if (!b)
+        return false;
+    ncases++;
+    osc_bench_set_unit_ms(b);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    static const size_t base_lanes[] = {1u << 12, 1u << 16, 1u << 20};
+    static const size_t large_lanes[] = {1u << 24, 1u << 26};
+    const char *large_env = getenv("OSCBENCH_BENCH_LARGE");
+    const bool large = large_env && *large_env && strcmp(large_env, "0") != 0;
+    const size_t nlanes = large ? 5 : 3;
+    const char *every_env = getenv("OSCBENCH_BENCH_AUDIT_EVERY");
+    if (every_env && atol(every_env) > 0)
+        audit_every = atol(every_env);
+    size_t lanes[5];
+    memcpy(lanes, base_lanes, sizeof base_lanes);
+    memcpy(lanes + 3, large_lanes, sizeof large_lanes);
+
+    /* Count the cases first, so the array never moves once benchmarks point into it. */
+    const size_t nmethods = osc_method_count();
+    cases_cap = nmethods * OSC_NPRECISION * (nlanes + 1) + OSC_NPRECISION * nlanes + nmethods + 1;
+    cases = calloc(cases_cap, sizeof *cases);
+    if (!cases) {
+        fputs("oscbench-bench: out of memory\n", stderr);
+        return 1;
+    }
+
+    peak = osc_fma_probe(0.4);
+    char buf[64];
+    for (int p = 0; p < OSC_NPRECISION; p++) {
+        double per_cores = peak.threads * peak.fma_per_cpu_s[p];
+        machine_peak[p] = per_cores > peak.fma_per_s[p] ? per_cores : peak.fma_per_s[p];
+    }
+    snprintf(buf, sizeof buf, "%.4g", machine_peak[OSC_DOUBLE]);
+    osc_bench_context("fma_peak_double_per_s", buf);
+    snprintf(buf, sizeof buf, "%.4g", machine_peak[OSC_FLOAT]);
+    osc_bench_context("fma_peak_float_per_s", buf);
+    snprintf(buf, sizeof buf, "%.4g", peak.fma_per_s[OSC_DOUBLE]);
+    osc_bench_context("fma_probe_double_wall_per_s", buf);
+    snprintf(buf, sizeof buf, "%.4g", peak.fma_per_s[OSC_FLOAT]);
+    osc_bench_context("fma_probe_float_wall_per_s", buf);
+    snprintf(buf, sizeof buf, "%.4g", peak.fma_per_cpu_s[OSC_DOUBLE]);
+    osc_bench_context("fma_peak_double_per_core_cpu_s", buf);
+    snprintf(buf, sizeof buf, "%.4g", peak.fma_per_cpu_s[OSC_FLOAT]);
+    osc_bench_context("fma_peak_float_per_core_cpu_s", buf);
+    snprintf(buf, sizeof buf, "%d", peak.threads);
+    osc_bench_context("omp_threads", buf);
+    osc_bench_context("fma_probe_isa", peak.isa);
+    osc_bench_context("oscbench_version", OSC_VERSION);
+
+    char name[256];
+    bool ok = true;
+    for (size_t mi = 0; mi < nmethods; mi++) {
+        const osc_method *m = osc_method_at(mi);
+        for (int p = 0; p < OSC_NPRECISION; p++) {
+            for (size_t li = 0; li < nlanes; li++) {
+                snprintf(name, sizeof name, "step/%s/%s/%zu", m->name,
+                         osc_precision_name((osc_precision)p), lanes[li]);
+                ok &= add_bench(name, (bench_case){BENCH_STEP, m, (osc_precision)p, lanes[li], false});
+            }
+            snprintf(name, sizeof name, "step/%s/%s/%zu/threads:1", m->name,
+                     osc_precision_name((osc_precision)p), base_lanes[2]);
+            ok &= add_bench(name, (bench_case){BENCH_STEP, m, (osc_precision)p, base_lanes[2], true});
+        }
+    }
+    for (int p = 0; p < OSC_NPRECISION; p++)
+        for (size_t li = 0; li < nlanes; li++) {
+            snprintf(name, sizeof name, "baseline/naive/%s/%zu",
+                     osc_precision_name((osc_precision)p), lanes[li]);
+            ok &= add_bench(name, (bench_case){BENCH_NAIVE, NULL, (osc_precision)p, lanes[li], false});
+        }
+    for (size_t mi = 0; mi < nmethods; mi++) {
+        const osc_method *m = osc_method_at(mi);
+        snprintf(name, sizeof name, "audited/%s/double/%zu", m->name, base_lanes[2]);
+        ok &= add_bench(name, (bench_case){BENCH_AUDITED, m, OSC_DOUBLE, base_lanes[2], false});
+    }
+    if (!ok) {
+        fputs("oscbench-bench: cannot register the benchmarks\n", stderr);
+        return 1;
+    }
+    int status = osc_bench_main(argc, argv);
+    cache_drop();
+    free(cases);
+    return status;
+}

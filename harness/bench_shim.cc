@@ -1,0 +1,139 @@
+// The C shim over Google Benchmark: the only C++ in oscbench. See bench_shim.h.
+#include "bench_shim.h"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <ctime>
+#include <exception>
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+// CPU time of the whole process (std::clock is that on POSIX systems).
+double cpu_now() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+} // namespace
+
+// What a C callback sees: the benchmark::State and the shim's own wall clock of the timed loop.
+struct osc_bench_state {
+    benchmark::State &st;
+    Clock::time_point t0{};
+    double elapsed = 0; // seconds of timed loop, up to t0 while running
+    double cpu0 = 0, cpu_elapsed = 0; // the same in process CPU seconds
+    bool running = false;
+};
+
+static benchmark::internal::Benchmark *B(osc_bench *b)
+{
+    return reinterpret_cast<benchmark::internal::Benchmark *>(b);
+}
+
+extern "C" {
+
+osc_bench *osc_bench_register(const char *name, osc_bench_fn fn, void *arg)
+{
+    if (!name || !fn)
+        return nullptr;
+    try {
+        benchmark::internal::Benchmark *b =
+            benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &st) {
+                osc_bench_state s{st};
+                fn(&s, arg);
+            });
+        return reinterpret_cast<osc_bench *>(b);
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void osc_bench_use_real_time(osc_bench *b) { B(b)->UseRealTime(); }
+void osc_bench_set_iterations(osc_bench *b, int64_t iterations) { B(b)->Iterations(iterations); }
+void osc_bench_set_min_time(osc_bench *b, double seconds) { B(b)->MinTime(seconds); }
+void osc_bench_set_unit_ms(osc_bench *b) { B(b)->Unit(benchmark::kMillisecond); }
+
+static void stop_clocks(osc_bench_state *s)
+{
+    if (s->running) {
+        s->elapsed += since(s->t0);
+        s->cpu_elapsed += cpu_now() - s->cpu0;
+    }
+    s->running = false;
+}
+
+static void start_clocks(osc_bench_state *s)
+{
+    s->running = true;
+    s->cpu0 = cpu_now();
+    s->t0 = Clock::now();
+}
+
+bool osc_bench_keep_running(osc_bench_state *s)
+{
+    stop_clocks(s);
+    bool more = s->st.KeepRunning();
+    if (more)
+        start_clocks(s);
+    return more;
+}
+
+int64_t osc_bench_iterations(const osc_bench_state *s) { return s->st.iterations(); }
+
+double osc_bench_seconds(const osc_bench_state *s)
+{
+    return s->elapsed + (s->running ? since(s->t0) : 0.0);
+}
+
+double osc_bench_cpu_seconds(const osc_bench_state *s)
+{
+    return s->cpu_elapsed + (s->running ? cpu_now() - s->cpu0 : 0.0);
+}
+
+void osc_bench_pause(osc_bench_state *s)
+{
+    stop_clocks(s);
+    s->st.PauseTiming();
+}
+
+void osc_bench_resume(osc_bench_state *s)
+{
+    s->st.ResumeTiming();
+    start_clocks(s);
+}
+
+void osc_bench_error(osc_bench_state *s, const char *message) { s->st.SkipWithError(message); }
+
+void osc_bench_counter(osc_bench_state *s, const char *name, double value, int flags)
+{
+    if (flags & (OSC_BENCH_RATE | OSC_BENCH_CPU_RATE)) {
+        double t = (flags & OSC_BENCH_RATE) ? osc_bench_seconds(s) : osc_bench_cpu_seconds(s);
+        value = t > 0 ? value / t : 0;
+    }
+    s->st.counters[name] = benchmark::Counter(value);
+}
+
+void osc_bench_label(osc_bench_state *s, const char *label) { s->st.SetLabel(label); }
+
+void osc_bench_context(const char *key, const char *value)
+{
+    try {
+        benchmark::AddCustomContext(key, value);
+    } catch (...) {
+    }
+}
+
+int osc_bench_main(int argc, char **argv)
+{
+    try {
+        benchmark::Initialize(&argc, argv);
+        if (benchmark::ReportUnrecognizedArguments(argc, argv))
+            return 2;
+        benchmark::RunSpecifiedBenchmarks();
+        benchmark::Shutdown();
+        return 0;
+    } catch (const std::exception &) {
+        return 1;
+    }
+}
+
+} // extern "C"

@@ -1,0 +1,139 @@
+/* The FMA-peak probe: every OpenMP thread runs chains of fma() on many independent accumulators,
+ * enough to cover the FMA latency times the number of FMA pipes, and the loop is vectorized by
+ * `#pragma omp simd`. Built for x86-64-v4 / v3 / baseline with target_clones (GCC, x86-64), like
+ * the kernels, so it measures the units the kernels actually run on. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_THREAD_CPUTIME_ID */
+#include "fma_probe.h"
+
+#include <tgmath.h>
+#include <time.h>
+#include <unistd.h> /* fma() follows the argument type: fmaf for float */
+#include <omp.h>
+
+#include "oscbench.h"
+
+#if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PROBE_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define PROBE_WIDE() __builtin_cpu_supports("avx512f")
+#define PROBE_ISA()                                                                              \
+    (__builtin_cpu_supports("x86-64-v4") ? "x86-64-v4"                                           \
+     : __builtin_cpu_supports("x86-64-v3") ? "x86-64-v3" : "default")
+#else
+#define PROBE_CLONES
+#define PROBE_WIDE() 0
+#define PROBE_ISA() "default"
+#endif
+
+/* Accumulators: 16 vector registers of 64 bytes where AVX-512 exists (32 registers), 12 of 32
+ * bytes otherwise (16 registers): more than latency (4) x pipes (2) chains in flight, with room
+ * for the two constants. The chains are a <- a * m + b with m just below 1, so they stay finite. */
+#define WIDE_BYTES (16 * 64)
+#define NARROW_BYTES (12 * 32)
+
+#define DEFINE_CHAINS(real, suffix, BYTES)                                                       \
+    static inline __attribute__((always_inline)) real chains_##suffix(long rounds, real seed)   \
+    {                                                                                            \
+        enum { N = (BYTES) / sizeof(real) };                                                     \
+        real acc[N];                                                                             \
+        const real m = (real)0.999999, b = (real)1e-9;                                           \
+        _Pragma("omp simd") for (int j = 0; j < N; j++) acc[j] = seed + (real)j;                 \
+        for (long r = 0; r < rounds; r++) {                                                      \
+            _Pragma("omp simd") for (int j = 0; j < N; j++) acc[j] = fma(acc[j], m, b);          \
+        }                                                                                        \
+        real sum = 0;                                                                            \
+        for (int j = 0; j < N; j++)                                                              \
+            sum += acc[j];                                                                       \
+        return sum;                                                                              \
+    }
+
+DEFINE_CHAINS(double, d_wide, WIDE_BYTES)
+DEFINE_CHAINS(double, d_narrow, NARROW_BYTES)
+DEFINE_CHAINS(float, f_wide, WIDE_BYTES)
+DEFINE_CHAINS(float, f_narrow, NARROW_BYTES)
+
+/* FMAs done by one thread for `rounds` rounds. */
+static double fmas_per_thread(int prec, long rounds)
+{
+    size_t bytes = PROBE_WIDE() ? WIDE_BYTES : NARROW_BYTES;
+    return (double)rounds * (double)(bytes / (prec == OSC_FLOAT ? sizeof(float) : sizeof(double)));
+}
+
+PROBE_CLONES static double run_chains(int prec, long rounds, double seed)
+{
+    if (prec == OSC_FLOAT)
+        return PROBE_WIDE() ? chains_f_wide(rounds, (float)seed) : chains_f_narrow(rounds, (float)seed);
+    return PROBE_WIDE() ? chains_d_wide(rounds, seed) : chains_d_narrow(rounds, seed);
+}
+
+static double thread_cpu_seconds(void)
+{
+#if defined(_POSIX_THREAD_CPUTIME) && _POSIX_THREAD_CPUTIME >= 0
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+#endif
+    return 0;
+}
+
+/* Seconds for every thread to run `rounds` rounds, the team started together; *cpu gets the
+ * smallest CPU time any one thread needed for its rounds (0 if unknown). */
+static double timed_team(int prec, long rounds, double *sink, double *cpu)
+{
+    double t0 = 0, t1 = 0, s = 0, best_cpu = 1e300;
+#pragma omp parallel reduction(+ : s) reduction(min : best_cpu)
+    {
+#pragma omp barrier
+#pragma omp master
+        t0 = omp_get_wtime();
+        double c0 = thread_cpu_seconds();
+        s += run_chains(prec, rounds, (double)omp_get_thread_num());
+        double c = thread_cpu_seconds() - c0;
+        best_cpu = c > 0 ? c : 1e300;
+#pragma omp barrier
+#pragma omp master
+        t1 = omp_get_wtime();
+    }
+    *sink += s;
+    *cpu = best_cpu < 1e300 ? best_cpu : 0;
+    return t1 - t0;
+}
+
+static volatile double probe_sink;
+
+osc_fma_peak osc_fma_probe(double seconds)
+{
+    osc_fma_peak p = {.threads = omp_get_max_threads(), .isa = PROBE_ISA()};
+    if (!(seconds > 0))
+        seconds = 0.3;
+    double sink = 0;
+    for (int prec = 0; prec < 2; prec++) {
+        /* Calibrate: grow the round count until one team run takes ~1/32 of this precision's
+         * share, then keep the best of eight such runs: on a shared machine a run that another
+         * process interrupted is noise, and the peak is the best the units did. */
+        double share = seconds / 2, t = 0, cpu = 0;
+        long rounds = 1 << 12;
+        /* A stalled thread inflates the wall time but not its CPU time: require both to be long
+         * enough, or a stall during calibration leaves runs too short to mean anything. */
+        while (((t = timed_team(prec, rounds, &sink, &cpu)) < share / 64 ||
+                (cpu > 0 && cpu < share / 64)) &&
+               rounds < (1L << 40))
+            rounds *= 2;
+        double tc = cpu > 0 ? cpu : t;
+        if (tc > 0 && (double)rounds * (share / 10) / tc > (double)rounds)
+            rounds = (long)((double)rounds * (share / 10) / tc); /* never fewer: a stall is noise */
+        double best = 0, best_cpu = 0;
+        for (int rep = 0; rep < 8; rep++) {
+            double tr = timed_team(prec, rounds, &sink, &cpu);
+            double rate = tr > 0 ? fmas_per_thread(prec, rounds) * p.threads / tr : 0;
+            double cpu_rate = cpu > 0 ? fmas_per_thread(prec, rounds) / cpu : 0;
+            if (rate > best)
+                best = rate;
+            if (cpu_rate > best_cpu)
+                best_cpu = cpu_rate;
+        }
+        p.fma_per_cpu_s[prec] = best_cpu;
+        p.fma_per_s[prec] = best;
+    }
+    probe_sink = sink;
+    return p;
+}
