@@ -4,7 +4,15 @@
 #include "oscbench.h"
 
 #define OSC_METHODS(X)                                                                           \
-    X(semi_implicit)
+    X(euler)                                                                                     \
+    X(semi_implicit)                                                                             \
+    X(verlet)                                                                                    \
+    X(stormer)                                                                                   \
+    X(rk4)                                                                                       \
+    X(forest_ruth)                                                                               \
+    X(implicit_midpoint)                                                                         \
+    X(verlet_implicit_drag)                                                                      \
+    X(verlet_zero_start)
 
 #define DECLARE(id) extern const osc_method osc_method_##id;
 OSC_METHODS(DECLARE)
