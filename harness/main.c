@@ -38,6 +38,8 @@ int main(int argc, char **argv)
         return cmd_methods(argc - 1, argv + 1, stdout);
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot"))
+        return cmd_plot(argc - 1, argv + 1);
     fprintf(stderr, "oscbench: unknown command '%s' (try oscbench --help)\n", cmd);
     return EXIT_BADINPUT;
 }

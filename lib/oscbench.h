@@ -92,7 +92,7 @@ int osc_method_declared_order(const osc_method *m, double c);
  * are at rest with zero coefficients. */
 #define OSC_LANE_ALIGN 128
 /* Lanes per tile: a tile is stepped for a whole audit interval while it sits in cache. */
-#define OSC_TILE_LANES 2048
+#define OSC_TILE_LANES 512
 
 typedef struct osc_batch osc_batch;
 

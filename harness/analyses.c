@@ -1,0 +1,252 @@
+/* The analyses of a run, from its /points: work-precision always, convergence and stability
+ * when the config asks for them. The numerics live in lib/ (analysis.h); this file only groups
+ * rows and collects the answers into tables. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "cli.h"
+#include "results.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static bool alloc_work(work_rows *w, size_t rows)
+{
+    w->rows = rows;
+    return (w->method = calloc(rows, sizeof *w->method)) && (w->dt = calloc(rows, sizeof(double))) &&
+           (w->ns_per_osc_step = calloc(rows, sizeof(double))) &&
+           (w->ns_per_lane = calloc(rows, sizeof(double))) && (w->steps = calloc(rows, sizeof(int64_t))) &&
+           (w->median_error = calloc(rows, sizeof(double))) &&
+           (w->worst_error = calloc(rows, sizeof(double))) &&
+           (w->force_evals = calloc(rows, sizeof(int64_t))) &&
+           (w->stable_points = calloc(rows, sizeof(int64_t)));
+}
+
+/* Wall nanoseconds per oscillator-step of a method's bare stepping (no audits), all threads,
+ * measured now on 2^16 lanes: the best of three ~30 ms runs, so that one hiccup of a shared
+ * machine does not set the price. */
+static double step_cost_ns(const osc_method *m, osc_precision p)
+{
+    enum { LANES = 1 << 16, STEPS = 512 };
+    osc_batch *b = NULL;
+    if (osc_batch_create(&b, m, p, 1, LANES, 0))
+        return NAN;
+    for (size_t i = 0; i < LANES; i++) {
+        double x0 = 1, v0 = 0;
+        osc_batch_set_lane(b, i, 1 + (double)(i % 13) * 0.1, 0.01, 1, &x0, &v0);
+    }
+    osc_batch_start(b, 1e-3);
+    double best = INFINITY;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = omp_get_wtime(), t;
+        long steps = 0;
+        do {
+            osc_batch_run(b, STEPS, STEPS, NULL, NULL);
+            steps += STEPS;
+        } while ((t = omp_get_wtime() - t0) < 0.03);
+        best = fmin(best, 1e9 * t / ((double)steps * LANES));
+    }
+    osc_batch_free(b);
+    return best;
+}
+
+/* One row per (method, dt) batch: the cost of running one lane to the end (the method's bare
+ * cost per oscillator-step, measured in this run, times steps and axes; and its force
+ * evaluations) against the median and worst max_error of the batch's stable lanes. */
+static int work_precision(const osc_config *cfg, const sweep_result *res, work_rows *w)
+{
+    size_t lanes = cfg->stiffness.count * cfg->drag.count;
+    double *errors = malloc(lanes * sizeof *errors);
+    double *cost = calloc(cfg->nmethods, sizeof *cost);
+    if (!errors || !cost || !alloc_work(w, res->nbatches)) {
+        free(errors), free(cost);
+        return OSC_ENOMEM;
+    }
+    for (size_t m = 0; m < cfg->nmethods; m++)
+        cost[m] = step_cost_ns(cfg->methods[m], cfg->precision);
+    for (size_t b = 0; b < res->nbatches; b++) {
+        const sweep_batch_time *bt = &res->batches[b];
+        size_t n = 0;
+        for (size_t r = b * lanes; r < (b + 1) * lanes; r++)
+            if (res->points.stable[r] && isfinite(res->points.max_error[r]))
+                errors[n++] = res->points.max_error[r];
+        qsort(errors, n, sizeof *errors, cmp_double);
+        w->method[b] = bt->method;
+        w->dt[b] = bt->dt;
+        w->steps[b] = res->points.steps[b * lanes];
+        w->ns_per_osc_step[b] = cost[b / cfg->dt.count];
+        w->ns_per_lane[b] = w->ns_per_osc_step[b] * (double)w->steps[b] * cfg->dim;
+        w->force_evals[b] = osc_method_find(bt->method)->force_evals * w->steps[b];
+        w->median_error[b] = n ? (errors[(n - 1) / 2] + errors[n / 2]) / 2 : NAN;
+        w->worst_error[b] = n ? errors[n - 1] : NAN;
+        w->stable_points[b] = (int64_t)n;
+    }
+    free(errors), free(cost);
+    return OSC_OK;
+}
+
+static void free_work(work_rows *w)
+{
+    free(w->method), free(w->dt), free(w->ns_per_osc_step), free(w->median_error);
+    free(w->ns_per_lane), free(w->steps);
+    free(w->worst_error), free(w->force_evals), free(w->stable_points);
+}
+
+/* ---- convergence: one fit per (method, stiffness, drag) over its dt values ---- */
+
+static bool alloc_conv(convergence_rows *c, size_t rows)
+{
+    c->rows = rows;
+    return (c->method = calloc(rows, sizeof *c->method)) &&
+           (c->stiffness = calloc(rows, sizeof(double))) && (c->drag = calloc(rows, sizeof(double))) &&
+           (c->measured_order = calloc(rows, sizeof(double))) &&
+           (c->order_low = calloc(rows, sizeof(double))) &&
+           (c->order_high = calloc(rows, sizeof(double))) &&
+           (c->std_error = calloc(rows, sizeof(double))) &&
+           (c->declared_order = calloc(rows, sizeof(int64_t))) &&
+           (c->fit_points = calloc(rows, sizeof(int64_t))) &&
+           (c->dt_points = calloc(rows, sizeof(int64_t))) && (c->pass = calloc(rows, sizeof(bool)));
+}
+
+/* The size of the motion in position units, which sets the round-off floor of its errors: the
+ * initial distance from rest plus how far the initial velocity carries it (v0 / omega0), or, for
+ * a free particle, how far it travels by t_end: v0 t_end plus gravity's g t min(t/2, 1/gam). */
+static double motion_scale(const osc_config *cfg, double k, double c, double t_end)
+{
+    double x2 = 0, v2 = 0;
+    for (int a = 0; a < cfg->dim; a++) {
+        double x = cfg->x0[a];
+        if (a == cfg->dim - 1 && k > 0 && cfg->mass > 0)
+            x += cfg->gravity * cfg->mass / k; /* distance from the rest point -g m / k */
+        x2 += x * x, v2 += cfg->v0[a] * cfg->v0[a];
+    }
+    double w2 = cfg->mass > 0 ? k / cfg->mass : 0;
+    if (w2 > 0)
+        return sqrt(x2) + sqrt(v2 / w2);
+    double gam = cfg->mass > 0 ? c / cfg->mass : 0;
+    double fall = fabs(cfg->gravity) * t_end * (gam > 0 ? fmin(t_end / 2, 1 / gam) : t_end / 2);
+    return sqrt(x2) + sqrt(v2) * t_end + fall;
+}
+
+static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
+                                convergence_rows *out)
+{
+    const sweep_points *p = &res->points;
+    size_t nk = cfg->stiffness.count, nc = cfg->drag.count, ndt = cfg->dt.count;
+    size_t rows = ndt >= 2 ? cfg->nmethods * nk * nc : 0;
+    osc_conv_point *pts = calloc(ndt, sizeof *pts);
+    if (!pts || !alloc_conv(out, rows)) {
+        free(pts);
+        return OSC_ENOMEM;
+    }
+    for (size_t r = 0; r < rows; r++) {
+        size_t mi = r / (nk * nc), lane = r % (nk * nc);
+        const osc_method *m = cfg->methods[mi];
+        double k = cfg->stiffness.values[lane / nc], c = cfg->drag.values[lane % nc];
+        double t_end = 0;
+        for (size_t d = 0; d < ndt; d++) {
+            size_t row = (mi * ndt + d) * nk * nc + lane;
+            pts[d] = (osc_conv_point){p->dt[row], p->max_error[row], (long)p->steps[row],
+                                      p->stable[row]};
+            t_end = fmax(t_end, p->t_end[row]);
+        }
+        double w0 = cfg->mass > 0 ? sqrt(k / cfg->mass) : 0;
+        osc_fit_params par = {osc_precision_eps(cfg->precision), motion_scale(cfg, k, c, t_end),
+                              w0 * t_end, osc_method_declared_order(m, c)};
+        osc_order_fit fit;
+        int rc = osc_fit_order(pts, ndt, &par, &fit, NULL);
+        if (rc) {
+            free(pts);
+            return rc;
+        }
+        out->method[r] = m->name, out->stiffness[r] = k, out->drag[r] = c;
+        out->declared_order[r] = par.declared_order;
+        out->measured_order[r] = fit.order, out->std_error[r] = fit.order_se;
+        out->order_low[r] = fit.order_low, out->order_high[r] = fit.order_high;
+        out->fit_points[r] = (int64_t)fit.fit_points, out->dt_points[r] = (int64_t)ndt;
+        out->pass[r] = fit.pass;
+    }
+    free(pts);
+    return OSC_OK;
+}
+
+/* ---- stability: theory and measurement per (method, zeta) ---- */
+
+/* Damping ratios examined when the config names none. */
+static const double default_zetas[] = {0, 0.05, 0.1, 0.2, 0.5, 0.8, 1.0};
+
+static bool alloc_stab(stability_rows *s, size_t rows)
+{
+    s->rows = rows;
+    return (s->method = calloc(rows, sizeof *s->method)) && (s->zeta = calloc(rows, sizeof(double))) &&
+           (s->limit_theory = calloc(rows, sizeof(double))) &&
+           (s->limit_measured = calloc(rows, sizeof(double))) &&
+           (s->lanes = calloc(rows, sizeof(int64_t))) && (s->steps = calloc(rows, sizeof(int64_t)));
+}
+
+static int stability_analysis(const osc_config *cfg, stability_rows *out)
+{
+    const double *zetas = cfg->has_stability_zeta ? cfg->stability_zeta.values : default_zetas;
+    size_t nz = cfg->has_stability_zeta ? cfg->stability_zeta.count
+                                        : sizeof default_zetas / sizeof *default_zetas;
+    if (!alloc_stab(out, cfg->nmethods * nz))
+        return OSC_ENOMEM;
+    int failed = OSC_OK;
+    /* Each (method, zeta) is an independent, deterministic measurement of a few small batches:
+     * spread them over the threads (the batches inside then run on one thread each). */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t r = 0; r < out->rows; r++) {
+        const osc_method *m = cfg->methods[r / nz];
+        double zeta = zetas[r % nz];
+        osc_stab_theory th;
+        osc_stab_measured me;
+        int rc = osc_stability_theory(m, zeta, &th);
+        if (!rc)
+            rc = osc_stability_measured(m, cfg->precision, zeta, NULL, &me);
+        if (rc) {
+#pragma omp atomic write
+            failed = rc;
+            continue;
+        }
+        out->method[r] = m->name, out->zeta[r] = zeta;
+        out->limit_theory[r] = th.limit, out->limit_measured[r] = me.limit;
+        out->lanes[r] = (int64_t)me.lanes, out->steps[r] = me.max_steps;
+    }
+    return failed;
+}
+
+int analyses_run(const osc_config *cfg, const sweep_result *res, analysis_result *out, char *err,
+                 size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    double t0 = omp_get_wtime();
+    int rc = work_precision(cfg, res, &out->work);
+    if (!rc && cfg->convergence)
+        rc = convergence_analysis(cfg, res, &out->conv);
+    if (!rc && cfg->stability)
+        rc = stability_analysis(cfg, &out->stab);
+    out->seconds = omp_get_wtime() - t0;
+    if (rc)
+        snprintf(err, errlen, "%s: analyses: %s", cfg->path, osc_strerror(rc));
+    return rc ? EXIT_RUNTIME : 0;
+}
+
+void analyses_free(analysis_result *a)
+{
+    free_work(&a->work);
+    convergence_rows *c = &a->conv;
+    free(c->method), free(c->stiffness), free(c->drag), free(c->measured_order);
+    free(c->order_low), free(c->order_high), free(c->std_error), free(c->declared_order);
+    free(c->fit_points), free(c->dt_points), free(c->pass);
+    stability_rows *s = &a->stab;
+    free(s->method), free(s->zeta), free(s->limit_theory), free(s->limit_measured);
+    free(s->lanes), free(s->steps);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""Draw oscbench's figures from a results file: `oscbench plot RESULTS.h5 [-o DIR]`.
+
+Writes <stem>_convergence.png, <stem>_stability.png, <stem>_traces.png and
+<stem>_work_precision.png (each only when the file has the data for it) and prints their paths.
+Needs Debian's python3-h5py and python3-matplotlib.
+"""
+import argparse
+import math
+import os
+import sys
+
+try:
+    import h5py
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+except ImportError as exc:  # pragma: no cover - depends on the machine
+    sys.stderr.write(f"oscbench plot: {exc.name} is missing (apt-get install python3-h5py "
+                     "python3-matplotlib)\n")
+    sys.exit(1)
+
+
+def table(f, name):
+    """A results table as a dict of numpy columns (strings decoded), or None."""
+    if name not in f:
+        return None
+    g = f[name]
+    cols = {}
+    for key, ds in g.items():
+        if key in ("row",) or key.startswith("axis"):
+            continue
+        data = ds[()]
+        if data.dtype.kind in "OS":
+            data = np.array([d.decode() if isinstance(d, bytes) else str(d) for d in data])
+        cols[key] = data
+    return cols
+
+
+def method_order(names, f):
+    """Methods in the order the run listed them (first appearance in /points)."""
+    seen = []
+    for n in names:
+        if n not in seen:
+            seen.append(n)
+    return seen
+
+
+def style(i):
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    markers = "os^vD<>pX*h"
+    return dict(color=colors[i % len(colors)], marker=markers[i % len(markers)])
+
+
+def plot_convergence(f, out):
+    pts, conv = table(f, "points"), table(f, "convergence")
+    if pts is None or conv is None or len(conv["method"]) == 0:
+        return None
+    drags = sorted(set(conv["drag"].tolist()))[:4]
+    ncols = min(2, len(drags))
+    nrows = (len(drags) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(7 * ncols, 5.2 * nrows), squeeze=False)
+    for ax in axes.flat[len(drags):]:
+        ax.set_visible(False)
+    for ax, drag in zip(axes.flat, drags):
+        rows = [i for i in range(len(conv["method"])) if conv["drag"][i] == drag]
+        # One stiffness per panel: the one nearest omega0 = 1 (on a log scale), where the
+        # sweep's dt range is usually asymptotic and above round-off.
+        ks = np.array(sorted(set(conv["stiffness"][rows].tolist())))
+        positive = ks[ks > 0]
+        k = positive[np.argmin(np.abs(np.log(positive)))] if len(positive) else ks[0]
+        all_err = []
+        for j, m in enumerate(method_order(conv["method"][rows], f)):
+            sel = ((pts["method"] == m) & (pts["stiffness"] == k) & (pts["drag"] == drag))
+            dt, err = pts["dt"][sel], pts["max_error"][sel]
+            ok = np.isfinite(err) & (err > 0) & pts["stable"][sel].astype(bool)
+            if not ok.any():
+                continue
+            order = np.argsort(dt[ok])
+            c = [i for i in rows if conv["method"][i] == m and conv["stiffness"][i] == k]
+            p = conv["measured_order"][c[0]] if c else float("nan")
+            label = f"{m}  p={p:.2f}" if math.isfinite(p) else f"{m}  p=?"
+            ax.loglog(dt[ok][order], err[ok][order], label=label, **style(j), ms=4, lw=1.2)
+            all_err.extend(err[ok].tolist())
+        dts = np.array(sorted(set(pts["dt"][pts["drag"] == drag].tolist())))
+        if len(dts) > 1 and all_err:
+            # Reference slopes through one point at the geometric middle of the data.
+            anchor = np.exp((np.log(min(all_err)) + np.log(max(all_err))) / 2)
+            mid = np.sqrt(dts[0] * dts[-1])
+            for p in (1, 2, 4):
+                ref = anchor * (dts / mid) ** p
+                ax.loglog(dts, ref, color="0.4", ls="--", lw=0.8)
+                ax.annotate(f"slope {p}", (dts[-1], ref[-1]), fontsize=8, color="0.3",
+                            xytext=(3, 0), textcoords="offset points", va="center")
+            ax.set_ylim(min(all_err) / 5, max(all_err) * 5)
+        ax.set_xlabel("dt")
+        ax.set_ylabel("max |x - x_exact| over the run")
+        ax.set_title(f"convergence, k = {k:g}, drag = {drag:g}")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    return save(fig, out, "convergence")
+
+
+def plot_stability(f, out):
+    st = table(f, "stability")
+    if st is None or len(st["method"]) == 0:
+        return None
+    fig, ax = plt.subplots(figsize=(7.5, 5.2))
+    finite_max = max([v for v in np.concatenate([st["limit_theory"], st["limit_measured"]])
+                      if math.isfinite(v)] + [3.0])
+    top = 1.15 * finite_max
+    for j, m in enumerate(method_order(st["method"], f)):
+        sel = st["method"] == m
+        z = st["zeta"][sel]
+        order = np.argsort(z)
+        th = np.where(np.isinf(st["limit_theory"][sel]), top, st["limit_theory"][sel])[order]
+        me = np.where(np.isinf(st["limit_measured"][sel]), top, st["limit_measured"][sel])[order]
+        s = style(j)
+        ax.plot(z[order], th, "-", color=s["color"], lw=1.3, label=m)
+        ax.plot(z[order], me, linestyle="none", marker=s["marker"], color=s["color"], ms=5,
+                mfc="none")
+    ax.axhline(2.0, color="k", ls=":", lw=1)
+    ax.annotate("omega0*dt = 2", (ax.get_xlim()[0], 2.02), fontsize=8)
+    ax.axhline(top, color="grey", ls="-", lw=0.5)
+    ax.annotate("stable for every dt (inf)", (ax.get_xlim()[0], top * 1.005), fontsize=7)
+    ax.set_ylim(0, top * 1.06)
+    ax.set_xlabel("damping ratio zeta")
+    ax.set_ylabel("largest stable omega0*dt")
+    ax.set_title("stability limit: theory (lines) and measured (markers)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    return save(fig, out, "stability")
+
+
+def plot_traces(f, out):
+    if "traces" not in f:
+        return None
+    traces = [(m, r) for m in f["traces"] for r in f["traces"][m]]
+    if not traces:
+        return None
+    fig, (ax_x, ax_d, ax_e) = plt.subplots(3, 1, figsize=(8, 9), sharex=True)
+    for j, (m, r) in enumerate(traces):
+        g = f["traces"][m][r]
+        t, x, xe = g["t"][()], g["x"][()], g["x_exact"][()]
+        if x.ndim > 1:  # the last axis carries gravity: show that one
+            x, xe = x[:, -1], xe[:, -1]
+        c = style(j)["color"]
+        ax_x.plot(t, x, color=c, lw=1, label=f"{m} (row {r})")
+        ax_x.plot(t, xe, color="k", lw=0.8, ls="--", alpha=0.6)
+        ax_d.plot(t, g["drift"][()], color=c, lw=1)
+        # Errors that round to 0 would sink the log axis: floor them at round-off of the motion.
+        floor = 1e-16 * max(np.max(np.abs(xe)), 1e-300)
+        ax_e.semilogy(t, np.maximum(g["error"][()], floor), color=c, lw=1)
+    ax_x.set_ylabel("x (black dashed: exact)")
+    ax_d.set_ylabel("energy drift / E(0)")
+    ax_e.set_ylabel("|x - x_exact|")
+    ax_e.set_xlabel("t")
+    ax_x.legend(fontsize=7)
+    for ax in (ax_x, ax_d, ax_e):
+        ax.grid(True, alpha=0.3)
+    ax_x.set_title("traced points: motion, energy drift and error over time")
+    return save(fig, out, "traces")
+
+
+def plot_work_precision(f, out):
+    wp = table(f, "work_precision")
+    if wp is None or len(wp["method"]) == 0:
+        return None
+    fig, (ax_t, ax_f) = plt.subplots(1, 2, figsize=(13, 5.2), sharey=True)
+    for j, m in enumerate(method_order(wp["method"], f)):
+        sel = (wp["method"] == m) & np.isfinite(wp["median_error"]) & (wp["median_error"] > 0)
+        if not sel.any():
+            continue
+        for ax, cost in ((ax_t, wp["ns_per_lane"]), (ax_f, wp["force_evals"])):
+            order = np.argsort(cost[sel])
+            ax.loglog(cost[sel][order], wp["median_error"][sel][order], label=m, **style(j),
+                      ms=4, lw=1.2)
+    ax_t.set_xlabel("wall ns per lane for the whole run (bare stepping cost measured in the run)")
+    ax_f.set_xlabel("force evaluations per lane for the whole run")
+    ax_t.set_ylabel("median max error of the stable points")
+    for ax in (ax_t, ax_f):
+        ax.grid(True, which="both", alpha=0.3)
+    ax_t.set_title("work-precision: error against time (lower left is better)")
+    ax_f.set_title("error against force evaluations")
+    ax_f.legend(fontsize=7)
+    return save(fig, out, "work_precision")
+
+
+def save(fig, out, what):
+    path = f"{out}_{what}.png"
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="oscbench plot", description=__doc__.splitlines()[0])
+    ap.add_argument("results", help="an oscbench results file (.h5)")
+    ap.add_argument("-o", "--output-dir", default=None,
+                    help="directory for the PNGs (default: the results file's directory)")
+    a = ap.parse_args(argv)
+    try:
+        f = h5py.File(a.results, "r")
+    except OSError as exc:
+        sys.stderr.write(f"oscbench plot: {a.results}: cannot open: {exc}\n")
+        return 2
+    outdir = a.output_dir or os.path.dirname(a.results) or "."
+    os.makedirs(outdir, exist_ok=True)
+    stem = os.path.join(outdir, os.path.splitext(os.path.basename(a.results))[0])
+    with f:
+        made = [p for p in (plot_convergence(f, stem), plot_stability(f, stem),
+                            plot_traces(f, stem), plot_work_precision(f, stem)) if p]
+    for p in made:
+        print(f"wrote {p}")
+    if not made:
+        sys.stderr.write(f"oscbench plot: {a.results}: nothing to plot\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,22 @@
+/* Progress of a long sweep: amount done of a total (oscillator-steps), rate and ETA. */
+#ifndef OSCBENCH_PROGRESS_H
+#define OSCBENCH_PROGRESS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+typedef struct progress {
+    atomic_llong done;
+    double total;
+    bool enabled;
+    double start, last_draw;
+    char label[64];
+} progress;
+
+void progress_init(progress *p, double total, bool enabled);
+/* Thread-safe; only the master thread draws, at most five times a second. */
+void progress_add(progress *p, double amount);
+void progress_label(progress *p, const char *label);
+void progress_finish(progress *p);
+
+#endif

@@ -1,0 +1,185 @@
+/* The summary `oscbench run` prints: per method, then the analyses, then where the file went. */
+#include "report.h"
+
+#include <stdlib.h>
+
+#include "analysis.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct range {
+    double lo, hi;
+    size_t n;
+} range;
+
+static void range_add(range *r, double v)
+{
+    if (!isfinite(v))
+        return;
+    if (r->n++ == 0 || v < r->lo)
+        r->lo = v;
+    if (r->n == 1 || v > r->hi)
+        r->hi = v;
+}
+
+static void print_range(FILE *out, const range *r)
+{
+    if (r->n)
+        fprintf(out, "  %8.1e .. %8.1e", r->lo, r->hi);
+    else
+        fprintf(out, "  %20s", "-");
+}
+
+static void method_line(FILE *out, const char *name, const sweep_result *res)
+{
+    const sweep_points *p = &res->points;
+    size_t points = 0, stable = 0;
+    range error = {0}, drift = {0};
+    for (size_t r = 0; r < p->rows; r++) {
+        if (strcmp(p->method[r], name))
+            continue;
+        points++;
+        if (!p->stable[r])
+            continue;
+        stable++;
+        range_add(&error, p->max_error[r]);
+        range_add(&drift, p->max_abs_drift[r]);
+    }
+    double seconds = 0, steps = 0;
+    for (size_t b = 0; b < res->nbatches; b++)
+        if (!strcmp(res->batches[b].method, name))
+            seconds += res->batches[b].seconds, steps += res->batches[b].osc_steps;
+    fprintf(out, "%-20s %6zu %6zu", name, points, stable);
+    print_range(out, &error);
+    print_range(out, &drift);
+    fprintf(out, "  %10.3e\n", seconds > 0 ? steps / seconds : 0.0);
+}
+
+static void print_methods(FILE *out, const osc_config *cfg, const sweep_result *res)
+{
+    fprintf(out, "%-20s %6s %6s  %20s  %20s  %10s\n", "method", "points", "stable",
+            "max error (stable)", "max |drift| (stable)", "osc-step/s");
+    for (size_t m = 0; m < cfg->nmethods; m++)
+        method_line(out, cfg->methods[m]->name, res);
+}
+
+static const char *verdict(const convergence_rows *c, size_t i)
+{
+    if (isnan(c->measured_order[i]))
+        return "too few points";
+    return c->pass[i] ? "pass" : "FAIL: order differs from declared";
+}
+
+static void print_convergence_rows(FILE *out, const convergence_rows *c)
+{
+    fprintf(out, "%-20s %10s %8s %8s %8s %17s %6s  %s\n", "method", "stiffness", "drag",
+            "declared", "measured", "95% interval", "points", "verdict");
+    for (size_t i = 0; i < c->rows; i++)
+        fprintf(out, "%-20s %10.4g %8.4g %8lld %8.3f [%6.3f, %6.3f] %6lld  %s\n", c->method[i],
+                c->stiffness[i], c->drag[i], (long long)c->declared_order[i],
+                c->measured_order[i], c->order_low[i], c->order_high[i],
+                (long long)c->fit_points[i], verdict(c, i));
+}
+
+/* Many stiffness values: one line per (method, drag) with the spread of the measured orders. */
+static void print_convergence_groups(FILE *out, const convergence_rows *c)
+{
+    fprintf(out, "%-20s %9s %8s %5s %5s %5s %5s  %-28s %s\n", "method", "drag", "declared",
+            "fits", "pass", "fail", "few", "measured: median [min, max]", "verdict");
+    for (size_t i = 0; i < c->rows; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(c->method[j], c->method[i]) || c->drag[j] != c->drag[i];
+        if (!first)
+            continue;
+        size_t fits = 0, pass = 0, few = 0, n = 0;
+        double orders[c->rows];
+        long long declared = c->declared_order[i];
+        for (size_t j = i; j < c->rows; j++) {
+            if (strcmp(c->method[j], c->method[i]) || c->drag[j] != c->drag[i])
+                continue;
+            fits++;
+            if (isnan(c->measured_order[j]))
+                few++;
+            else
+                orders[n++] = c->measured_order[j], pass += c->pass[j];
+        }
+        fprintf(out, "%-20s %9.7g %8lld %5zu %5zu %5zu %5zu", c->method[i], c->drag[i], declared,
+                fits, pass, fits - pass - few, few);
+        if (!n) {
+            fprintf(out, "  %-28s %s\n", "-", "too few points");
+            continue;
+        }
+        qsort(orders, n, sizeof *orders, cmp_double);
+        double median = (orders[(n - 1) / 2] + orders[n / 2]) / 2;
+        char measured[64];
+        snprintf(measured, sizeof measured, "%.3f [%.3f, %.3f]", median, orders[0], orders[n - 1]);
+        /* The group's verdict is its typical fit: a stray fit of three points at the edge of
+         * a stiffness range should not condemn a method, a systematic shift should. */
+        fprintf(out, "  %-28s %s\n", measured,
+                fabs(median - (double)declared) <= OSC_FIT_PASS_TOL ? "pass"
+                                                                    : "FAIL: order differs");
+    }
+    fprintf(out, "(one fit per stiffness; verdict: the median fit against the declared order +-"
+                 " %.2f; every fit is in /convergence)\n", OSC_FIT_PASS_TOL);
+}
+
+static void print_convergence(FILE *out, const convergence_rows *c)
+{
+    if (!c->rows)
+        return;
+    fprintf(out, "\nconvergence: error ~ dt^p, least squares over the asymptotic range\n");
+    if (c->rows <= 40)
+        print_convergence_rows(out, c);
+    else
+        print_convergence_groups(out, c);
+}
+
+static void print_limit(FILE *out, double limit)
+{
+    if (isinf(limit))
+        fprintf(out, " %12s", "always");
+    else if (limit == 0)
+        fprintf(out, " %12s", "never");
+    else
+        fprintf(out, " %12.6f", limit);
+}
+
+static void print_stability(FILE *out, const stability_rows *s)
+{
+    if (!s->rows)
+        return;
+    fprintf(out, "\nstability limit of omega0*dt (theory: spectral radius of the one-step map; "
+                 "measured: stepping lanes)\n");
+    fprintf(out, "%-20s %8s %12s %12s\n", "method", "zeta", "theory", "measured");
+    for (size_t i = 0; i < s->rows; i++) {
+        fprintf(out, "%-20s %8.4g", s->method[i], s->zeta[i]);
+        print_limit(out, s->limit_theory[i]);
+        print_limit(out, s->limit_measured[i]);
+        fputc('\n', out);
+    }
+}
+
+void report_print(FILE *out, const osc_config *cfg, const sweep_result *res,
+                  const analysis_result *ana, const char *path)
+{
+    fprintf(out, "oscbench %s: %s, %zu points (%zu methods x %zu dt x %zu stiffness x %zu drag), "
+                 "%s, dim %d\n\n",
+            OSC_VERSION, cfg->path, res->points.rows, cfg->nmethods, cfg->dt.count,
+            cfg->stiffness.count, cfg->drag.count, osc_precision_name(cfg->precision), cfg->dim);
+    print_methods(out, cfg, res);
+    print_convergence(out, &ana->conv);
+    print_stability(out, &ana->stab);
+    if (res->t_end_rounded)
+        fprintf(out, "\nnote: t_end is not a whole number of steps for some dt; those runs last "
+                     "steps*dt (the t_end column)\n");
+    fprintf(out, "\nwrote %s (sweep %.1f s, analyses %.1f s)\n", path, res->seconds, ana->seconds);
+}

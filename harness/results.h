@@ -1,0 +1,54 @@
+/* The analyses a run adds to its sweep (convergence, stability, work-precision), and writing
+ * everything to the results file as CONTRACT.md lays it out. */
+#ifndef OSCBENCH_RESULTS_H
+#define OSCBENCH_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "h5out.h"
+#include "sweep.h"
+
+/* /convergence: one row per (method, stiffness, drag) with at least two dt values. */
+typedef struct convergence_rows {
+    size_t rows;
+    const char **method;
+    double *stiffness, *drag, *measured_order, *order_low, *order_high, *std_error;
+    int64_t *declared_order, *fit_points, *dt_points;
+    bool *pass;
+} convergence_rows;
+
+/* /stability: one row per (method, zeta). */
+typedef struct stability_rows {
+    size_t rows;
+    const char **method;
+    double *zeta, *limit_theory, *limit_measured;
+    int64_t *lanes, *steps;
+} stability_rows;
+
+/* /work_precision: one row per (method, dt): cost against the error reached. */
+typedef struct work_rows {
+    size_t rows;
+    const char **method;
+    double *dt, *ns_per_osc_step, *ns_per_lane, *median_error, *worst_error;
+    int64_t *steps, *force_evals, *stable_points; /* force_evals: per lane over the whole run */
+} work_rows;
+
+typedef struct analysis_result {
+    convergence_rows conv;
+    stability_rows stab;
+    work_rows work;
+    double seconds; /* wall clock of the analyses */
+} analysis_result;
+
+int analyses_run(const osc_config *cfg, const sweep_result *res, analysis_result *out, char *err,
+                 size_t errlen);
+void analyses_free(analysis_result *a);
+
+/* Writes /points, /convergence, /stability, /work_precision, /traces and the root provenance
+ * attributes. Returns 0 or EXIT_RUNTIME with err set. */
+int results_write(h5_out *out, const osc_config *cfg, const sweep_result *res,
+                  const analysis_result *ana, char *err, size_t errlen);
+
+#endif

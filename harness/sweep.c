@@ -1,0 +1,295 @@
+/* Expands a config into batches, runs them through the library with auditing, and gathers the
+ * results in memory (see sweep.h). */
+#include "sweep.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+#include "progress.h"
+
+/* Audits sample error and drift; each costs about as much as a few hundred steps of a lane (the
+ * closed form needs exp, cos and sin), so they are spaced at least this many steps apart and at
+ * most this many per run. */
+enum { MIN_AUDIT_INTERVAL = 256, MAX_AUDITS = 64 };
+
+long sweep_steps_for(const osc_config *cfg, double dt)
+{
+    if (cfg->steps > 0)
+        return cfg->steps;
+    double n = nearbyint(cfg->t_end / dt);
+    return n < 1 ? 1 : (long)n;
+}
+
+static long audit_interval(const osc_config *cfg, long steps)
+{
+    if (cfg->audit_every > 0)
+        return cfg->audit_every < steps ? cfg->audit_every : steps;
+    long k = (steps + MAX_AUDITS - 1) / MAX_AUDITS;
+    if (k < MIN_AUDIT_INTERVAL)
+        k = MIN_AUDIT_INTERVAL;
+    return k < steps ? k : steps;
+}
+
+static bool alloc_points(sweep_points *p, size_t rows)
+{
+    p->rows = rows;
+    bool ok = (p->method = calloc(rows, sizeof *p->method)) != NULL;
+    double **f64[] = {&p->dt, &p->stiffness, &p->drag, &p->omega_dt, &p->zeta, &p->t_end,
+                      &p->final_energy, &p->final_drift, &p->max_abs_drift, &p->final_error,
+                      &p->max_error, &p->final_rel_error, &p->max_rel_error};
+    for (size_t i = 0; i < sizeof f64 / sizeof *f64; i++)
+        ok &= (*f64[i] = calloc(rows, sizeof(double))) != NULL;
+    ok &= (p->steps = calloc(rows, sizeof(int64_t))) != NULL;
+    ok &= (p->unstable_step = calloc(rows, sizeof(int64_t))) != NULL;
+    ok &= (p->stable = calloc(rows, sizeof(bool))) != NULL;
+    return ok;
+}
+
+static void free_points(sweep_points *p)
+{
+    free(p->method), free(p->dt), free(p->stiffness), free(p->drag), free(p->omega_dt);
+    free(p->zeta), free(p->t_end), free(p->final_energy), free(p->final_drift);
+    free(p->max_abs_drift), free(p->final_error), free(p->max_error), free(p->final_rel_error);
+    free(p->max_rel_error), free(p->steps), free(p->unstable_step), free(p->stable);
+}
+
+void sweep_result_free(sweep_result *r)
+{
+    free_points(&r->points);
+    for (size_t i = 0; i < r->ntraces; i++) {
+        sweep_trace *t = &r->traces[i];
+        free(t->t), free(t->x), free(t->v), free(t->x_exact), free(t->energy), free(t->drift);
+        free(t->error);
+    }
+    free(r->traces);
+    free(r->batches);
+    memset(r, 0, sizeof *r);
+}
+
+static double zeta_of(double k, double c, double m)
+{
+    if (c == 0)
+        return 0;
+    return k > 0 && m > 0 ? c / (2 * sqrt(k * m)) : INFINITY;
+}
+
+/* Fill lane inputs of a (method, dt) batch: the stiffness x drag grid. */
+static int set_lanes(osc_batch *b, const osc_config *cfg)
+{
+    size_t nc = cfg->drag.count;
+    for (size_t ki = 0; ki < cfg->stiffness.count; ki++)
+        for (size_t ci = 0; ci < nc; ci++) {
+            int rc = osc_batch_set_lane(b, ki * nc + ci, cfg->stiffness.values[ki],
+                                        cfg->drag.values[ci], cfg->mass, cfg->x0, cfg->v0);
+            if (rc)
+                return rc;
+        }
+    return OSC_OK;
+}
+
+typedef struct audit_ctx {
+    osc_audit *audit;
+    progress *progress;
+    long interval;
+    int dim;
+} audit_ctx;
+
+static int audit_with_progress(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step)
+{
+    audit_ctx *a = ctx;
+    int rc = osc_audit_tile(a->audit, b, i0, i1, step);
+    long previous = (step - 1) / a->interval * a->interval;
+    progress_add(a->progress, (double)(i1 - i0) * (double)(step - previous) * a->dim);
+    return rc;
+}
+
+static void record_rows(sweep_points *p, size_t row0, const osc_config *cfg, const osc_method *m,
+                        double dt, long steps, const osc_audit *audit)
+{
+    size_t nc = cfg->drag.count;
+    for (size_t lane = 0; lane < cfg->stiffness.count * nc; lane++) {
+        size_t r = row0 + lane;
+        double k = cfg->stiffness.values[lane / nc], c = cfg->drag.values[lane % nc];
+        const osc_lane_metrics *lm = osc_audit_lane(audit, lane);
+        p->method[r] = m->name;
+        p->dt[r] = dt, p->stiffness[r] = k, p->drag[r] = c;
+        p->omega_dt[r] = cfg->mass > 0 ? sqrt(k / cfg->mass) * dt : 0;
+        p->zeta[r] = zeta_of(k, c, cfg->mass);
+        p->steps[r] = steps, p->t_end[r] = (double)steps * dt;
+        p->final_energy[r] = lm->final_energy;
+        p->final_drift[r] = lm->final_drift, p->max_abs_drift[r] = lm->max_abs_drift;
+        p->final_error[r] = lm->final_error, p->max_error[r] = lm->max_error;
+        double scale = lm->rest_distance > 0 ? lm->rest_distance : NAN;
+        p->final_rel_error[r] = lm->final_error / scale;
+        p->max_rel_error[r] = lm->max_error / scale;
+        p->unstable_step[r] = lm->unstable_step;
+        p->stable[r] = lm->unstable_step < 0;
+    }
+}
+
+static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size_t row0,
+                     progress *prog, sweep_result *out, char *err, size_t errlen)
+{
+    size_t lanes = cfg->stiffness.count * cfg->drag.count;
+    long steps = sweep_steps_for(cfg, dt);
+    osc_batch *b = NULL;
+    osc_audit *audit = NULL;
+    int rc = osc_batch_create(&b, m, cfg->precision, cfg->dim, lanes, cfg->gravity);
+    if (!rc)
+        rc = set_lanes(b, cfg);
+    if (!rc)
+        rc = osc_batch_start(b, dt);
+    if (!rc)
+        rc = osc_audit_create(&audit, b);
+    if (rc) {
+        snprintf(err, errlen, "%s: %s, dt=%g: %s", cfg->path, m->name, dt, osc_strerror(rc));
+        osc_batch_free(b);
+        return rc;
+    }
+    char label[64];
+    snprintf(label, sizeof label, "%s dt=%g", m->name, dt);
+    progress_label(prog, label);
+    audit_ctx ctx = {audit, prog, audit_interval(cfg, steps), cfg->dim};
+    double t0 = omp_get_wtime();
+    osc_batch_run(b, steps, ctx.interval, audit_with_progress, &ctx);
+    double seconds = omp_get_wtime() - t0;
+    record_rows(&out->points, row0, cfg, m, dt, steps, audit);
+    out->batches[out->nbatches++] =
+        (sweep_batch_time){m->name, dt, seconds, (double)lanes * (double)steps * cfg->dim};
+    if (fabs((double)steps * dt - cfg->t_end) > 1e-9 * cfg->t_end && cfg->steps <= 0)
+        out->t_end_rounded = true;
+    osc_audit_free(audit);
+    osc_batch_free(b);
+    return OSC_OK;
+}
+
+/* ---- traces: a traced point is re-run alone (lanes are independent, so it follows the same
+ * bits as in the sweep), audited at every trace sample. */
+
+/* Each sample is evaluated by the audit's own definitions, but unlike the sweep's audit it keeps
+ * following a lane that blows up, so the trace shows the growth. */
+typedef struct trace_ctx {
+    const osc_audit *audit;
+    sweep_trace *trace;
+} trace_ctx;
+
+static int trace_sample(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step)
+{
+    (void)i0, (void)i1;
+    const osc_audit *audit = ((trace_ctx *)ctx)->audit;
+    sweep_trace *t = ((trace_ctx *)ctx)->trace;
+    int dim = t->dim;
+    size_t s = t->samples++;
+    double x[OSC_MAX_DIM], v[OSC_MAX_DIM], time = (double)step * osc_batch_dt(b);
+    osc_audit_point pt;
+    osc_batch_readout(b, 0, 1, x, v);
+    osc_audit_evaluate(audit, 0, time, x, v, &pt);
+    for (int a = 0; a < dim; a++) {
+        t->x[s * dim + a] = x[a], t->v[s * dim + a] = v[a];
+        t->x_exact[s * dim + a] = pt.x_exact[a];
+    }
+    t->t[s] = time, t->energy[s] = pt.energy, t->drift[s] = pt.drift, t->error[s] = pt.error;
+    return 0;
+}
+
+static int trace_alloc(sweep_trace *t, size_t samples)
+{
+    double **cols[] = {&t->t, &t->energy, &t->drift, &t->error};
+    double **vec_cols[] = {&t->x, &t->v, &t->x_exact};
+    for (size_t i = 0; i < 4; i++)
+        if (!(*cols[i] = calloc(samples, sizeof(double))))
+            return OSC_ENOMEM;
+    for (size_t i = 0; i < 3; i++)
+        if (!(*vec_cols[i] = calloc(samples * t->dim, sizeof(double))))
+            return OSC_ENOMEM;
+    return OSC_OK;
+}
+
+static int run_trace(const osc_config *cfg, const osc_method *m, double dt, double k, double c,
+                     size_t row, sweep_trace *t)
+{
+    long steps = sweep_steps_for(cfg, dt), every = cfg->trace_every;
+    *t = (sweep_trace){.method = m->name, .row = row, .dim = cfg->dim};
+    osc_batch *b = NULL;
+    osc_audit *audit = NULL;
+    int rc = trace_alloc(t, (size_t)(steps / every) + 2);
+    if (!rc)
+        rc = osc_batch_create(&b, m, cfg->precision, cfg->dim, 1, cfg->gravity);
+    if (!rc)
+        rc = osc_batch_set_lane(b, 0, k, c, cfg->mass, cfg->x0, cfg->v0);
+    if (!rc)
+        rc = osc_batch_start(b, dt);
+    if (!rc)
+        rc = osc_audit_create(&audit, b);
+    if (!rc) {
+        trace_ctx ctx = {audit, t};
+        trace_sample(&ctx, b, 0, 1, 0);
+        osc_batch_run(b, steps, every, trace_sample, &ctx);
+    }
+    osc_audit_free(audit);
+    osc_batch_free(b);
+    return rc;
+}
+
+static size_t rows_per_method(const osc_config *cfg)
+{
+    return cfg->dt.count * cfg->stiffness.count * cfg->drag.count;
+}
+
+/* The traced rows: those listed, or the first point of each method. */
+static int run_traces(const osc_config *cfg, sweep_result *out)
+{
+    size_t per_method = rows_per_method(cfg);
+    size_t n = cfg->ntrace_points ? cfg->ntrace_points : cfg->nmethods;
+    if (!(out->traces = calloc(n, sizeof *out->traces)))
+        return OSC_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        size_t row = cfg->ntrace_points ? cfg->trace_points[i] : i * per_method;
+        size_t in_method = row % per_method, lanes = cfg->stiffness.count * cfg->drag.count;
+        const osc_method *m = cfg->methods[row / per_method];
+        double dt = cfg->dt.values[in_method / lanes];
+        size_t lane = in_method % lanes;
+        double k = cfg->stiffness.values[lane / cfg->drag.count];
+        double c = cfg->drag.values[lane % cfg->drag.count];
+        out->ntraces = i + 1;
+        int rc = run_trace(cfg, m, dt, k, c, row, &out->traces[i]);
+        if (rc)
+            return rc;
+    }
+    return OSC_OK;
+}
+
+int sweep_run(const osc_config *cfg, bool show_progress, sweep_result *out, char *err,
+              size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    size_t per_method = rows_per_method(cfg);
+    if (!alloc_points(&out->points, cfg->nmethods * per_method) ||
+        !(out->batches = calloc(cfg->nmethods * cfg->dt.count, sizeof *out->batches))) {
+        snprintf(err, errlen, "%s: out of memory for the results table", cfg->path);
+        return OSC_ENOMEM;
+    }
+    double total = 0;
+    for (size_t d = 0; d < cfg->dt.count; d++)
+        total += (double)sweep_steps_for(cfg, cfg->dt.values[d]) * cfg->stiffness.count *
+                 cfg->drag.count * cfg->dim;
+    progress prog;
+    progress_init(&prog, total * cfg->nmethods, show_progress);
+    double t0 = omp_get_wtime();
+    int rc = OSC_OK;
+    for (size_t mi = 0; mi < cfg->nmethods && !rc; mi++)
+        for (size_t di = 0; di < cfg->dt.count && !rc; di++) {
+            size_t row0 = (mi * cfg->dt.count + di) * cfg->stiffness.count * cfg->drag.count;
+            rc = run_batch(cfg, cfg->methods[mi], cfg->dt.values[di], row0, &prog, out, err,
+                           errlen);
+        }
+    progress_finish(&prog);
+    if (!rc && cfg->trace && (rc = run_traces(cfg, out)))
+        snprintf(err, errlen, "%s: tracing failed: %s", cfg->path, osc_strerror(rc));
+    out->seconds = omp_get_wtime() - t0;
+    return rc;
+}
