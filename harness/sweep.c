@@ -2,6 +2,7 @@
  * results in memory (see sweep.h). */
 #include "sweep.h"
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -11,10 +12,12 @@
 #include "audit.h"
 #include "progress.h"
 
-/* Audits sample error and drift; each costs about as much as a few hundred steps of a lane (the
- * closed form needs exp, cos and sin), so they are spaced at least this many steps apart and at
- * most this many per run. */
-enum { MIN_AUDIT_INTERVAL = 256, MAX_AUDITS = 64 };
+/* The audit schedule. max_error and max_abs_drift are maxima over the audits, and the
+ * convergence fit compares them across dt, so every dt of a run that lasts t_end is audited at
+ * the same physical times t_end * j / A (to the nearest step), plus the last step. A is chosen so
+ * that the largest dt still has MIN_AUDIT_INTERVAL steps between audits (an audit costs about as
+ * much as a few tens of steps of a lane), and at most MAX_AUDITS. */
+enum { MIN_AUDIT_INTERVAL = 32, MAX_AUDITS = 64 };
 
 long sweep_steps_for(const osc_config *cfg, double dt)
 {
@@ -24,14 +27,27 @@ long sweep_steps_for(const osc_config *cfg, double dt)
     return n < 1 ? 1 : (long)n;
 }
 
-static long audit_interval(const osc_config *cfg, long steps)
+static long audit_count(const osc_config *cfg)
 {
+    long fewest_steps = LONG_MAX;
+    for (size_t d = 0; d < cfg->dt.count; d++) {
+        long s = sweep_steps_for(cfg, cfg->dt.values[d]);
+        fewest_steps = s < fewest_steps ? s : fewest_steps;
+    }
+    long a = fewest_steps / MIN_AUDIT_INTERVAL;
+    return a < 1 ? 1 : a > MAX_AUDITS ? MAX_AUDITS : a;
+}
+
+long sweep_audit_interval(const osc_config *cfg, double dt)
+{
+    long steps = sweep_steps_for(cfg, dt), k;
     if (cfg->audit_every > 0)
-        return cfg->audit_every < steps ? cfg->audit_every : steps;
-    long k = (steps + MAX_AUDITS - 1) / MAX_AUDITS;
-    if (k < MIN_AUDIT_INTERVAL)
-        k = MIN_AUDIT_INTERVAL;
-    return k < steps ? k : steps;
+        k = cfg->audit_every;
+    else if (cfg->steps > 0)
+        k = (steps + audit_count(cfg) - 1) / audit_count(cfg);
+    else
+        k = lround(cfg->t_end / (double)audit_count(cfg) / dt);
+    return k < 1 ? 1 : k < steps ? k : steps;
 }
 
 static bool alloc_points(sweep_points *p, size_t rows)
@@ -153,7 +169,7 @@ static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size
     char label[64];
     snprintf(label, sizeof label, "%s dt=%g", m->name, dt);
     progress_label(prog, label);
-    audit_ctx ctx = {audit, prog, audit_interval(cfg, steps), cfg->dim};
+    audit_ctx ctx = {audit, prog, sweep_audit_interval(cfg, dt), cfg->dim};
     double t0 = omp_get_wtime();
     osc_batch_run(b, steps, ctx.interval, audit_with_progress, &ctx);
     double seconds = omp_get_wtime() - t0;

@@ -45,7 +45,6 @@ typedef struct sweep_result {
     size_t ntraces;
     sweep_batch_time *batches;
     size_t nbatches;
-    long audit_every;     /* 0: chosen per dt, see sweep.c */
     bool t_end_rounded;   /* some dt does not divide t_end: the run lasts steps * dt */
     double seconds;       /* whole sweep, wall clock */
 } sweep_result;
@@ -56,5 +55,9 @@ void sweep_result_free(sweep_result *r);
 
 /* Steps a dt gets: `steps` as given, or t_end / dt rounded to the nearest whole step (>= 1). */
 long sweep_steps_for(const osc_config *cfg, double dt);
+
+/* Steps between audits for a dt: `audit_every` as given, or so that every dt is audited at the
+ * same physical times (see sweep.c). */
+long sweep_audit_interval(const osc_config *cfg, double dt);
 
 #endif
