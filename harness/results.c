@@ -181,11 +181,14 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
     rc |= h5_out_attr_str(out, "compiler", "gcc-compatible " __VERSION__);
     rc |= h5_out_attr_str(out, "build_flags", OSC_BUILD_FLAGS);
     rc |= h5_out_attr_str(out, "cpu", cpu);
-    rc |= h5_out_attr_str(out, "audit",
+    rc |= h5_out_attr_str(out, "t_end_rounding",
                           res->t_end_rounded
-                              ? "t_end rounded to a whole number of steps per dt: each row's "
-                                "t_end column is steps * dt"
-                              : "t_end is a whole number of steps for every dt");
+                              ? "t_end is not a whole number of steps for some dt: those runs "
+                                "last the nearest whole number of steps (t_end column = steps*dt)"
+                              : "none: t_end is a whole number of steps for every dt");
+    rc |= h5_out_attr_str(out, "audit_schedule",
+                          "metrics are sampled at audits: every dt at the same times t_end*j/A "
+                          "(nearest step) and at the last step; max_* are maxima over them");
     return rc;
 }
 
