@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "progress.h"
 #include "results.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -191,7 +192,7 @@ static bool alloc_stab(stability_rows *s, size_t rows)
            (s->lanes = calloc(rows, sizeof(int64_t))) && (s->steps = calloc(rows, sizeof(int64_t)));
 }
 
-static int stability_analysis(const osc_config *cfg, stability_rows *out)
+static int stability_analysis(const osc_config *cfg, bool show_progress, stability_rows *out)
 {
     const double *zetas = cfg->has_stability_zeta ? cfg->stability_zeta.values : default_zetas;
     size_t nz = cfg->has_stability_zeta ? cfg->stability_zeta.count
@@ -199,6 +200,9 @@ static int stability_analysis(const osc_config *cfg, stability_rows *out)
     if (!alloc_stab(out, cfg->nmethods * nz))
         return OSC_ENOMEM;
     int failed = OSC_OK;
+    progress prog;
+    progress_init(&prog, (double)out->rows, "limits", show_progress);
+    progress_label(&prog, "stability limits (theory and measured)");
     /* Each (method, zeta) is an independent, deterministic measurement of a few small batches:
      * spread them over the threads (the batches inside then run on one thread each). */
 #pragma omp parallel for schedule(dynamic, 1)
@@ -218,12 +222,14 @@ static int stability_analysis(const osc_config *cfg, stability_rows *out)
         out->method[r] = m->name, out->zeta[r] = zeta;
         out->limit_theory[r] = th.limit, out->limit_measured[r] = me.limit;
         out->lanes[r] = (int64_t)me.lanes, out->steps[r] = me.max_steps;
+        progress_add(&prog, 1);
     }
+    progress_finish(&prog);
     return failed;
 }
 
-int analyses_run(const osc_config *cfg, const sweep_result *res, analysis_result *out, char *err,
-                 size_t errlen)
+int analyses_run(const osc_config *cfg, const sweep_result *res, bool show_progress,
+                 analysis_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     double t0 = omp_get_wtime();
@@ -231,7 +237,7 @@ int analyses_run(const osc_config *cfg, const sweep_result *res, analysis_result
     if (!rc && cfg->convergence)
         rc = convergence_analysis(cfg, res, &out->conv);
     if (!rc && cfg->stability)
-        rc = stability_analysis(cfg, &out->stab);
+        rc = stability_analysis(cfg, show_progress, &out->stab);
     out->seconds = omp_get_wtime() - t0;
     if (rc)
         snprintf(err, errlen, "%s: analyses: %s", cfg->path, osc_strerror(rc));

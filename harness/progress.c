@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
-void progress_init(progress *p, double total, bool enabled)
+void progress_init(progress *p, double total, const char *unit, bool enabled)
 {
+    p->unit = unit;
     atomic_init(&p->done, 0);
     p->total = total > 0 ? total : 1;
     p->enabled = enabled && isatty(STDERR_FILENO);
@@ -38,8 +39,8 @@ static void draw(const progress *p, double now)
     for (int i = 0; i < width; i++)
         bar[i] = i < filled ? '#' : '.';
     bar[width] = '\0';
-    fprintf(stderr, "\r[%s] %3.0f%%  %.2e osc-steps/s  ETA %-7s %-40.40s", bar, 100 * frac, rate,
-            eta, p->label);
+    fprintf(stderr, "\r[%s] %3.0f%%  %.2e %s/s  ETA %-7s %-40.40s", bar, 100 * frac, rate,
+            p->unit, eta, p->label);
     fflush(stderr);
 }
 

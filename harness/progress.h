@@ -11,9 +11,10 @@ typedef struct progress {
     bool enabled;
     double start, last_draw;
     char label[64];
+    const char *unit; /* what is counted, e.g. "osc-steps" */
 } progress;
 
-void progress_init(progress *p, double total, bool enabled);
+void progress_init(progress *p, double total, const char *unit, bool enabled);
 /* Thread-safe; only the master thread draws, at most five times a second. */
 void progress_add(progress *p, double amount);
 void progress_label(progress *p, const char *label);

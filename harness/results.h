@@ -42,8 +42,8 @@ typedef struct analysis_result {
     double seconds; /* wall clock of the analyses */
 } analysis_result;
 
-int analyses_run(const osc_config *cfg, const sweep_result *res, analysis_result *out, char *err,
-                 size_t errlen);
+int analyses_run(const osc_config *cfg, const sweep_result *res, bool show_progress,
+                 analysis_result *out, char *err, size_t errlen);
 void analyses_free(analysis_result *a);
 
 /* Writes /points, /convergence, /stability, /work_precision, /traces and the root provenance

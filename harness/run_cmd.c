@@ -98,7 +98,7 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
     analysis_result ana = {0};
     int rc = sweep_run(cfg, !a->quiet, &res, err, sizeof err);
     if (!rc)
-        rc = analyses_run(cfg, &res, &ana, err, sizeof err);
+        rc = analyses_run(cfg, &res, !a->quiet, &ana, err, sizeof err);
     if (!rc)
         rc = results_write(out, cfg, &res, &ana, err, sizeof err);
     if (rc) {

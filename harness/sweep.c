@@ -294,7 +294,7 @@ int sweep_run(const osc_config *cfg, bool show_progress, sweep_result *out, char
         total += (double)sweep_steps_for(cfg, cfg->dt.values[d]) * cfg->stiffness.count *
                  cfg->drag.count * cfg->dim;
     progress prog;
-    progress_init(&prog, total * cfg->nmethods, show_progress);
+    progress_init(&prog, total * cfg->nmethods, "osc-steps", show_progress);
     double t0 = omp_get_wtime();
     int rc = OSC_OK;
     for (size_t mi = 0; mi < cfg->nmethods && !rc; mi++)
