@@ -94,6 +94,9 @@ static void print_convergence_groups(FILE *out, const convergence_rows *c)
 {
     fprintf(out, "%-20s %9s %8s %5s %5s %5s %5s  %-28s %s\n", "method", "drag", "declared",
             "fits", "pass", "fail", "few", "measured: median [min, max]", "verdict");
+    double *orders = malloc(c->rows * sizeof *orders);
+    if (!orders)
+        return;
     for (size_t i = 0; i < c->rows; i++) {
         bool first = true;
         for (size_t j = 0; j < i && first; j++)
@@ -101,7 +104,6 @@ static void print_convergence_groups(FILE *out, const convergence_rows *c)
         if (!first)
             continue;
         size_t fits = 0, pass = 0, few = 0, n = 0;
-        double orders[c->rows];
         long long declared = c->declared_order[i];
         for (size_t j = i; j < c->rows; j++) {
             if (strcmp(c->method[j], c->method[i]) || c->drag[j] != c->drag[i])
@@ -128,6 +130,7 @@ static void print_convergence_groups(FILE *out, const convergence_rows *c)
                 fabs(median - (double)declared) <= OSC_FIT_PASS_TOL ? "pass"
                                                                     : "FAIL: order differs");
     }
+    free(orders);
     fprintf(out, "(one fit per stiffness; verdict: the median fit against the declared order +-"
                  " %.2f; every fit is in /convergence)\n", OSC_FIT_PASS_TOL);
 }

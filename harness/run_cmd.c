@@ -23,9 +23,10 @@ typedef struct run_args {
 
 static const char run_usage[] = "usage: oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet]\n";
 
+/* One line, as every error: the usage is one `--help` away. */
 static int bad_flag(const char *what)
 {
-    fprintf(stderr, "oscbench run: %s\n%s", what, run_usage);
+    fprintf(stderr, "oscbench run: %s (see oscbench run --help)\n", what);
     return EXIT_BADINPUT;
 }
 
@@ -86,6 +87,11 @@ static int default_output(const osc_config *cfg, char *path, size_t len)
 static int run(const run_args *a, const osc_config *cfg, const char *out_path)
 {
     char err[1024] = "";
+    struct stat st;
+    if (stat(out_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "oscbench run: %s: is a directory, expected a file name\n", out_path);
+        return EXIT_RUNTIME;
+    }
     h5_out_cleanup_stale(out_path);
     h5_out *out = NULL;
     /* Open the output before the sweep, so that an unwritable place fails in a second rather

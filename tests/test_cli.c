@@ -1,0 +1,1547 @@
+/* End-to-end tests of the `oscbench` executable (OSCBENCH_EXE): exit codes and one-line errors,
+ * a small sweep read back through the HDF5 C API and checked row by row against an independent
+ * re-run of each lane with the library and the closed-form solution, threads 1 vs 2 and repeated
+ * runs giving identical datasets, bad input and unwritable outputs leaving no file, `name`
+ * unable to steer the output out of results/, a SIGKILLed run leaving nothing under the final
+ * name, a sweep across the stability boundary, and `oscbench plot`.
+ *
+ * Every run happens in a fresh temporary directory (its working directory), so results/ is
+ * created there; stdout and stderr are captured into files of a separate directory. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <hdf5.h>
+
+#include "audit.h"
+#include "exact.h"
+#include "oscbench.h"
+
+#define PATHLEN 4096
+
+/* ---- process and file helpers ---------------------------------------------------------------- */
+
+static char exe[PATHLEN];   /* absolute path of oscbench */
+static rlim_t child_stack;  /* RLIMIT_STACK of the next spawned run, 0: inherited */
+static char iodir[PATHLEN]; /* where stdout/stderr of the runs are captured */
+
+/* snprintf that fails the test rather than truncate. */
+static void fmt(char *buf, size_t size, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fmt(char *buf, size_t size, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    int n = vsnprintf(buf, size, format, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size)
+        fail_msg("a path or string is too long (%d bytes)", n);
+}
+
+typedef struct proc {
+    int code;   /* exit code, or -1 if the process died of a signal */
+    int signal; /* the signal, or 0 */
+    char *out, *err;
+} proc;
+
+/* The captured outputs belong to the test that ran the process and are freed by its teardown,
+ * so that a failing assertion (a longjmp) leaks nothing; proc_free only lets go of them. */
+static char *owned[256];
+static size_t nowned;
+
+static char *own(char *s)
+{
+    if (s && nowned < sizeof owned / sizeof *owned)
+        owned[nowned++] = s;
+    else if (s)
+        fail_msg("too many captured outputs in one test");
+    return s;
+}
+
+static void free_owned(void)
+{
+    while (nowned)
+        free(owned[--nowned]);
+}
+
+static void proc_free(proc *p)
+{
+    p->out = p->err = NULL;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, fp)) > 0;) {
+        n += got;
+        if (cap - n < 2) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+            }
+            buf = b;
+        }
+    }
+    fclose(fp);
+    if (buf)
+        buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static void io_paths(char *out, char *err)
+{
+    fmt(out, PATHLEN, "%s/stdout", iodir);
+    fmt(err, PATHLEN, "%s/stderr", iodir);
+}
+
+/* fork + execv of oscbench with argv (argv[0] included), in directory cwd, stdin from
+ * /dev/null, stdout and stderr into the capture files. The child only makes async-signal-safe
+ * calls (the parent may have OpenMP threads). */
+static pid_t spawn(const char *cwd, char *const argv[], const char *path)
+{
+    char out[PATHLEN], err[PATHLEN];
+    io_paths(out, err);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        if (cwd && chdir(cwd) != 0)
+            _exit(126);
+        struct rlimit rl = {child_stack, child_stack};
+        if (child_stack && setrlimit(RLIMIT_STACK, &rl) != 0)
+            _exit(126);
+        execv(path, argv);
+        _exit(127);
+    }
+    assert_true(pid > 0);
+    return pid;
+}
+
+static proc finish(pid_t pid)
+{
+    int status;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    assert_int_equal(w, pid);
+    proc p = {0};
+    if (WIFEXITED(status))
+        p.code = WEXITSTATUS(status);
+    else
+        p.code = -1, p.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    char out[PATHLEN], err[PATHLEN];
+    io_paths(out, err);
+    p.out = own(slurp(out, NULL));
+    p.err = own(slurp(err, NULL));
+    assert_non_null(p.out);
+    assert_non_null(p.err);
+    return p;
+}
+
+/* Run `oscbench ARGS... NULL` in cwd and wait for it. */
+static proc run_in(const char *cwd, ...)
+{
+    char *argv[32] = {"oscbench"};
+    int n = 1;
+    va_list ap;
+    va_start(ap, cwd);
+    for (char *a; (a = va_arg(ap, char *));)
+        argv[n++] = a, assert_true(n < 31);
+    va_end(ap);
+    argv[n] = NULL;
+    return finish(spawn(cwd, argv, exe));
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* Exactly one non-empty line ending in a newline. */
+static void assert_one_line(const char *s)
+{
+    if (lines(s) != 1 || s[0] == '\n' || s[strlen(s) - 1] != '\n')
+        fail_msg("expected one line on stderr, got:\n%s", s);
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char path[PATHLEN];
+    struct stat st;
+    fmt(path, sizeof path, "%s/%s", dir, name);
+    return lstat(path, &st) == 0;
+}
+
+/* Visit every entry below root (not root itself), depth first, children before the directory:
+ * fn(relative path, its lstat). */
+typedef void (*visit_fn)(const char *rel, const struct stat *st, void *ctx);
+
+static void walk_rel(const char *root, const char *rel, visit_fn fn, void *ctx)
+{
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char sub[PATHLEN], full[PATHLEN];
+        fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        fmt(full, sizeof full, "%s/%s", root, sub);
+        struct stat st;
+        if (lstat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            walk_rel(root, sub, fn, ctx);
+        fn(sub, &st, ctx);
+    }
+    closedir(d);
+}
+
+static void remove_entry(const char *rel, const struct stat *st, void *ctx)
+{
+    char full[PATHLEN];
+    fmt(full, sizeof full, "%s/%s", (const char *)ctx, rel);
+    if (S_ISDIR(st->st_mode))
+        rmdir(full);
+    else
+        unlink(full);
+}
+
+static void rm_rf(const char *root)
+{
+    walk_rel(root, "", remove_entry, (void *)root);
+    rmdir(root);
+}
+
+/* A temporary of the results writer: ".<base>.tmp.XXXXXX". */
+static bool is_temporary(const char *base)
+{
+    return base[0] == '.' && strstr(base, ".tmp.") != NULL;
+}
+
+typedef struct tree_count {
+    int files, temporaries, h5;
+    char h5_paths[8][256];
+} tree_count;
+
+static void count_entry(const char *rel, const struct stat *st, void *ctx)
+{
+    tree_count *c = ctx;
+    if (S_ISDIR(st->st_mode))
+        return;
+    const char *base = strrchr(rel, '/');
+    base = base ? base + 1 : rel;
+    c->files++;
+    c->temporaries += is_temporary(base);
+    size_t n = strlen(rel);
+    if (n >= 3 && !strcmp(rel + n - 3, ".h5")) {
+        if (c->h5 < 8)
+            fmt(c->h5_paths[c->h5], sizeof c->h5_paths[0], "%s", rel);
+        c->h5++;
+    }
+}
+
+static tree_count count_tree(const char *root)
+{
+    tree_count c = {0};
+    walk_rel(root, "", count_entry, &c);
+    return c;
+}
+
+/* ---- fixture --------------------------------------------------------------------------------- */
+
+typedef struct fixture {
+    char dir[PATHLEN]; /* the run's working directory */
+} fixture;
+
+static int group_setup(void **state)
+{
+    (void)state;
+    const char *e = getenv("OSCBENCH_EXE");
+    char cwd[PATHLEN];
+    if (e && e[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(exe, sizeof exe, "%.2000s/%.2000s", cwd, e);
+    else if (e)
+        snprintf(exe, sizeof exe, "%.4000s", e);
+    if (!e || access(exe, X_OK) != 0) {
+        fprintf(stderr, "test_cli: OSCBENCH_EXE (%s) is not an executable\n", e ? e : "unset");
+        return -1;
+    }
+    fmt(iodir, sizeof iodir, "/tmp/test_cli_io.XXXXXX");
+    if (!mkdtemp(iodir))
+        return -1;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures show as assertions */
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    free_owned();
+    rm_rf(iodir);
+    return 0;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    fmt(f->dir, sizeof f->dir, "/tmp/test_cli.XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    free_owned();
+    rm_rf(f->dir);
+    free(f);
+    return 0;
+}
+
+/* ---- HDF5 reading ---------------------------------------------------------------------------- */
+
+static hid_t open_h5(const char *dir, const char *name)
+{
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/%s", dir, name);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        fail_msg("cannot open %s as HDF5", path);
+    return f;
+}
+
+static hid_t vlen_str_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+static hid_t open_dataset(hid_t f, const char *path, size_t *n)
+{
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    if (d < 0)
+        fail_msg("dataset %s is missing", path);
+    hid_t s = H5Dget_space(d);
+    hsize_t dims[2] = {0, 0};
+    int rank = H5Sget_simple_extent_ndims(s);
+    H5Sget_simple_extent_dims(s, dims, NULL);
+    H5Sclose(s);
+    if (rank != 1)
+        fail_msg("dataset %s has rank %d, expected 1", path, rank);
+    *n = (size_t)dims[0];
+    return d;
+}
+
+static double *read_f64(hid_t f, const char *path, size_t rows)
+{
+    size_t n;
+    hid_t d = open_dataset(f, path, &n);
+    if (n != rows)
+        fail_msg("%s has %zu rows, expected %zu", path, n, rows);
+    hid_t t = H5Dget_type(d);
+    assert_int_equal(H5Tget_class(t), H5T_FLOAT);
+    H5Tclose(t);
+    double *v = calloc(n ? n : 1, sizeof *v);
+    assert_non_null(v);
+    assert_true(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(d);
+    return v;
+}
+
+static int64_t *read_i64(hid_t f, const char *path, size_t rows)
+{
+    size_t n;
+    hid_t d = open_dataset(f, path, &n);
+    if (n != rows)
+        fail_msg("%s has %zu rows, expected %zu", path, n, rows);
+    hid_t t = H5Dget_type(d);
+    assert_int_equal(H5Tget_class(t), H5T_INTEGER);
+    H5Tclose(t);
+    int64_t *v = calloc(n ? n : 1, sizeof *v);
+    assert_non_null(v);
+    assert_true(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(d);
+    return v;
+}
+
+/* A bool column: the int8 enum {FALSE=0, TRUE=1}, read in its own (1-byte) type. */
+static bool *read_bool(hid_t f, const char *path, size_t rows)
+{
+    size_t n;
+    hid_t d = open_dataset(f, path, &n);
+    if (n != rows)
+        fail_msg("%s has %zu rows, expected %zu", path, n, rows);
+    hid_t t = H5Dget_type(d);
+    assert_int_equal(H5Tget_class(t), H5T_ENUM);
+    assert_int_equal(H5Tget_size(t), 1);
+    int8_t *raw = calloc(n ? n : 1, 1);
+    bool *v = calloc(n ? n : 1, sizeof *v);
+    assert_non_null(raw);
+    assert_non_null(v);
+    assert_true(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(raw[i] == 0 || raw[i] == 1);
+        v[i] = raw[i];
+    }
+    free(raw);
+    H5Tclose(t);
+    H5Dclose(d);
+    return v;
+}
+
+/* A string column, variable-length UTF-8; free with free_strs. */
+static char **read_str(hid_t f, const char *path, size_t rows)
+{
+    size_t n;
+    hid_t d = open_dataset(f, path, &n);
+    if (n != rows)
+        fail_msg("%s has %zu rows, expected %zu", path, n, rows);
+    hid_t ft = H5Dget_type(d);
+    assert_int_equal(H5Tget_class(ft), H5T_STRING);
+    assert_true(H5Tis_variable_str(ft) > 0);
+    assert_int_equal(H5Tget_cset(ft), H5T_CSET_UTF8);
+    H5Tclose(ft);
+    hid_t t = vlen_str_type();
+    char **raw = calloc(n ? n : 1, sizeof *raw);
+    char **v = calloc(n + 1, sizeof *v);
+    assert_non_null(raw);
+    assert_non_null(v);
+    assert_true(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0);
+    for (size_t i = 0; i < n; i++) {
+        v[i] = strdup(raw[i] ? raw[i] : "");
+        H5free_memory(raw[i]);
+    }
+    free(raw);
+    H5Tclose(t);
+    H5Dclose(d);
+    return v;
+}
+
+static void free_strs(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Rows of a table: the length of its `row` dimension scale. */
+static size_t table_rows(hid_t f, const char *group)
+{
+    char path[256];
+    fmt(path, sizeof path, "%s/row", group);
+    size_t n;
+    hid_t d = open_dataset(f, path, &n);
+    H5Dclose(d);
+    return n;
+}
+
+static char *attr_str(hid_t f, const char *name)
+{
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    if (a < 0)
+        fail_msg("root attribute %s is missing", name);
+    hid_t ft = H5Aget_type(a);
+    assert_int_equal(H5Tget_class(ft), H5T_STRING);
+    assert_true(H5Tis_variable_str(ft) > 0);
+    H5Tclose(ft);
+    hid_t t = vlen_str_type();
+    char *raw = NULL;
+    assert_true(H5Aread(a, t, &raw) >= 0);
+    char *s = strdup(raw ? raw : "");
+    H5free_memory(raw);
+    H5Tclose(t);
+    H5Aclose(a);
+    return s;
+}
+
+static int64_t attr_i64(hid_t f, const char *name)
+{
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    if (a < 0)
+        fail_msg("root attribute %s is missing", name);
+    int64_t v = 0;
+    assert_true(H5Aread(a, H5T_NATIVE_INT64, &v) >= 0);
+    H5Aclose(a);
+    return v;
+}
+
+/* ---- 1. version, help, methods, bad flags ---------------------------------------------------- */
+
+static void test_version_help(void **state)
+{
+    fixture *f = *state;
+    proc p = run_in(f->dir, "--version", NULL);
+    assert_int_equal(p.code, 0);
+    assert_string_equal(p.out, "oscbench " OSC_VERSION "\n");
+    assert_string_equal(p.err, "");
+    proc_free(&p);
+
+    p = run_in(f->dir, "--help", NULL);
+    assert_int_equal(p.code, 0);
+    assert_true(starts_with(p.out, "usage: oscbench run CONFIG.yaml"));
+    assert_non_null(strstr(p.out, "oscbench methods"));
+    assert_string_equal(p.err, "");
+    proc_free(&p);
+
+    p = run_in(f->dir, "run", "--help", NULL);
+    assert_int_equal(p.code, 0);
+    assert_true(starts_with(p.out, "usage: oscbench run"));
+    proc_free(&p);
+    assert_int_equal(count_tree(f->dir).files, 0);
+}
+
+/* The table lists the registry, in its order, with its numbers. */
+static void test_methods_list(void **state)
+{
+    fixture *f = *state;
+    proc p = run_in(f->dir, "methods", NULL);
+    assert_int_equal(p.code, 0);
+    assert_string_equal(p.err, "");
+    char *save = NULL, *line = strtok_r(p.out, "\n", &save);
+    assert_non_null(line);
+    assert_true(starts_with(line, "method"));
+    size_t i = 0;
+    for (line = strtok_r(NULL, "\n", &save); line && i < osc_method_count() + 1;
+         line = strtok_r(NULL, "\n", &save)) {
+        char name[64], sym[16];
+        int order, damped, forces, fma;
+        if (sscanf(line, "%63s %d %d %d %d %15s", name, &order, &damped, &forces, &fma, sym) != 6)
+            break; /* the footnote */
+        assert_true(i < osc_method_count());
+        const osc_method *m = osc_method_at(i);
+        assert_string_equal(name, m->name);
+        assert_int_equal(order, m->order);
+        assert_int_equal(damped, m->order_damped);
+        assert_int_equal(forces, m->force_evals);
+        assert_int_equal(fma, m->fma_per_step);
+        assert_string_equal(sym, m->symplectic ? "yes" : "no");
+        i++;
+    }
+    assert_int_equal(i, osc_method_count());
+    assert_true(osc_method_count() >= 9); /* the five classics and the four extras */
+    proc_free(&p);
+}
+
+static const char valid_config[] = "name: ok\n"
+                                   "methods: [rk4]\n"
+                                   "stiffness: 1\n"
+                                   "dt: 0.1\n"
+                                   "steps: 10\n";
+
+/* Bad command lines: exit 2, one line on stderr, nothing on stdout, nothing written. */
+static void test_bad_flags(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    static const char *const cases[][6] = {
+        {"frob", NULL},
+        {"run", NULL},
+        {"run", "--threads", "0", "ok.yaml", NULL},
+        {"run", "--threads", "x", "ok.yaml", NULL},
+        {"run", "--threads=0", "ok.yaml", NULL},
+        {"run", "--threads", "-3", "ok.yaml", NULL},
+        {"run", "ok.yaml", "--threads", NULL},
+        {"run", "--bogus", "ok.yaml", NULL},
+        {"run", "ok.yaml", "-o", NULL},
+        {"run", "ok.yaml", "ok.yaml", NULL},
+        {"methods", "extra", NULL},
+    };
+    static char report[16384];
+    report[0] = '\0';
+    int failures = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char *argv[8] = {"oscbench"};
+        size_t n = 1;
+        for (; cases[c][n - 1]; n++)
+            argv[n] = (char *)cases[c][n - 1];
+        argv[n] = NULL;
+        proc p = finish(spawn(f->dir, argv, exe));
+        char why[1024] = "";
+        if (p.code != 2)
+            fmt(why, sizeof why, "exit %d, expected 2", p.code);
+        else if (lines(p.err) != 1 || p.err[0] == '\n')
+            fmt(why, sizeof why, "expected one line on stderr, got:\n%.600s", p.err);
+        else if (p.out[0])
+            fmt(why, sizeof why, "expected nothing on stdout, got:\n%.600s", p.out);
+        proc_free(&p);
+        if (why[0]) {
+            size_t used = strlen(report);
+            fmt(report + used, sizeof report - used, "oscbench %s %s%s: %s\n", argv[1],
+                argv[2] ? argv[2] : "", argv[2] && argv[3] ? " ..." : "", why);
+            failures++;
+        }
+    }
+    if (failures) {
+        fputs(report, stderr);
+        fail_msg("%d of %zu bad command lines misreported (above)", failures,
+                 sizeof cases / sizeof *cases);
+    }
+    tree_count t = count_tree(f->dir);
+    assert_int_equal(t.files, 1); /* ok.yaml only */
+    assert_false(exists(f->dir, "results"));
+}
+
+/* ---- 2. end to end --------------------------------------------------------------------------- */
+
+/* What a test config sets; the rows of /points come from these. */
+typedef struct sweep_def {
+    const char *methods[4];
+    size_t nmethods;
+    double dt[4];
+    size_t ndt;
+    double k[4];
+    size_t nk;
+    double c[4];
+    size_t nc;
+    int dim;
+    double gravity, mass, t_end;
+    double x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
+} sweep_def;
+
+static const char *const points_columns[] = {
+    /* CONTRACT.md */
+    "method", "dt", "stiffness", "drag", "omega_dt", "zeta", "steps", "t_end", "final_energy",
+    "final_drift", "max_abs_drift", "final_error", "max_error", "stable",
+    /* README */
+    "final_rel_error", "max_rel_error", "unstable_step"};
+
+static const char *const root_attrs[] = {"oscbench_version", "config", "created", "threads",
+                                         "precision", "compiler", "cpu"};
+
+typedef struct points {
+    size_t rows;
+    char **method;
+    double *dt, *k, *c, *omega_dt, *zeta, *t_end, *final_energy, *final_drift, *max_abs_drift;
+    double *final_error, *max_error, *final_rel_error, *max_rel_error;
+    int64_t *steps, *unstable_step;
+    bool *stable;
+} points;
+
+static points read_points(hid_t f)
+{
+    points p = {0};
+    p.rows = table_rows(f, "/points");
+    for (size_t i = 0; i < sizeof points_columns / sizeof *points_columns; i++) {
+        char path[128];
+        fmt(path, sizeof path, "/points/%s", points_columns[i]);
+        if (H5Lexists(f, path, H5P_DEFAULT) <= 0)
+            fail_msg("column %s is missing", path);
+    }
+    p.method = read_str(f, "/points/method", p.rows);
+    p.dt = read_f64(f, "/points/dt", p.rows);
+    p.k = read_f64(f, "/points/stiffness", p.rows);
+    p.c = read_f64(f, "/points/drag", p.rows);
+    p.omega_dt = read_f64(f, "/points/omega_dt", p.rows);
+    p.zeta = read_f64(f, "/points/zeta", p.rows);
+    p.t_end = read_f64(f, "/points/t_end", p.rows);
+    p.final_energy = read_f64(f, "/points/final_energy", p.rows);
+    p.final_drift = read_f64(f, "/points/final_drift", p.rows);
+    p.max_abs_drift = read_f64(f, "/points/max_abs_drift", p.rows);
+    p.final_error = read_f64(f, "/points/final_error", p.rows);
+    p.max_error = read_f64(f, "/points/max_error", p.rows);
+    p.final_rel_error = read_f64(f, "/points/final_rel_error", p.rows);
+    p.max_rel_error = read_f64(f, "/points/max_rel_error", p.rows);
+    p.steps = read_i64(f, "/points/steps", p.rows);
+    p.unstable_step = read_i64(f, "/points/unstable_step", p.rows);
+    p.stable = read_bool(f, "/points/stable", p.rows);
+    return p;
+}
+
+static void free_points(points *p)
+{
+    free_strs(p->method);
+    double *d[] = {p->dt, p->k, p->c, p->omega_dt, p->zeta, p->t_end, p->final_energy,
+                   p->final_drift, p->max_abs_drift, p->final_error, p->max_error,
+                   p->final_rel_error, p->max_rel_error};
+    for (size_t i = 0; i < sizeof d / sizeof *d; i++)
+        free(d[i]);
+    free(p->steps), free(p->unstable_step), free(p->stable);
+}
+
+/* Step one lane with the library, as the harness should have, and evaluate the closed form at
+ * t = steps * dt. Returns the position error; fills the energies. */
+typedef struct lane_check {
+    double x[OSC_MAX_DIM], v[OSC_MAX_DIM], xe[OSC_MAX_DIM], ve[OSC_MAX_DIM];
+    double error, energy, exact_energy, e0;
+} lane_check;
+
+static lane_check rerun_lane(const sweep_def *s, const osc_method *m, double dt, long steps,
+                             double k, double c)
+{
+    lane_check r = {0};
+    osc_batch *b = NULL;
+    assert_int_equal(osc_batch_create(&b, m, OSC_DOUBLE, s->dim, 1, s->gravity), OSC_OK);
+    assert_int_equal(osc_batch_set_lane(b, 0, k, c, s->mass, s->x0, s->v0), OSC_OK);
+    assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+    assert_int_equal(osc_batch_run(b, steps, steps, NULL, NULL), OSC_OK);
+    osc_batch_readout(b, 0, 1, r.x, r.v); /* one lane: x[axis] */
+    osc_batch_free(b);
+    double t = (double)steps * dt, e2 = 0;
+    for (int a = 0; a < s->dim; a++) {
+        osc_exact e;
+        osc_exact_prepare(&e, k, c, s->mass, a == s->dim - 1 ? s->gravity : 0, s->x0[a],
+                          s->v0[a]);
+        osc_exact_eval(&e, t, &r.xe[a], &r.ve[a]);
+        e2 += (r.x[a] - r.xe[a]) * (r.x[a] - r.xe[a]);
+    }
+    r.error = sqrt(e2);
+    r.energy = osc_energy(s->dim, k, s->mass, s->gravity, r.x, r.v);
+    r.exact_energy = osc_energy(s->dim, k, s->mass, s->gravity, r.xe, r.ve);
+    r.e0 = osc_energy(s->dim, k, s->mass, s->gravity, s->x0, s->v0);
+    return r;
+}
+
+/* Sum of the magnitudes of the energy's terms: the scale of its rounding. */
+static double energy_terms(const sweep_def *s, double k, const double *x, const double *v)
+{
+    double t = 0;
+    for (int a = 0; a < s->dim; a++)
+        t += 0.5 * s->mass * v[a] * v[a] + 0.5 * k * x[a] * x[a];
+    return t + fabs(s->mass * s->gravity * x[s->dim - 1]);
+}
+
+static void assert_close(double got, double want, double tol, const char *what, size_t row)
+{
+    if (!(fabs(got - want) <= tol))
+        fail_msg("row %zu: %s = %.17g, expected %.17g (tolerance %.3g)", row, what, got, want,
+                 tol);
+}
+
+/* Energy-norm amplitude of the motion about its rest point, in position units:
+ * A = sqrt(|x0 - x_rest|^2 + |v0|^2 / omega0^2). */
+static double amplitude(const sweep_def *s, double k)
+{
+    double w2 = k / s->mass, a2 = 0;
+    for (int a = 0; a < s->dim; a++) {
+        double rest = a == s->dim - 1 ? -s->gravity * s->mass / k : 0;
+        a2 += (s->x0[a] - rest) * (s->x0[a] - rest) + s->v0[a] * s->v0[a] / w2;
+    }
+    return sqrt(a2);
+}
+
+/* Error bounds by the method's order, over t = t_end and with omega0 = sqrt(k/m) (h = omega0 dt):
+ *   semi-implicit: its position lags the exact one by about half a step of the motion,
+ *                  error <= C1 h A with C1 = 1 (the configs here reach 0.53 of it);
+ *   rk4:           the local error is h^5/120 of the amplitude, accumulated over omega0 t
+ *                  radians: error <= C4 h^4 (omega0 t) A with C4 = 1/60 (reached: 0.50 of it).
+ * An order lower by one would exceed these by a factor 1/h = 50 .. 200 here; the ratio of the
+ * errors at dt and dt/2 (2 and 16 expected) checks the order itself. */
+static double order_bound(const char *method, double h, double w0t, double A)
+{
+    if (!strcmp(method, "semi-implicit"))
+        return 1.0 * h * A;
+    if (!strcmp(method, "rk4"))
+        return h * h * h * h * w0t * A / 60;
+    fail_msg("no bound for %s", method);
+    return 0;
+}
+
+/* Check every row of /points of file f against the sweep s. */
+static void check_points(hid_t f, const sweep_def *s)
+{
+    points p = read_points(f);
+    assert_int_equal(p.rows, s->nmethods * s->ndt * s->nk * s->nc);
+    double max_ratio[2] = {0, 0};
+    for (size_t r = 0; r < p.rows; r++) {
+        /* the documented order: method, dt, stiffness, drag (drag fastest) */
+        size_t ci = r % s->nc, ki = r / s->nc % s->nk, di = r / (s->nc * s->nk) % s->ndt;
+        size_t mi = r / (s->nc * s->nk * s->ndt);
+        double k = s->k[ki], c = s->c[ci], dt = s->dt[di];
+        assert_string_equal(p.method[r], s->methods[mi]);
+        assert_true(p.dt[r] == dt && p.k[r] == k && p.c[r] == c);
+        long steps = lround(s->t_end / dt);
+        assert_int_equal(p.steps[r], steps);
+        assert_close(p.t_end[r], (double)steps * dt, 0, "t_end", r);
+        double w0 = sqrt(k / s->mass);
+        assert_close(p.omega_dt[r], w0 * dt, 1e-15 * w0 * dt, "omega_dt", r);
+        assert_close(p.zeta[r], c / (2 * sqrt(k * s->mass)), 1e-15, "zeta", r);
+        assert_true(p.stable[r]);
+        assert_int_equal(p.unstable_step[r], -1);
+
+        /* Same lane, stepped independently: same bits expected, 1e-12 relative allowed. */
+        const osc_method *m = osc_method_find(p.method[r]);
+        assert_non_null(m);
+        lane_check lc = rerun_lane(s, m, dt, steps, k, c);
+        assert_close(p.final_error[r], lc.error, 1e-12 * lc.error, "final_error", r);
+        assert_true(p.max_error[r] >= p.final_error[r] && isfinite(p.max_error[r]));
+        double eterms = energy_terms(s, k, lc.x, lc.v);
+        assert_close(p.final_energy[r], lc.energy, 1e-12 * eterms, "final_energy", r);
+        assert_true(fabs(lc.e0) > 0.1); /* the configs avoid the zero-energy fallback scale */
+        double drift = (lc.energy - lc.exact_energy) / fabs(lc.e0);
+        double dterms = (eterms + energy_terms(s, k, lc.xe, lc.ve)) / fabs(lc.e0);
+        assert_close(p.final_drift[r], drift, 1e-12 * dterms + 1e-15, "final_drift", r);
+        assert_true(p.max_abs_drift[r] >= fabs(p.final_drift[r]));
+        /* relative errors: over the initial distance from rest */
+        double rest2 = 0;
+        for (int a = 0; a < s->dim; a++) {
+            double rest = a == s->dim - 1 ? -s->gravity * s->mass / k : 0;
+            rest2 += (s->x0[a] - rest) * (s->x0[a] - rest);
+        }
+        assert_close(p.final_rel_error[r], p.final_error[r] / sqrt(rest2),
+                     1e-14 * p.final_rel_error[r], "final_rel_error", r);
+
+        /* The method's order, against the closed form. */
+        double A = amplitude(s, k), h = w0 * dt;
+        double bound = order_bound(p.method[r], h, w0 * s->t_end, A);
+        if (!(p.max_error[r] <= bound))
+            fail_msg("row %zu (%s dt=%g k=%g c=%g): max_error %.3e exceeds the order bound %.3e",
+                     r, p.method[r], dt, k, c, p.max_error[r], bound);
+        double *mr = &max_ratio[strcmp(p.method[r], "rk4") == 0];
+        *mr = fmax(*mr, p.max_error[r] / bound);
+        assert_true(p.final_error[r] > 1e-14); /* not trivially zero */
+
+        /* Halving dt: the error falls by 2^order (first and fourth order). */
+        if (di + 1 < s->ndt && s->dt[di + 1] == dt / 2) {
+            size_t r2 = r + s->nk * s->nc;
+            double ratio = p.final_error[r] / p.final_error[r2];
+            bool rk4 = !strcmp(p.method[r], "rk4");
+            double lo = rk4 ? 13 : 1.7, hi = rk4 ? 19 : 2.3;
+            if (!(ratio >= lo && ratio <= hi))
+                fail_msg("row %zu (%s k=%g c=%g): error ratio for dt/2 is %.3f, expected %g..%g",
+                         r, p.method[r], k, c, ratio, lo, hi);
+        }
+    }
+    print_message("order bounds: worst error/bound %.2f (semi-implicit), %.2f (rk4)\n",
+                  max_ratio[0], max_ratio[1]);
+    free_points(&p);
+}
+
+static void check_root_attrs(hid_t f, const char *config_text, int threads)
+{
+    for (size_t i = 0; i < sizeof root_attrs / sizeof *root_attrs; i++)
+        if (H5Aexists(f, root_attrs[i]) <= 0)
+            fail_msg("root attribute %s is missing", root_attrs[i]);
+    char *s = attr_str(f, "oscbench_version");
+    assert_string_equal(s, OSC_VERSION);
+    free(s);
+    s = attr_str(f, "config");
+    assert_string_equal(s, config_text);
+    free(s);
+    s = attr_str(f, "created"); /* UTC, ISO 8601 */
+    int Y, M, D, h, m, sec;
+    char z = 0;
+    assert_int_equal(sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &Y, &M, &D, &h, &m, &sec, &z), 7);
+    assert_int_equal(z, 'Z');
+    assert_true(Y >= 2024 && M >= 1 && M <= 12 && D >= 1 && D <= 31);
+    free(s);
+    s = attr_str(f, "precision");
+    assert_string_equal(s, "double");
+    free(s);
+    s = attr_str(f, "compiler");
+    assert_true(strlen(s) > 0);
+    free(s);
+    s = attr_str(f, "cpu");
+    assert_true(strlen(s) > 0);
+    free(s);
+    int64_t t = attr_i64(f, "threads");
+    if (threads)
+        assert_int_equal(t, threads);
+    else
+        assert_true(t >= 1);
+}
+
+static const char e2e1_config[] = "# dim 1, no gravity\n"
+                                  "name: e2e1\n"
+                                  "methods: [semi-implicit, rk4]\n"
+                                  "stiffness: [1, 4]\n"
+                                  "drag: [0, 0.3]\n"
+                                  "dt: [0.01, 0.005]\n"
+                                  "x0: 1\n"
+                                  "v0: 0.5\n"
+                                  "t_end: 2\n";
+
+static const sweep_def e2e1 = {
+    .methods = {"semi-implicit", "rk4"}, .nmethods = 2, .dt = {0.01, 0.005}, .ndt = 2,
+    .k = {1, 4}, .nk = 2, .c = {0, 0.3}, .nc = 2, .dim = 1, .gravity = 0, .mass = 1,
+    .t_end = 2, .x0 = {1}, .v0 = {0.5}};
+
+static void test_end_to_end_dim1(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "e2e1.yaml", e2e1_config);
+    proc p = run_in(f->dir, "run", "e2e1.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    assert_string_equal(p.err, ""); /* stderr is not a terminal: no progress bar */
+    assert_non_null(strstr(p.out, "wrote results/e2e1.h5"));
+    proc_free(&p);
+    /* at the default path, and nothing else in results/ */
+    tree_count t = count_tree(f->dir);
+    assert_int_equal(t.files, 2);
+    assert_int_equal(t.h5, 1);
+    assert_string_equal(t.h5_paths[0], "results/e2e1.h5");
+    hid_t h = open_h5(f->dir, "results/e2e1.h5");
+    check_root_attrs(h, e2e1_config, 0);
+    check_points(h, &e2e1);
+    assert_int_equal(H5Fget_obj_count(h, H5F_OBJ_ALL), 1);
+    H5Fclose(h);
+}
+
+static const char e2e2_config[] = "name: e2e2\n"
+                                  "methods: [semi-implicit, rk4]\n"
+                                  "dim: 2\n"
+                                  "gravity: 9.81\n"
+                                  "stiffness: [1, 4]\n"
+                                  "drag: [0, 0.3]\n"
+                                  "dt: [0.01, 0.005]\n"
+                                  "x0: [1, 0.5]\n"
+                                  "v0: [0, 1]\n"
+                                  "t_end: 2\n"
+                                  "trace: {every: 10, points: [0, 9]}\n";
+
+static const sweep_def e2e2 = {
+    .methods = {"semi-implicit", "rk4"}, .nmethods = 2, .dt = {0.01, 0.005}, .ndt = 2,
+    .k = {1, 4}, .nk = 2, .c = {0, 0.3}, .nc = 2, .dim = 2, .gravity = 9.81, .mass = 1,
+    .t_end = 2, .x0 = {1, 0.5}, .v0 = {0, 1}};
+
+/* A 2-D trace: rows x 2 datasets; samples every `every` steps from t = 0 to the end; x_exact is
+ * the closed form; the last sample is the lane's final state (its error = final_error). */
+static void check_trace(hid_t f, const sweep_def *s, const char *method, size_t row, long every)
+{
+    size_t ci = row % s->nc, ki = row / s->nc % s->nk, di = row / (s->nc * s->nk) % s->ndt;
+    double k = s->k[ki], c = s->c[ci], dt = s->dt[di];
+    long steps = lround(s->t_end / dt);
+    char group[128], path[160];
+    fmt(group, sizeof group, "/traces/%s/%zu", method, row);
+    size_t n = table_rows(f, group);
+    assert_int_equal(n, (size_t)(steps / every + 1));
+    fmt(path, sizeof path, "%s/t", group);
+    double *t = read_f64(f, path, n);
+    fmt(path, sizeof path, "%s/error", group);
+    double *err = read_f64(f, path, n);
+    double *x = calloc(n * 2, sizeof *x), *xe = calloc(n * 2, sizeof *xe);
+    assert_non_null(x);
+    assert_non_null(xe);
+    const char *vec[] = {"x", "x_exact", "v"};
+    for (int i = 0; i < 3; i++) {
+        fmt(path, sizeof path, "%s/%s", group, vec[i]);
+        hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+        if (d < 0)
+            fail_msg("%s is missing", path);
+        hid_t sp = H5Dget_space(d);
+        hsize_t dims[2];
+        assert_int_equal(H5Sget_simple_extent_ndims(sp), 2);
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+        assert_true(dims[0] == n && dims[1] == 2);
+        if (i < 2)
+            assert_true(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                i == 0 ? x : xe) >= 0);
+        H5Sclose(sp);
+        H5Dclose(d);
+    }
+    osc_exact ex[2];
+    for (int a = 0; a < 2; a++)
+        osc_exact_prepare(&ex[a], k, c, s->mass, a == 1 ? s->gravity : 0, s->x0[a], s->v0[a]);
+    for (size_t i = 0; i < n; i++) {
+        assert_close(t[i], (double)i * (double)every * dt, 1e-12 * t[i], "trace t", i);
+        double e2 = 0;
+        for (int a = 0; a < 2; a++) {
+            double xa, va;
+            osc_exact_eval(&ex[a], t[i], &xa, &va);
+            assert_close(xe[i * 2 + a], xa, 1e-12 * (fabs(xa) + 1), "trace x_exact", i);
+            e2 += (x[i * 2 + a] - xa) * (x[i * 2 + a] - xa);
+        }
+        assert_close(err[i], sqrt(e2), 1e-12 * sqrt(e2) + 1e-15, "trace error", i);
+    }
+    assert_close(x[0], s->x0[0], 0, "trace x(0)", 0);
+    assert_close(x[1], s->x0[1], 0, "trace y(0)", 0);
+    /* the last sample, by the trace's own re-run, matches the sweep's lane */
+    const osc_method *m = osc_method_find(method);
+    lane_check lc = rerun_lane(s, m, dt, steps, k, c);
+    assert_close(err[n - 1], lc.error, 1e-12 * lc.error, "trace final error", n - 1);
+    free(t), free(err), free(x), free(xe);
+}
+
+static void test_end_to_end_dim2_output(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "e2e2.yaml", e2e2_config);
+    char sub[PATHLEN];
+    fmt(sub, sizeof sub, "%s/out", f->dir);
+    assert_int_equal(mkdir(sub, 0777), 0);
+    proc p = run_in(f->dir, "run", "e2e2.yaml", "-o", "out/custom.h5", "--quiet", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    assert_string_equal(p.out, ""); /* --quiet */
+    assert_string_equal(p.err, "");
+    proc_free(&p);
+    tree_count t = count_tree(f->dir);
+    assert_int_equal(t.h5, 1);
+    assert_string_equal(t.h5_paths[0], "out/custom.h5");
+    assert_int_equal(t.temporaries, 0);
+    hid_t h = open_h5(f->dir, "out/custom.h5");
+    check_root_attrs(h, e2e2_config, 0);
+    check_points(h, &e2e2);
+    check_trace(h, &e2e2, "semi-implicit", 0, 10);
+    check_trace(h, &e2e2, "rk4", 9, 10);
+    assert_int_equal(H5Fget_obj_count(h, H5F_OBJ_ALL), 1);
+    H5Fclose(h);
+}
+
+/* ---- 3. threads 1 vs 2, and repeated runs: identical datasets -------------------------------- */
+
+typedef struct name_list {
+    char names[256][128];
+    size_t n;
+    bool overflow;
+} name_list;
+
+static herr_t collect_dataset(hid_t g, const char *name, const H5L_info_t *info, void *op)
+{
+    (void)info;
+    name_list *l = op;
+    hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+    if (o < 0)
+        return -1;
+    if (H5Iget_type(o) == H5I_DATASET) {
+        if (l->n < 256)
+            fmt(l->names[l->n++], sizeof l->names[0], "%s", name);
+        else
+            l->overflow = true;
+    }
+    H5Oclose(o);
+    return 0;
+}
+
+static void list_datasets(hid_t f, const char *group, name_list *l)
+{
+    l->n = 0;
+    l->overflow = false;
+    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+    if (g < 0)
+        fail_msg("group %s is missing", group);
+    assert_true(H5Lvisit(g, H5_INDEX_NAME, H5_ITER_INC, collect_dataset, l) >= 0);
+    H5Gclose(g);
+    assert_false(l->overflow);
+}
+
+/* Same shape, same type, same bytes (strings compared as strings). */
+static void compare_dataset(hid_t fa, hid_t fb, const char *path)
+{
+    hid_t da = H5Dopen2(fa, path, H5P_DEFAULT), db = H5Dopen2(fb, path, H5P_DEFAULT);
+    if (da < 0 || db < 0)
+        fail_msg("%s: missing in one file", path);
+    hid_t sa = H5Dget_space(da), sb = H5Dget_space(db);
+    hsize_t dima[4] = {0}, dimb[4] = {0};
+    int ra = H5Sget_simple_extent_dims(sa, dima, NULL);
+    int rb = H5Sget_simple_extent_dims(sb, dimb, NULL);
+    assert_true(ra >= 1 && ra <= 2);
+    assert_int_equal(ra, rb);
+    assert_memory_equal(dima, dimb, sizeof dima);
+    size_t n = (size_t)H5Sget_simple_extent_npoints(sa);
+    hid_t ta = H5Dget_type(da), tb = H5Dget_type(db);
+    if (H5Tequal(ta, tb) <= 0)
+        fail_msg("%s: types differ", path);
+    if (H5Tget_class(ta) == H5T_STRING && H5Tis_variable_str(ta) > 0) {
+        hid_t mt = vlen_str_type();
+        char **a = calloc(n + 1, sizeof *a), **b = calloc(n + 1, sizeof *b);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_true(H5Dread(da, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) >= 0);
+        assert_true(H5Dread(db, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0);
+        size_t bad = n;
+        for (size_t i = 0; i < n; i++) {
+            if (bad == n && strcmp(a[i] ? a[i] : "", b[i] ? b[i] : "") != 0)
+                bad = i;
+            H5free_memory(a[i]), H5free_memory(b[i]);
+        }
+        free(a), free(b);
+        H5Tclose(mt);
+        if (bad < n)
+            fail_msg("%s: string %zu differs", path, bad);
+    } else {
+        hid_t mt = H5Tget_native_type(ta, H5T_DIR_ASCEND);
+        size_t size = H5Tget_size(mt) * n;
+        unsigned char *a = calloc(size + 1, 1), *b = calloc(size + 1, 1);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_true(H5Dread(da, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) >= 0);
+        assert_true(H5Dread(db, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0);
+        if (memcmp(a, b, size) != 0) {
+            size_t i = 0;
+            while (a[i] == b[i])
+                i++;
+            fail_msg("%s: bytes differ from byte %zu (element %zu)", path, i,
+                     i / H5Tget_size(mt));
+        }
+        free(a), free(b);
+        H5Tclose(mt);
+    }
+    H5Tclose(ta), H5Tclose(tb), H5Sclose(sa), H5Sclose(sb), H5Dclose(da), H5Dclose(db);
+}
+
+/* Every dataset under each group identical in the two files; returns how many were compared. */
+static size_t compare_files(const char *dir, const char *a, const char *b)
+{
+    static const char *const groups[] = {"/points", "/convergence", "/stability", "/traces"};
+    hid_t fa = open_h5(dir, a), fb = open_h5(dir, b);
+    size_t total = 0;
+    static name_list la, lb;
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
+        list_datasets(fa, groups[g], &la);
+        list_datasets(fb, groups[g], &lb);
+        if (la.n != lb.n)
+            fail_msg("%s: %zu datasets in %s, %zu in %s", groups[g], la.n, a, lb.n, b);
+        assert_true(la.n >= 2);
+        for (size_t i = 0; i < la.n; i++) {
+            char path[300];
+            fmt(path, sizeof path, "%s/%s", groups[g], la.names[i]);
+            compare_dataset(fa, fb, path);
+            total++;
+        }
+    }
+    char *ca = attr_str(fa, "config"), *cb = attr_str(fb, "config");
+    assert_string_equal(ca, cb);
+    free(ca), free(cb);
+    H5Fclose(fa), H5Fclose(fb);
+    return total;
+}
+
+static const char threads_config[] = "name: thr\n"
+                                     "methods: [semi-implicit, verlet, rk4]\n"
+                                     "stiffness: {from: 0.5, to: 8, count: 150, spacing: log}\n"
+                                     "drag: [0, 0.3]\n"
+                                     "dt: [0.02, 0.01, 0.005]\n"
+                                     "t_end: 3\n"
+                                     "analyses: [convergence, stability]\n"
+                                     "stability: {zeta: [0]}\n"
+                                     "trace: {every: 7, points: [0, 301, 1799]}\n";
+
+static void test_threads_identical(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "thr.yaml", threads_config);
+    const char *runs[][2] = {{"1", "t1.h5"}, {"2", "t2.h5"}, {"2", "t2b.h5"}};
+    for (size_t i = 0; i < 3; i++) {
+        proc p = run_in(f->dir, "run", "thr.yaml", "--threads", runs[i][0], "-o", runs[i][1],
+                        "--quiet", NULL);
+        if (p.code != 0)
+            fail_msg("--threads %s: exit %d: %s", runs[i][0], p.code, p.err);
+        proc_free(&p);
+        hid_t h = open_h5(f->dir, runs[i][1]);
+        check_root_attrs(h, threads_config, atoi(runs[i][0]));
+        /* 900 lanes per batch: more than one tile, so two threads really split them */
+        assert_int_equal(table_rows(h, "/points"), 3 * 3 * 150 * 2);
+        H5Fclose(h);
+    }
+    size_t n = compare_files(f->dir, "t1.h5", "t2.h5");
+    /* 17 + 12 + 7 columns with their row scales, 3 traces of 8 */
+    print_message("threads 1 vs 2: %zu datasets identical\n", n);
+    assert_true(n >= 17 + 11 + 6 + 3 * 7);
+    assert_int_equal(compare_files(f->dir, "t2.h5", "t2b.h5"), n);
+}
+
+/* ---- 4. bad input and unwritable outputs leave no file --------------------------------------- */
+
+static void test_bad_config_no_file(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "bad.yaml", "name: bad\n"
+                                   "methods: [rk4]\n"
+                                   "stiffness: 1\n"
+                                   "dt:   -1\n"
+                                   "t_end: 2\n");
+    write_file(f->dir, "keep.h5", "not touched");
+    proc p = run_in(f->dir, "run", "bad.yaml", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    if (!starts_with(p.err, "bad.yaml:4:7: dt:"))
+        fail_msg("stderr: %s", p.err);
+    assert_string_equal(p.out, "");
+    proc_free(&p);
+    /* with -o onto an existing file: exit 2 and the file is left as it was */
+    p = run_in(f->dir, "run", "bad.yaml", "-o", "keep.h5", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    assert_true(starts_with(p.err, "bad.yaml:4:7: dt:"));
+    proc_free(&p);
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/keep.h5", f->dir);
+    char *kept = slurp(path, NULL);
+    assert_non_null(kept);
+    assert_string_equal(kept, "not touched");
+    free(kept);
+    tree_count t = count_tree(f->dir);
+    assert_int_equal(t.files, 2); /* bad.yaml, keep.h5 */
+    assert_int_equal(t.temporaries, 0);
+    assert_false(exists(f->dir, "results/bad.h5"));
+}
+
+static void test_unwritable_output(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    write_file(f->dir, "plain", "a regular file\n");
+    char dir_out[PATHLEN];
+    fmt(dir_out, sizeof dir_out, "%s/adir", f->dir);
+    assert_int_equal(mkdir(dir_out, 0777), 0);
+    const char *outs[] = {"/nonexistent_dir/x.h5", "plain/x.h5", "adir"};
+    for (size_t i = 0; i < 3; i++) {
+        proc p = run_in(f->dir, "run", "ok.yaml", "-o", outs[i], "--quiet", NULL);
+        if (p.code != 1)
+            fail_msg("-o %s: exit %d, expected 1 (%s)", outs[i], p.code, p.err);
+        assert_one_line(p.err);
+        if (!strstr(p.err, i < 2 ? outs[i] : "adir"))
+            fail_msg("-o %s: the message does not name the output: %s", outs[i], p.err);
+        proc_free(&p);
+    }
+    struct stat st;
+    assert_int_equal(stat("/nonexistent_dir", &st), -1);
+    tree_count t = count_tree(f->dir);
+    assert_int_equal(t.files, 2); /* ok.yaml, plain: nothing written, no temporary left */
+    assert_int_equal(t.h5, 0);
+    assert_int_equal(t.temporaries, 0);
+    assert_false(exists(f->dir, "results"));
+}
+
+/* ---- 5. `name` cannot steer the default path out of results/ --------------------------------- */
+
+static void test_name_stays_in_results(void **state)
+{
+    fixture *f = *state;
+    /* work two levels down, so that "../../x" from results/ would land inside f->dir */
+    char cwd[PATHLEN];
+    fmt(cwd, sizeof cwd, "%s/a", f->dir);
+    assert_int_equal(mkdir(cwd, 0777), 0);
+    fmt(cwd, sizeof cwd, "%s/a/b", f->dir);
+    assert_int_equal(mkdir(cwd, 0777), 0);
+    static const char *const names[] = {"../../evil", "sub/dir", "/tmp/evil_abs", "..", ".hidden",
+                                        "\"../x\"", "'a/../../b'", "''"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char text[512];
+        fmt(text, sizeof text, "name: %s\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\nsteps: 10\n",
+                 names[i]);
+        write_file(cwd, "n.yaml", text);
+        proc p = run_in(cwd, "run", "n.yaml", "--quiet", NULL);
+        if (p.code != 2)
+            fail_msg("name %s: exit %d, expected 2", names[i], p.code);
+        assert_one_line(p.err);
+        if (!starts_with(p.err, "n.yaml:1:7: name:"))
+            fail_msg("name %s: %s", names[i], p.err);
+        proc_free(&p);
+    }
+    /* No name: the file's stem, made safe. */
+    write_file(cwd, "we ird$.yaml", valid_config + strlen("name: ok\n"));
+    write_file(cwd, "..yaml", valid_config + strlen("name: ok\n"));
+    proc p = run_in(cwd, "run", "we ird$.yaml", "--quiet", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    p = run_in(cwd, "run", "..yaml", "--quiet", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    struct stat st;
+    assert_int_equal(stat("/tmp/evil_abs.h5", &st), -1);
+    tree_count t = count_tree(f->dir);
+    assert_int_equal(t.h5, 2);
+    for (int i = 0; i < t.h5; i++)
+        if (!starts_with(t.h5_paths[i], "a/b/results/") || strchr(t.h5_paths[i] + 12, '/') ||
+            t.h5_paths[i][12] == '.')
+            fail_msg("a results file outside results/ or hidden: %s", t.h5_paths[i]);
+    assert_true(exists(cwd, "results/we_ird_.h5"));
+    assert_int_equal(t.temporaries, 0);
+}
+
+/* ---- 6. crash safety: SIGKILL mid-run -------------------------------------------------------- */
+
+/* 10^4 lanes x 4 x 10^5 steps of rk4: about 2-3 s on two cores in release, far longer under
+ * ASan; killed after 0.3 s. */
+static const char long_config[] = "name: long\n"
+                                  "methods: [rk4]\n"
+                                  "stiffness: {from: 0.5, to: 2, count: 500}\n"
+                                  "drag: {from: 0, to: 0.1, count: 20}\n"
+                                  "dt: 0.001\n"
+                                  "steps: 400000\n";
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static void test_sigkill_leaves_no_file(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "long.yaml", long_config);
+    write_file(f->dir, "ok.yaml", valid_config);
+    char *argv[] = {"oscbench", "run", "long.yaml", "--quiet", NULL};
+    int temporaries_seen = 0;
+    for (int round = 0; round < 2; round++) {
+        pid_t pid = spawn(f->dir, argv, exe);
+        sleep_s(0.3);
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        proc p = finish(pid);
+        /* It must still have been running (else the test proves nothing). */
+        if (p.code != -1 || p.signal != SIGKILL)
+            fail_msg("the run ended by itself (exit %d) before the kill: make it longer", p.code);
+        proc_free(&p);
+        assert_false(exists(f->dir, "results/long.h5"));
+        tree_count t = count_tree(f->dir);
+        assert_int_equal(t.files, 2 + t.temporaries); /* the configs and temporaries only */
+        temporaries_seen += t.temporaries;
+    }
+    print_message("temporaries left by the killed runs: %d\n", temporaries_seen);
+    /* The next run with the same output succeeds and clears the stale temporaries. */
+    proc p = run_in(f->dir, "run", "ok.yaml", "-o", "results/long.h5", "--quiet", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    tree_count t = count_tree(f->dir);
+    assert_int_equal(t.temporaries, 0);
+    assert_int_equal(t.files, 3);
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/results/long.h5", f->dir);
+    assert_true(H5Fis_hdf5(path) > 0);
+    hid_t h = open_h5(f->dir, "results/long.h5");
+    assert_int_equal(table_rows(h, "/points"), 1);
+    H5Fclose(h);
+}
+
+/* ---- 7. numerics under fault: across the stability boundary ---------------------------------- */
+
+static const char boundary_config[] = "name: boundary\n"
+                                      "methods: [semi-implicit]\n"
+                                      "stiffness: 1\n"
+                                      "dt: {from: 1.5, to: 2.5, count: 21}\n"
+                                      "steps: 5000\n"
+                                      "audit_every: 50\n"
+                                      "analyses: [convergence]\n";
+
+/* Semi-implicit Euler, omega0 = 1, x0 = 1, v0 = 0, h = omega0 dt:
+ * - h < 2: it conserves x^2 + v^2 - h x v (= 1), so |x| <= 1/sqrt(1 - h^2/4) and the error
+ *   against the exact cosine is at most 1 + 1/sqrt(1 - h^2/4);
+ * - h > 2: the one-step map has a real eigenvalue of modulus ((h^2 - 2) + h sqrt(h^2 - 4)) / 2
+ *   (1.56 at h = 2.05, 4 at h = 2.5): past the 10^3 bound within ~20 steps, so the first audit
+ *   (step 50) finds it unstable, and by step 5000 its state has overflowed (4^5000). */
+static void test_stability_boundary(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "boundary.yaml", boundary_config);
+    proc p = run_in(f->dir, "run", "boundary.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    hid_t h = open_h5(f->dir, "results/boundary.h5");
+    points pt = read_points(h);
+    assert_int_equal(pt.rows, 21);
+    size_t stable = 0, checked_stable = 0, checked_unstable = 0;
+    for (size_t r = 0; r < pt.rows; r++) {
+        double w = pt.omega_dt[r];
+        assert_close(w, 1.5 + 0.05 * (double)r, 1e-12, "omega_dt", r);
+        stable += pt.stable[r];
+        /* nothing in a row is NaN or Inf, whatever happened to its lane */
+        double v[] = {pt.final_energy[r], pt.final_drift[r], pt.max_abs_drift[r],
+                      pt.final_error[r],  pt.max_error[r],   pt.final_rel_error[r],
+                      pt.max_rel_error[r], pt.zeta[r]};
+        for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+            if (!isfinite(v[i]))
+                fail_msg("row %zu (omega_dt %.3f): column %zu is %g", r, w, i, v[i]);
+        if (w < 1.98) {
+            assert_true(pt.stable[r]);
+            assert_int_equal(pt.unstable_step[r], -1);
+            double bound = 1 + 1 / sqrt(1 - w * w / 4);
+            if (!(pt.max_error[r] <= bound * (1 + 1e-9)))
+                fail_msg("row %zu: max_error %g > %g", r, pt.max_error[r], bound);
+            assert_true(pt.max_error[r] > 0.1); /* it did run: 5000 steps of a coarse orbit */
+            checked_stable++;
+        } else if (w > 2.02) {
+            assert_false(pt.stable[r]);
+            if (pt.unstable_step[r] != 50)
+                fail_msg("row %zu (omega_dt %.3f): unstable_step %lld, expected 50", r, w,
+                         (long long)pt.unstable_step[r]);
+            /* frozen at its last stable audit, t = 0: no error yet */
+            assert_true(pt.max_error[r] >= 0 && pt.max_error[r] <= 1e-12);
+            checked_unstable++;
+        }
+    }
+    assert_int_equal(checked_stable, 10);
+    assert_int_equal(checked_unstable, 10);
+    /* The summary counts the same stable points. */
+    const char *line = strstr(p.out, "\nsemi-implicit ");
+    assert_non_null(line);
+    size_t pts = 0, st = 0;
+    assert_int_equal(sscanf(line + 1, "semi-implicit %zu %zu", &pts, &st), 2);
+    assert_int_equal(pts, 21);
+    assert_int_equal(st, stable);
+    assert_non_null(strstr(p.out, "wrote results/boundary.h5"));
+    proc_free(&p);
+    /* The fit used only stable points and did not crash. */
+    assert_int_equal(table_rows(h, "/convergence"), 1);
+    int64_t *fit_points = read_i64(h, "/convergence/fit_points", 1);
+    double *order = read_f64(h, "/convergence/measured_order", 1);
+    assert_true(fit_points[0] >= 0 && (size_t)fit_points[0] <= stable);
+    assert_true(isnan(order[0]) || isfinite(order[0]));
+    free(fit_points), free(order);
+    free_points(&pt);
+    H5Fclose(h);
+}
+
+/* A summary of many convergence fits (more than 40 rows: grouped per method and drag) must not
+ * put the number of rows on the stack. 10^5 fits of one step each, with the run's stack limited
+ * to 256 KiB (the rest of a run of this size needs far less: 10^4 fits pass either way). */
+static const char many_fits_config[] = "name: many\n"
+                                       "methods: [euler]\n"
+                                       "stiffness: {from: 1, to: 2, count: 100000}\n"
+                                       "dt: [0.1, 0.05]\n"
+                                       "steps: 1\n"
+                                       "analyses: [convergence]\n";
+
+static void test_summary_of_many_fits(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "many.yaml", many_fits_config);
+    child_stack = 256 << 10;
+    proc p = run_in(f->dir, "run", "many.yaml", "-o", "many.h5", NULL);
+    child_stack = 0;
+    if (p.code != 0)
+        fail_msg("exit %d (signal %d): %.300s", p.code, p.signal, p.err);
+    assert_non_null(strstr(p.out, "wrote many.h5"));
+    assert_non_null(strstr(p.out, "\neuler "));
+    proc_free(&p);
+    hid_t h = open_h5(f->dir, "many.h5");
+    assert_int_equal(table_rows(h, "/convergence"), 100000);
+    H5Fclose(h);
+}
+
+/* ---- 8. oscbench plot ------------------------------------------------------------------------ */
+
+static bool python_has_plotting(void)
+{
+    if (access("/usr/bin/python3", X_OK) != 0)
+        return false;
+    char *argv[] = {"python3", "-c", "import h5py, matplotlib", NULL};
+    proc p = finish(spawn(NULL, argv, "/usr/bin/python3"));
+    bool ok = p.code == 0;
+    proc_free(&p);
+    return ok;
+}
+
+static const char plot_config[] = "name: pl\n"
+                                  "methods: [semi-implicit, rk4]\n"
+                                  "stiffness: 1\n"
+                                  "drag: [0, 0.3]\n"
+                                  "dt: [0.04, 0.02, 0.01]\n"
+                                  "t_end: 2\n"
+                                  "analyses: [convergence, stability]\n"
+                                  "stability: {zeta: [0]}\n"
+                                  "trace: {every: 5}\n";
+
+static void test_plot(void **state)
+{
+    fixture *f = *state;
+    if (!python_has_plotting()) {
+        print_message("skipped: /usr/bin/python3 cannot import h5py and matplotlib\n");
+        skip();
+    }
+    write_file(f->dir, "pl.yaml", plot_config);
+    proc p = run_in(f->dir, "run", "pl.yaml", "--quiet", NULL);
+    if (p.code != 0)
+        fail_msg("run: exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    p = run_in(f->dir, "plot", "results/pl.h5", "-o", "figs", NULL);
+    if (p.code != 0)
+        fail_msg("plot: exit %d: %s", p.code, p.err);
+    static const char *const figs[] = {"convergence", "stability", "traces", "work_precision"};
+    for (size_t i = 0; i < 4; i++) {
+        char rel[128], path[PATHLEN];
+        fmt(rel, sizeof rel, "figs/pl_%s.png", figs[i]);
+        fmt(path, sizeof path, "%s/%s", f->dir, rel);
+        if (!strstr(p.out, rel))
+            fail_msg("plot did not report %s: %s", rel, p.out);
+        size_t len = 0;
+        char *png = slurp(path, &len);
+        if (!png)
+            fail_msg("%s is missing", rel);
+        assert_true(len > 1000);
+        assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
+        free(png);
+    }
+    proc_free(&p);
+    /* a missing results file: an error, no figure */
+    p = run_in(f->dir, "plot", "results/none.h5", "-o", "figs2", NULL);
+    assert_int_not_equal(p.code, 0);
+    assert_true(strlen(p.err) > 0);
+    proc_free(&p);
+    assert_false(exists(f->dir, "figs2/none_traces.png"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_version_help, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_methods_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_flags, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_end_to_end_dim1, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_end_to_end_dim2_output, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_threads_identical, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_config_no_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unwritable_output, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_name_stays_in_results, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sigkill_leaves_no_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stability_boundary, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_of_many_fits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plot, setup, teardown),
+    };
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
