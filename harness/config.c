@@ -156,6 +156,8 @@ static int builder_add(ctx *c, builder *b, const yaml_event_t *ev, ykind kind)
     if (++c->nodes > CONFIG_MAX_NODES)
         return fail_at(c, line, col, NULL, "too many YAML nodes (more than %d)",
                        CONFIG_MAX_NODES);
+    if (kind == YN_SCALAR && memchr(ev->data.scalar.value, 0, ev->data.scalar.length))
+        return fail_at(c, line, col, NULL, "NUL character (a \\0 escape) in a string");
     ynode *parent = b->depth ? b->stack[b->depth - 1] : NULL;
     size_t cap = parent && parent->kind == YN_MAP ? 2 * (size_t)CONFIG_MAX_LIST : CONFIG_MAX_LIST;
     if (parent && parent->nkids >= cap)
@@ -564,17 +566,16 @@ static int parse_sweep(const ctx *c, const ynode *n, const char *key, num_rule r
     return 0;
 }
 
-/* Endpoints exact; log spacing interpolates the logarithms. */
-static double range_value(const sweep_spec *s, size_t i)
+/* Endpoints exact; log spacing interpolates the logarithms (lo, hi: the endpoints, or their
+ * logarithms, worked out once per range: a range may have 10^8 values). */
+static double range_value(const sweep_spec *s, double lo, double hi, size_t i)
 {
     if (i == 0)
         return s->from;
     if (i == s->count - 1)
         return s->to;
-    double f = (double)i / (double)(s->count - 1);
-    if (s->log)
-        return exp(log(s->from) + f * (log(s->to) - log(s->from)));
-    return s->from + f * (s->to - s->from);
+    double f = (double)i / (double)(s->count - 1), v = lo + f * (hi - lo);
+    return s->log ? exp(v) : v;
 }
 
 static int expand_sweep(const ctx *c, sweep_spec *s, const char *key, sweep *out)
@@ -589,8 +590,9 @@ static int expand_sweep(const ctx *c, sweep_spec *s, const char *key, sweep *out
     if (!out->values)
         return fail_node(c, s->node, key, "out of memory expanding %zu values", s->count);
     out->count = s->count;
+    double lo = s->log ? log(s->from) : s->from, hi = s->log ? log(s->to) : s->to;
     for (size_t i = 0; i < s->count; i++)
-        out->values[i] = range_value(s, i);
+        out->values[i] = range_value(s, lo, hi, i);
     return 0;
 }
 
@@ -944,6 +946,18 @@ static int expand_all(loader *L)
                          : 0;
 }
 
+/* t_end / dt becomes a whole number of steps: it must stay an exact integer (2^53). */
+static int check_step_counts(loader *L)
+{
+    const osc_config *cfg = L->cfg;
+    for (size_t d = 0; cfg->steps < 0 && d < cfg->dt.count; d++)
+        if (cfg->t_end / cfg->dt.values[d] > CONFIG_MAX_STEPS)
+            return fail_node(&L->c, L->vals[K_T_END], "t_end",
+                             "t_end / dt = %.3g steps for dt = %g, more than 2^53",
+                             cfg->t_end / cfg->dt.values[d], cfg->dt.values[d]);
+    return 0;
+}
+
 /* ---- the whole -------------------------------------------------------------------------- */
 
 static void record_locations(loader *L)
@@ -970,7 +984,7 @@ static int load_tree(loader *L)
     if (load_name(L) || load_methods(L) || load_precision_dim(L) || load_physics(L) ||
         load_duration(L) || load_trace(L) || load_analyses(L) || load_extras(L))
         return CONFIG_BAD;
-    if (check_size(L) || expand_all(L))
+    if (check_size(L) || expand_all(L) || check_step_counts(L))
         return CONFIG_BAD;
     return check_trace_rows(L);
 }

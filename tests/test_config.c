@@ -301,6 +301,26 @@ static void nul_byte(void **state)
     expect_error_bytes(text, sizeof text - 1, ":2:7: NUL byte");
 }
 
+/* A \0 escape puts a NUL inside a quoted scalar: it must not silently cut the string short
+ * ("rk4\0evil" loading as rk4, a key "stiffness\0junk" as stiffness). Found by fuzzing. */
+static void nul_escape(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\ndt: 0.1\nsteps: 3\nmethods: [\"rk4\\x00evil\"]\n",
+                 ":4:11: NUL character");
+    expect_error("\"stiffness\\0junk\": 1\ndt: 0.1\nsteps: 3\n", ":1:1: NUL character");
+}
+
+/* t_end / dt becomes a step count: beyond 2^53 it is no longer a whole number of steps (and
+ * converting it to an integer overflowed). Found by fuzzing. */
+static void steps_overflow(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\ndt: [1e300, 1e-300]\nt_end: 1e300\n",
+                 ":3:8: t_end: t_end / dt = inf steps for dt = 1e-300, more than 2^53");
+    expect_error("stiffness: 1\ndt: 0.01\nt_end: 1e17\n", ":3:8: t_end: t_end / dt = 1e+19");
+}
+
 /* ---- keys ------------------------------------------------------------------------------- */
 
 static void unknown_keys(void **state)
@@ -593,6 +613,8 @@ int main(void)
         cmocka_unit_test(malformed_yaml),
         cmocka_unit_test(top_level_not_a_mapping),
         cmocka_unit_test(nul_byte),
+        cmocka_unit_test(nul_escape),
+        cmocka_unit_test(steps_overflow),
         cmocka_unit_test(unknown_keys),
         cmocka_unit_test(duplicate_keys),
         cmocka_unit_test(missing_required_keys),
