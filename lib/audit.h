@@ -59,11 +59,46 @@ int osc_audit_create(osc_audit **out, const osc_batch *b);
 void osc_audit_free(osc_audit *a);
 
 /* The osc_audit_fn to pass to osc_batch_run with ctx = the osc_audit. Returns 0 (a non-finite
- * or runaway lane is data, recorded as unstable, never an error), or OSC_ENOMEM if its scratch
- * for the tile's readout cannot be allocated. Safe to call concurrently on disjoint ranges. */
+ * or runaway lane is data, recorded as unstable, never an error); it allocates nothing. Safe to
+ * call concurrently on disjoint ranges; each lane's audits must come in order of step (as
+ * osc_batch_run makes them).
+ *
+ * The exact state at an audit. The closed form (osc_exact_eval at t = step dt) is evaluated
+ * whenever the number of steps T since a lane's previous audit differs from the one before, and
+ * every R^2-th audit of a chain (R = OSC_AUDIT_ANCHOR_EVERY, or as set below). Otherwise (audits a
+ * fixed T steps apart, as osc_batch_run makes them, and the first audit, from the exact initial
+ * state) the previous audit's exact state is advanced by the closed form's one-interval map
+ * (x, v) -> P(T dt) (x, v) + q(T dt) (osc_exact_map: its fundamental solutions and forced
+ * response at T dt); every R-th
+ * audit of a chain it is instead the map over R intervals, P(R T dt), applied to the state R
+ * audits before. So at most 2 (R - 1) maps separate any audit from a closed-form anchor.
+ * Error bound: each map is non-expansive in the energy norm ||(dx, dv)|| = sqrt(w2 dx^2 + dv^2)
+ * about the rest point (the motion's energy never grows), so a chain of j maps adds at most j
+ * times one map's error: its entries' error (the closed form's few ulps) times the state, plus
+ * the rounding of its four fmas, ~8 eps of the motion's scale S = ||(x0 - x_rest, v0)|| +
+ * ||(x_ex, v_ex)|| (the stability bound's scale) per map; the times differ too (step dt against
+ * the sum of the intervals' T dt, each rounded), which shifts the phase by <= eps omega t. Hence,
+ * against osc_exact_eval at t = step dt, the exact state the audit uses is within
+ * (16 R + 8 + omega t) eps S in the energy norm (w2 -> max(w2, 1/t^2) where the spring is weak),
+ * comparable with the closed form's own error at long times (its phase omega t carries
+ * ~eps omega t); test_audit.c checks it per regime. error, drift and energies move by no more
+ * than that error implies; stability verdicts can differ only for a lane within that distance of
+ * the bound. With R = 1 every audit uses the closed form. */
+#define OSC_AUDIT_ANCHOR_EVERY 16 /* a power of 2 */
 int osc_audit_tile(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step);
 
+/* Re-anchor every `every` audits instead (a power of 2; 1: the closed form at every audit, the
+ * reference the propagation is tested against). OSC_EINVAL for other values. */
+int osc_audit_set_anchor_every(osc_audit *a, long every);
+
+/* The metrics of lane i, assembled when asked (into storage the audit owns; the pointer stays
+ * valid, and is refreshed by the next call for this lane). Do not call it concurrently with an
+ * audit of the same lane, nor from two threads for the same lane. */
 const osc_lane_metrics *osc_audit_lane(const osc_audit *a, size_t i);
+
+/* The exact state the audit holds for lane i (dim values each, NULL to skip) and the step it is
+ * at (the lane's last audit, 0 before any): for tests of the propagation. */
+void osc_audit_exact_state(const osc_audit *a, size_t i, double *x, double *v, long *step);
 
 /* Energy of one lane given its state: 1/2 m |v|^2 + 1/2 k |x|^2 + m g x_last. */
 double osc_energy(int dim, double k, double m, double g, const double *x, const double *v);

@@ -27,6 +27,7 @@
  * (phi1 - Phi12)/a overdamped with phi1 = (1 - e^{-bt})/b = integral of E1 (P = f[0, -b, -a]
  * for f(r) = e^{rt}, ordered so that no node difference is small). */
 #include <math.h>
+#include <stdbool.h>
 
 #include "exact.h"
 
@@ -89,15 +90,16 @@ static double forced_series(double gam, double w2, double t)
     return sum * t * t;
 }
 
-void osc_exact_eval(const osc_exact *e, double t, double *x, double *v)
+/* The fundamental solutions at t and P(t) = integral of Phi12 (see the top); false when pinned. */
+static bool fundamental(const osc_exact *e, double t, double *phi11_, double *phi12_,
+                        double *phi22_, double *forced_)
 {
     const double *p = e->c;
     const double h = p[H], w2 = p[W2];
     double phi11, phi12, phi22, forced; /* forced: P(t) where the series does not apply */
     switch (e->regime) {
     case PINNED:
-        *x = p[X0], *v = 0;
-        return;
+        return false;
     case UNDER: {
         double decay = exp(-h * t), wd = p[FREQ];
         double sn = sin(wd * t) / wd, cs = cos(wd * t);
@@ -126,9 +128,36 @@ void osc_exact_eval(const osc_exact *e, double t, double *x, double *v)
         break;
     }
     }
-    double g = p[G];
-    if (g != 0 && t < p[T_SERIES])
+    if (p[G] != 0 && t < p[T_SERIES])
         forced = forced_series(2 * h, w2, t);
+    *phi11_ = phi11, *phi12_ = phi12, *phi22_ = phi22, *forced_ = forced;
+    return true;
+}
+
+void osc_exact_eval(const osc_exact *e, double t, double *x, double *v)
+{
+    const double *p = e->c;
+    const double w2 = p[W2];
+    double phi11, phi12, phi22, forced;
+    if (!fundamental(e, t, &phi11, &phi12, &phi22, &forced)) {
+        *x = p[X0], *v = 0;
+        return;
+    }
+    double g = p[G];
     *x = p[X0] * phi11 + p[V0] * phi12 - (g != 0 ? g * forced : 0);
     *v = p[V0] * phi22 - (w2 * p[X0] + g) * phi12;
+}
+
+void osc_exact_map(const osc_exact *e, double T, double *p11, double *p12, double *p22, double *q1,
+                   double *q2)
+{
+    double phi11, phi12, phi22, forced;
+    if (!fundamental(e, T, &phi11, &phi12, &phi22, &forced)) {
+        *p11 = 1, *p12 = 0, *p22 = 0, *q1 = 0, *q2 = 0;
+        return;
+    }
+    double g = e->c[G];
+    *p11 = phi11, *p12 = phi12, *p22 = phi22;
+    *q1 = g != 0 ? -(g * forced) : 0;
+    *q2 = -(g * phi12);
 }

@@ -25,6 +25,14 @@ void osc_exact_prepare(osc_exact *e, double k, double c, double m, double g, dou
 /* Position and velocity at time t >= 0. */
 void osc_exact_eval(const osc_exact *e, double t, double *x, double *v);
 
+/* The motion's map over a time T >= 0 (x0, v0 of e play no part):
+ *     (x, v)(t + T) = [[p11, p12], [-w2 p12, p22]] (x, v)(t) + (q1, q2),
+ * from the same closed form: p11, p12 and p22 are osc_exact_eval's fundamental solutions at T
+ * and (q1, q2) its forced response from rest, the same values osc_exact_eval gives for the unit
+ * states (1, 0), (0, 1) and for x0 = v0 = 0 (up to the sign of a zero). Pinned: (1, 0, 0, 0, 0). */
+void osc_exact_map(const osc_exact *e, double T, double *p11, double *p12, double *p22, double *q1,
+                   double *q2);
+
 #ifdef __cplusplus
 }
 #endif

@@ -61,7 +61,30 @@ static const lane mixed[] = {
  * exact solution prepared here. */
 typedef struct expected {
     double drift, max_drift, error, max_error, energy;
+    double dx, de; /* how far the propagated exact state may move x_exact and E_exact (audit.h) */
 } expected;
+
+/* audit.h's bound on the propagated exact state, in the energy norm with w2e = max(w2, 1/t^2):
+ * (16 R + 8 + omega t) eps S, S = ||(x0 - x_rest, v0)|| + ||(x_ex, v_ex)|| (8 eps S: the closed
+ * form's own error at the anchor, exact.h's few ulps of the motion's scale). */
+static double propagation_bound(double k, double m, double rest_norm, const double *xe,
+                                const double *ve, int dim, double t)
+{
+    double w2 = m > 0 ? k / m : 0, w2e = fmax(w2, 1 / (t * t)), ex2 = 0;
+    for (int a = 0; a < dim; a++)
+        ex2 += w2e * xe[a] * xe[a] + ve[a] * ve[a];
+    double scale = rest_norm + sqrt(ex2);
+    return (16.0 * OSC_AUDIT_ANCHOR_EVERY + 8 + sqrt(w2) * t) * EPS * scale;
+}
+
+/* |x0 - x_rest|^2 of a 2-D lane (x_rest = (0, -g m/k); k = 0: the anchor; pinned: 0) */
+static double x0_rest2(const lane *l, double g)
+{
+    if (l->m == 0)
+        return 0;
+    double rest = l->k > 0 ? -g * l->m / l->k : 0;
+    return l->x0[0] * l->x0[0] + (l->x0[1] - rest) * (l->x0[1] - rest);
+}
 
 static void expected_metrics(const osc_method *m, osc_precision p, double g, double dt,
                              long nsteps, long every, expected out[NMIXED])
@@ -77,7 +100,7 @@ static void expected_metrics(const osc_method *m, osc_precision p, double g, dou
         osc_exact_prepare(&ex[i][1], l->k, l->c, l->m, gl, l->x0[1], v0y);
         e0[i] = l->m * gl * l->x0[1] + 0.5 * l->k * (l->x0[0] * l->x0[0] + l->x0[1] * l->x0[1]) +
                 0.5 * l->m * (v0x * v0x + v0y * v0y);
-        out[i] = (expected){0, 0, 0, 0, e0[i]};
+        out[i] = (expected){0, 0, 0, 0, e0[i], 0, 0};
     }
     double x[2 * NMIXED], v[2 * NMIXED];
     for (long done = 0; done < nsteps; done += every) {
@@ -95,6 +118,16 @@ static void expected_metrics(const osc_method *m, osc_precision p, double g, dou
                          (a == 1 ? l->m * gl * xe[a] : 0);
                 err2 += (xn - xe[a]) * (xn - xe[a]);
             }
+            /* the exact state's possible shift B (energy norm) moves x_exact by <= B/sqrt(w2e)
+             * and E_exact by <= m (||s_ex|| B + B^2/2) + m |g| B/sqrt(w2e) */
+            double w2 = l->m > 0 ? l->k / l->m : 0, w2e = fmax(w2, 1 / (t * t));
+            double rd2 = x0_rest2(l, gl), rn = sqrt(w2 * rd2 + (l->m > 0 ? l->v0[0] * l->v0[0] + l->v0[1] * l->v0[1] : 0));
+            double bnd = propagation_bound(l->k, l->m, rn, xe, ve, 2, t), ex2 = 0;
+            for (int a = 0; a < 2; a++)
+                ex2 += w2e * xe[a] * xe[a] + ve[a] * ve[a];
+            out[i].dx = fmax(out[i].dx, bnd / sqrt(w2e));
+            out[i].de = fmax(out[i].de, l->m * (sqrt(ex2) * bnd + bnd * bnd / 2) +
+                                            l->m * fabs(gl) * bnd / sqrt(w2e));
             out[i].drift = (num - exact) / fabs(e0[i]);
             out[i].max_drift = fmax(out[i].max_drift, fabs(out[i].drift));
             out[i].error = sqrt(err2);
@@ -106,41 +139,57 @@ static void expected_metrics(const osc_method *m, osc_precision p, double g, dou
 }
 
 /* Equal up to the rounding of the energy sums taken in another order: a few eps of the energy's
- * terms, relative to |E(0)| (which is of the same size here). */
+ * terms, relative to |E(0)| (which is of the same size here); plus `shift`, what the
+ * propagated exact state may change (0 when every audit uses the closed form). */
+static void assert_close_by(double got, double want, double scale, double shift)
+{
+    if (!(fabs(got - want) <= 64 * EPS * scale + shift))
+        print_error("got %.17g want %.17g (tolerance %.3g)\n", got, want,
+                    64 * EPS * scale + shift);
+    assert_true(fabs(got - want) <= 64 * EPS * scale + shift);
+}
 static void assert_close(double got, double want, double scale)
 {
-    if (!(fabs(got - want) <= 64 * EPS * scale))
-        print_error("got %.17g want %.17g\n", got, want);
-    assert_true(fabs(got - want) <= 64 * EPS * scale);
+    assert_close_by(got, want, scale, 0);
 }
 
+/* Every method and precision against the metrics recomputed from scratch: with the closed form
+ * at every audit (anchor every 1) to the rounding of the sums, and with the default propagation
+ * (audits 40 steps apart: propagated from the third audit on) within audit.h's bound. */
 static void test_metrics_match_independent(void **state)
 {
     (void)state;
     const double g = 9.8, dt = 0.01;
     const long nsteps = 400, every = 40;
     for (size_t mi = 0; mi < osc_method_count(); mi++)
-        for (int p = 0; p < OSC_NPRECISION; p++) {
-            const osc_method *m = osc_method_at(mi);
-            expected want[NMIXED];
-            expected_metrics(m, (osc_precision)p, g, dt, nsteps, every, want);
-            osc_batch *b = make_batch(m, (osc_precision)p, 2, g, dt, mixed, NMIXED);
-            osc_audit *a = run_audited(b, nsteps, every);
-            for (size_t i = 0; i < NMIXED; i++) {
-                const osc_lane_metrics *mt = osc_audit_lane(a, i);
-                double escale = 10 * (1 + fabs(want[i].energy) / mt->energy_scale);
-                assert_int_equal(mt->unstable_step, -1); /* omega dt <= 0.03: all stable */
-                assert_int_equal(mt->audits, nsteps / every);
-                assert_int_equal(mt->last_step, nsteps);
-                assert_close(mt->final_drift, want[i].drift, escale);
-                assert_close(mt->max_abs_drift, want[i].max_drift, escale);
-                assert_close(mt->final_error, want[i].error, want[i].error);
-                assert_close(mt->max_error, want[i].max_error, want[i].max_error);
-                assert_close(mt->final_energy, want[i].energy, fabs(want[i].energy));
+        for (int p = 0; p < OSC_NPRECISION; p++)
+            for (int propagate = 0; propagate <= 1; propagate++) {
+                const osc_method *m = osc_method_at(mi);
+                expected want[NMIXED];
+                expected_metrics(m, (osc_precision)p, g, dt, nsteps, every, want);
+                osc_batch *b = make_batch(m, (osc_precision)p, 2, g, dt, mixed, NMIXED);
+                osc_audit *a;
+                assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+                if (!propagate)
+                    assert_int_equal(osc_audit_set_anchor_every(a, 1), OSC_OK);
+                assert_int_equal(osc_batch_run(b, nsteps, every, osc_audit_tile, a), OSC_OK);
+                for (size_t i = 0; i < NMIXED; i++) {
+                    const osc_lane_metrics *mt = osc_audit_lane(a, i);
+                    double escale = 10 * (1 + fabs(want[i].energy) / mt->energy_scale);
+                    double dx = propagate ? want[i].dx : 0;
+                    double dd = propagate ? want[i].de / mt->energy_scale : 0;
+                    assert_int_equal(mt->unstable_step, -1); /* omega dt <= 0.03: all stable */
+                    assert_int_equal(mt->audits, nsteps / every);
+                    assert_int_equal(mt->last_step, nsteps);
+                    assert_close_by(mt->final_drift, want[i].drift, escale, dd);
+                    assert_close_by(mt->max_abs_drift, want[i].max_drift, escale, dd);
+                    assert_close_by(mt->final_error, want[i].error, want[i].error, dx);
+                    assert_close_by(mt->max_error, want[i].max_error, want[i].max_error, dx);
+                    assert_close(mt->final_energy, want[i].energy, fabs(want[i].energy));
+                }
+                osc_audit_free(a);
+                osc_batch_free(b);
             }
-            osc_audit_free(a);
-            osc_batch_free(b);
-        }
 }
 
 /* The definitional pieces: rest distance, E(0) and its fallback scale. */
@@ -388,6 +437,145 @@ static void test_thread_independence(void **state)
     free(ls);
 }
 
+
+/* ---- the propagated exact state ---------------------------------------------------------- */
+
+/* Every regime, 2-D under gravity: under- and undamped, stiff, critical, just over critical,
+ * overdamped, ballistic with drag, free flight, pinned. */
+static const lane regimes[] = {
+    {4, 0.4, 1, {1, 0.5}, {0, 1}},           /* underdamped, zeta = 0.1 */
+    {4, 0, 1, {0.3, -1}, {2, 0}},            /* undamped */
+    {900, 1, 1, {0.01, 0.2}, {1, -1}},       /* stiff: omega = 30 */
+    {9, 6, 1, {1, 1}, {0.5, -1}},            /* critical */
+    {1, 2 + 2e-9, 1, {1, -2}, {0, 3}},       /* overdamped by 1e-9 */
+    {1, 5, 2, {2, -1}, {1, 1}},              /* overdamped */
+    {0, 0.2, 1, {1, 3}, {2, 1}},             /* k = 0 with drag and gravity */
+    {0, 0, 1.5, {0, 4}, {1, 2}},             /* free flight */
+    {2, 0.5, 0, {1, 1}, {3, 3}},             /* pinned */
+};
+#define NREGIMES (sizeof regimes / sizeof regimes[0])
+
+typedef struct prop_check {
+    osc_audit *audit;
+    const lane *lanes;
+    double g, dt, worst; /* worst: largest error / bound seen */
+    long checks;
+} prop_check;
+
+/* After each audit, the audit's exact state of every lane against osc_exact_eval at t = step dt,
+ * in the energy norm, against audit.h's bound. Runs on the tile's thread (one tile here). */
+static int check_exact_state(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step)
+{
+    prop_check *pc = ctx;
+    int rc = osc_audit_tile(pc->audit, b, i0, i1, step);
+    double t = (double)step * pc->dt;
+    for (size_t i = i0; i < i1; i++) {
+        const lane *l = &pc->lanes[i];
+        double xe[2], ve[2], xc[2], vc[2];
+        long at;
+        osc_audit_exact_state(pc->audit, i, xe, ve, &at);
+        if (at != step)
+            return -100;
+        for (int a = 0; a < 2; a++)
+            osc_exact_eval(osc_audit_exact(pc->audit, i, a), t, &xc[a], &vc[a]);
+        double w2 = l->m > 0 ? l->k / l->m : 0, w2e = fmax(w2, 1 / (t * t)), d2 = 0;
+        for (int a = 0; a < 2; a++)
+            d2 += w2e * (xe[a] - xc[a]) * (xe[a] - xc[a]) + (ve[a] - vc[a]) * (ve[a] - vc[a]);
+        double gl = l->m > 0 ? pc->g : 0, rd2 = x0_rest2(l, gl);
+        double v02 = l->m > 0 ? l->v0[0] * l->v0[0] + l->v0[1] * l->v0[1] : 0;
+        double bound = propagation_bound(l->k, l->m, sqrt(w2 * rd2 + v02), xc, vc, 2, t);
+        double ratio = sqrt(d2) / bound;
+        if (!(ratio <= 1)) {
+            print_error("lane %zu step %ld: exact state off by %.3g, bound %.3g\n", i, step,
+                        sqrt(d2), bound);
+            return -101;
+        }
+        pc->worst = fmax(pc->worst, ratio);
+        pc->checks++;
+    }
+    return rc;
+}
+
+/* 2000 audits, 7 steps apart (and, in a second run, 1 step apart and 250 steps apart: omega T
+ * from 0.002 to 75): the propagated exact state stays within the bound throughout, through
+ * 125 long maps and 7 closed-form anchors, in every regime; a pinned lane stays exactly where
+ * it is. */
+static void test_propagation_accuracy(void **state)
+{
+    (void)state;
+    const double g = 9.8, dt = 0.01;
+    const long intervals[] = {7, 1, 250};
+    for (size_t r = 0; r < sizeof intervals / sizeof *intervals; r++) {
+        long every = intervals[r], nsteps = every * (r == 2 ? 200 : 2000);
+        osc_batch *b = make_batch(osc_method_find("semi-implicit"), OSC_DOUBLE, 2, g, dt, regimes,
+                                  NREGIMES);
+        prop_check pc = {.lanes = regimes, .g = g, .dt = dt};
+        assert_int_equal(osc_audit_create(&pc.audit, b), OSC_OK);
+        assert_int_equal(osc_batch_run(b, nsteps, every, check_exact_state, &pc), OSC_OK);
+        assert_int_equal(pc.checks, (long)NREGIMES * (nsteps / every));
+        double x[2], v[2];
+        osc_audit_exact_state(pc.audit, NREGIMES - 1, x, v, NULL);
+        assert_true(x[0] == 1 && x[1] == 1 && v[0] == 0 && v[1] == 0);
+        print_message("propagation every %ld steps: worst error / bound %.3f\n", every, pc.worst);
+        osc_audit_free(pc.audit);
+        osc_batch_free(b);
+    }
+}
+
+/* The same lanes audited with propagation and with the closed form at every audit: the same
+ * audits, steps and stability verdicts, and metrics within what the exact state's bound allows
+ * (error moves by at most |dx_exact|; drift by the exact energy's shift over the scale). Irregular
+ * intervals too (a run split in uneven pieces: closed form on each change). */
+static void test_propagation_vs_closed(void **state)
+{
+    (void)state;
+    const double g = 9.8, dt = 0.02;
+    const long pieces[] = {400, 13, 13, 13, 377, 1000, 5};
+    const osc_method *m = osc_method_find("verlet");
+    osc_batch *bp = make_batch(m, OSC_DOUBLE, 2, g, dt, regimes, NREGIMES);
+    osc_batch *bc = make_batch(m, OSC_DOUBLE, 2, g, dt, regimes, NREGIMES);
+    osc_audit *ap, *ac;
+    assert_int_equal(osc_audit_create(&ap, bp), OSC_OK);
+    assert_int_equal(osc_audit_create(&ac, bc), OSC_OK);
+    assert_int_equal(osc_audit_set_anchor_every(ac, 1), OSC_OK);
+    assert_int_equal(osc_audit_set_anchor_every(ac, 3), OSC_EINVAL);
+    for (size_t k = 0; k < sizeof pieces / sizeof *pieces; k++) {
+        assert_int_equal(osc_batch_run(bp, pieces[k], 10, osc_audit_tile, ap), OSC_OK);
+        assert_int_equal(osc_batch_run(bc, pieces[k], 10, osc_audit_tile, ac), OSC_OK);
+    }
+    double t = (double)osc_batch_step(bp) * dt;
+    for (size_t i = 0; i < NREGIMES; i++) {
+        const osc_lane_metrics *p = osc_audit_lane(ap, i), *c = osc_audit_lane(ac, i);
+        const lane *l = &regimes[i];
+        assert_int_equal(p->audits, c->audits);
+        assert_int_equal(p->last_step, c->last_step);
+        assert_int_equal(p->unstable_step, c->unstable_step);
+        /* the bound at its largest over the run: the motion's scale only decays here, so its
+         * value at t = 0 (rest_norm twice) with the final time's omega t is an upper bound */
+        double gl = l->m > 0 ? g : 0, w2 = l->m > 0 ? l->k / l->m : 0;
+        double v02 = l->m > 0 ? l->v0[0] * l->v0[0] + l->v0[1] * l->v0[1] : 0;
+        double rn = sqrt(w2 * x0_rest2(l, gl) + v02);
+        double x0[2] = {l->x0[0], l->x0[1]}, v0[2] = {l->m > 0 ? l->v0[0] : 0, l->m > 0 ? l->v0[1] : 0};
+        double tmin = 10 * dt; /* the weakest position weight: 1/t^2 at the first audit */
+        double w2e = fmax(w2, 1 / (t * t)), big = fmax(w2, 1 / (tmin * tmin));
+        double bnd = propagation_bound(l->k, l->m, rn, x0, v0, 2, t) * sqrt(big / fmax(w2e, 1e-300));
+        /* ballistic lanes move away: their exact state grows to |v| t + g t^2/2 */
+        if (l->k == 0 && l->m > 0)
+            bnd += (16.0 * OSC_AUDIT_ANCHOR_EVERY + 8) * EPS * (sqrt(v02) + g * t) * (1 + t) * sqrt(big);
+        double dx = bnd / sqrt(w2e);
+        assert_close_by(p->max_error, c->max_error, c->max_error, dx);
+        assert_close_by(p->final_error, c->final_error, c->final_error, dx);
+        double de = l->m * (rn + sqrt(v02) + g * t + w2 * 10) * (bnd + dx) * 4 + l->m * gl * dx;
+        assert_close_by(p->final_drift, c->final_drift, fabs(c->final_drift),
+                        de / p->energy_scale);
+        assert_close_by(p->max_abs_drift, c->max_abs_drift, c->max_abs_drift,
+                        de / p->energy_scale);
+        assert_true(p->final_energy == c->final_energy); /* the numeric side is the same bits */
+    }
+    osc_audit_free(ap), osc_audit_free(ac);
+    osc_batch_free(bp), osc_batch_free(bc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -400,6 +588,8 @@ int main(void)
         cmocka_unit_test(test_beyond_limit_per_method),
         cmocka_unit_test(test_overflowing_lanes),
         cmocka_unit_test(test_thread_independence),
+        cmocka_unit_test(test_propagation_accuracy),
+        cmocka_unit_test(test_propagation_vs_closed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
