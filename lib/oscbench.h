@@ -71,7 +71,10 @@ typedef struct osc_method {
     int order;              /* declared order of convergence without drag */
     int order_damped;       /* declared order with drag (c > 0) */
     int force_evals;        /* evaluations of a(x, v) per step */
-    int fma_per_step;       /* FMA-unit operations per oscillator-step per axis in the SoA kernel */
+    int fma_per_step;       /* floating-point operations per oscillator-step per axis in the SoA
+                             * kernel's step loop, each fma, mul, add, sub or division counting
+                             * 1; per-lane constants the loop hoists (reciprocals) not counted.
+                             * Checked against the x86-64-v4 assembly (kernel_loops.h). */
     bool symplectic;        /* symplectic when undamped */
     int nstate;             /* state components carried per axis (2 or 3) */
     osc_kernels kernels[OSC_NPRECISION];
@@ -88,8 +91,9 @@ int osc_method_declared_order(const osc_method *m, double c);
 
 /* ---- the batch ---------------------------------------------------------------------------- */
 
-/* Lane counts are padded to a multiple of this (one register block of floats); padding lanes
- * are at rest with zero coefficients. */
+/* Lane counts are padded to a multiple of this (the largest register block, 128 floats on
+ * AVX-512; a block size that does not divide it is completed by smaller power-of-two blocks, see
+ * lib/methods/kernel_loops.h); padding lanes are at rest with zero coefficients. */
 #define OSC_LANE_ALIGN 128
 /* Lanes per tile: a tile is stepped for a whole audit interval while it sits in cache. */
 #define OSC_TILE_LANES 512

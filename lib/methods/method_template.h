@@ -8,7 +8,7 @@
  *   static inline void F(fast_step)(real *restrict s0, real *restrict s1, real *restrict s2,
  *                                   real w2, real gam, real g, real dt);
  *       one step of one lane, written with fma() so that it vectorizes and gives the same bits on
- *       every ISA; the framework below runs it over register blocks of lanes;
+ *       every ISA; kernel_loops.h runs it over register blocks of lanes, per ISA;
  *   static void F(ref_step)(real s[OSC_MAX_STATE], coef c, real dt);
  *       the plain scalar reference, written as SPEC.md states the method (no fma);
  *   and, if it defines OSC_CUSTOM_INIT, F(lane_init) and F(lane_readout) (see the defaults below).
@@ -24,16 +24,25 @@
 
 #include "oscbench.h"
 
-/* Lanes per register block: state and coefficients of a block stay in vector registers for all
- * the steps of an audit interval, so the loop is bound by FMA throughput, not by memory. */
-#ifndef OSC_BLOCK_BYTES
-#define OSC_BLOCK_BYTES 512
-#endif
-
+/* Register blocks and ISA dispatch: see kernel_loops.h (a method file may set its block sizes
+ * with OSC_BLOCK_LANES_V4_D and friends before including this header). */
 #if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define OSC_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define OSC_CLONES
+#ifndef OSC_ISA_LEVEL_DEFINED
+#define OSC_ISA_LEVEL_DEFINED
+/* 4: x86-64-v4 (AVX-512), 3: x86-64-v3 (AVX2, FMA), 0: the x86-64 baseline; capped by
+ * -DOSC_FORCE_ISA=N so that the narrower kernels can be measured and tested on a wider CPU. */
+static inline int osc_isa_level(void)
+{
+    int level = __builtin_cpu_supports("x86-64-v4")   ? 4
+                : __builtin_cpu_supports("x86-64-v3") ? 3
+                                                      : 0;
+#ifdef OSC_FORCE_ISA
+    if (level > OSC_FORCE_ISA)
+        level = OSC_FORCE_ISA;
+#endif
+    return level;
+}
+#endif
 #endif
 
 #define OSC_PASS

@@ -2,6 +2,9 @@
 #ifndef OSC_PASS
 #define OSC_SELF "rk4.c"
 #define OSC_NSTATE 2
+#define OSC_BLOCK_NO_SCHED /* pre-allocation scheduling makes its 8-vector block spill */
+#define OSC_BLOCK_LANES_V3_D 48 /* AVX2 register blocks, measured (kernel_loops.h) */
+#define OSC_BLOCK_LANES_V3_F 96
 #include "method_template.h"
 
 const osc_method osc_method_rk4 = {

@@ -2,6 +2,8 @@
 #ifndef OSC_PASS
 #define OSC_SELF "verlet.c"
 #define OSC_NSTATE 2
+#define OSC_BLOCK_LANES_V3_D 64 /* AVX2 register blocks, measured (kernel_loops.h) */
+#define OSC_BLOCK_LANES_V3_F 128
 #include "method_template.h"
 
 const osc_method osc_method_verlet = {

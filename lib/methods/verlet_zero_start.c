@@ -3,6 +3,8 @@
 #ifndef OSC_PASS
 #define OSC_SELF "verlet_zero_start.c"
 #define OSC_NSTATE 3
+#define OSC_BLOCK_LANES_V3_D 64 /* AVX2 register blocks, measured (kernel_loops.h) */
+#define OSC_BLOCK_LANES_V3_F 128
 #include "method_template.h"
 
 const osc_method osc_method_verlet_zero_start = {
