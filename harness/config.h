@@ -39,7 +39,7 @@
 #define CONFIG_MAX_BYTES (16u << 20)
 #define CONFIG_MAX_DEPTH 16
 #define CONFIG_MAX_LIST 1000000
-#define CONFIG_MAX_RANGE 100000000L
+#define CONFIG_MAX_RANGE 10000000L /* 10^7: more lanes than fit in memory anyway */
 #define CONFIG_MAX_NODES 1100000
 #define CONFIG_MAX_ZETA 10000 /* damping ratios of the stability analysis */
 #define CONFIG_MAX_STEPS 9007199254740992.0 /* 2^53 */

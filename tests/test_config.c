@@ -472,9 +472,9 @@ static void bad_ranges(void **state)
 {
     (void)state;
     expect_error_extra("drag: {from: 0, to: 1, count: 0}\n",
-                       ":4:31: drag.count: expected a whole number from 1 to 100000000");
-    expect_error_extra("drag: {from: 0, to: 1, count: 100000001}\n",
-                       ":4:31: drag.count: expected a whole number from 1 to 100000000");
+                       ":4:31: drag.count: expected a whole number from 1 to 10000000");
+    expect_error_extra("drag: {from: 0, to: 1, count: 10000001}\n",
+                       ":4:31: drag.count: expected a whole number from 1 to 10000000");
     expect_error_extra("drag: {from: 0, to: 1}\n",
                        ":4:7: drag: a range needs from, to and count");
     expect_error_extra("drag: {to: 1, count: 3}\n",
@@ -507,8 +507,8 @@ static void bad_trace(void **state)
 static void sweep_too_large_for_memory(void **state)
 {
     (void)state;
-    expect_error("stiffness: {from: 0, to: 1, count: 100000000}\n"
-                 "dt: {from: 0.1, to: 1, count: 10000000}\nsteps: 3\n",
+    expect_error("stiffness: {from: 0, to: 1, count: 10000000}\n"
+                 "dt: {from: 0.1, to: 1, count: 1000000}\nsteps: 3\n",
                  ":1:12: stiffness: sweep of ");
     expect_in_error("lanes needs ~");
     expect_in_error("GiB, more than this machine's ");
