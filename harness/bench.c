@@ -5,6 +5,10 @@
  *   baseline/naive/<precision>/<lanes>               semi-implicit Euler, one pass over all lanes
  *                                                     per step, arrays in memory: the yardstick
  *   audited/<method>/double/1048576                  stepping with the sweep harness's audit
+ *   default/<method>                                 configs/default.yaml's batches for one
+ *                                                     method, bare and then audited exactly as
+ *                                                     `oscbench run` audits them: the counter
+ *                                                     audited_fraction is bare time / audited time
  *
  * Counters: osc_steps_per_s (oscillator-steps per wall-clock second), fma_per_step (the method's
  * FMAs per oscillator-step per axis), peak_fraction (achieved FMA rate over the FMA peak that
@@ -16,6 +20,7 @@
  *
  * Lane counts 2^12, 2^16 and 2^20; OSCBENCH_BENCH_LARGE=1 adds 2^24 and 2^26 (several GB).
  * The audited runs audit every 128 steps (OSCBENCH_BENCH_AUDIT_EVERY=N to change). */
+#include <math.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,8 +30,10 @@
 
 #include "audit.h"
 #include "bench_shim.h"
+#include "config.h"
 #include "fma_probe.h"
 #include "oscbench.h"
+#include "sweep.h"
 
 /* One iteration (one osc_batch_run) should take about this long at the measured peak. */
 #define TARGET_SECONDS 0.02
@@ -53,7 +60,7 @@ static osc_fma_peak peak;
  * peak_fraction measured against it could exceed 1. */
 static double machine_peak[OSC_NPRECISION];
 
-enum bench_kind { BENCH_STEP, BENCH_NAIVE, BENCH_AUDITED };
+enum bench_kind { BENCH_STEP, BENCH_NAIVE, BENCH_AUDITED, BENCH_DEFAULT };
 
 typedef struct bench_case {
     enum bench_kind kind;
@@ -181,6 +188,57 @@ static void bench_step(osc_bench_state *st, void *arg)
     if (!ok)
         return;
     set_counters(st, c, c->method->fma_per_step, steps);
+}
+
+/* ---- default/<method>: the README's main job, bare against audited ----------------------- */
+
+static osc_config default_cfg;
+
+/* Wall seconds of stepping (and, if audited, auditing: preparing the exact solutions included)
+ * every dt batch of the default config for method m, as `oscbench run` does. */
+static double run_default_batches(const osc_method *m, bool audited, double *osc_steps)
+{
+    const osc_config *cfg = &default_cfg;
+    size_t lanes = cfg->stiffness.count * cfg->drag.count;
+    double seconds = 0;
+    for (size_t d = 0; d < cfg->dt.count; d++) {
+        double dt = cfg->dt.values[d];
+        long steps = sweep_steps_for(cfg, dt);
+        osc_batch *b = NULL;
+        osc_audit *audit = NULL;
+        if (osc_batch_create(&b, m, cfg->precision, cfg->dim, lanes, cfg->gravity) ||
+            sweep_set_lanes(b, cfg) || osc_batch_start(b, dt)) {
+            osc_batch_free(b);
+            return NAN;
+        }
+        double t0 = omp_get_wtime();
+        if (audited && osc_audit_create(&audit, b) == OSC_OK)
+            osc_batch_run(b, steps, sweep_audit_interval(cfg, dt), osc_audit_tile, audit);
+        else
+            osc_batch_run(b, steps, steps, NULL, NULL);
+        seconds += omp_get_wtime() - t0;
+        *osc_steps += (double)lanes * (double)steps * cfg->dim;
+        osc_audit_free(audit);
+        osc_batch_free(b);
+    }
+    return seconds;
+}
+
+static void bench_default(osc_bench_state *st, void *arg)
+{
+    const bench_case *c = arg;
+    double bare = 0, audited = 0, steps = 0, audited_steps = 0;
+    while (osc_bench_keep_running(st)) {
+        bare += run_default_batches(c->method, false, &steps);
+        audited += run_default_batches(c->method, true, &audited_steps);
+    }
+    if (!(bare > 0 && audited > 0)) {
+        osc_bench_error(st, "cannot run the default config's batches");
+        return;
+    }
+    osc_bench_counter(st, "bare_osc_steps_per_s", steps / bare, 0);
+    osc_bench_counter(st, "audited_osc_steps_per_s", audited_steps / audited, 0);
+    osc_bench_counter(st, "audited_fraction", bare / audited, 0);
 }
 
 /* ---- baseline/naive: what one writes first -------------------------------------------------- */
@@ -315,8 +373,10 @@ static bool add_bench(const char *name, bench_case c)
     if (ncases == cases_cap)
         return false;
     cases[ncases] = c;
-    osc_bench *b = osc_bench_register(name, c.kind == BENCH_NAIVE ? bench_naive : bench_step,
-                                      &cases[ncases]);
+    osc_bench_fn fn = c.kind == BENCH_NAIVE     ? bench_naive
+                      : c.kind == BENCH_DEFAULT ? bench_default
+                                                : bench_step;
+    osc_bench *b = osc_bench_register(name, fn, &cases[ncases]);
     if (!b)
         return false;
     ncases++;
@@ -340,7 +400,7 @@ int main(int argc, char **argv)
 
     /* Count the cases first, so the array never moves once benchmarks point into it. */
     const size_t nmethods = osc_method_count();
-    cases_cap = nmethods * OSC_NPRECISION * (nlanes + 1) + OSC_NPRECISION * nlanes + nmethods + 1;
+    cases_cap = nmethods * OSC_NPRECISION * (nlanes + 1) + OSC_NPRECISION * nlanes + 2 * nmethods + 1;
     cases = calloc(cases_cap, sizeof *cases);
     if (!cases) {
         fputs("oscbench-bench: out of memory\n", stderr);
@@ -396,12 +456,24 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "audited/%s/double/%zu", m->name, base_lanes[2]);
         ok &= add_bench(name, (bench_case){BENCH_AUDITED, m, OSC_DOUBLE, base_lanes[2], false});
     }
+    const char *cfg_path = getenv("OSCBENCH_BENCH_CONFIG");
+    char err[1024];
+    if (config_load(cfg_path ? cfg_path : OSC_DEFAULT_CONFIG, &default_cfg, err, sizeof err) == 0) {
+        for (size_t mi = 0; mi < default_cfg.nmethods; mi++) {
+            const osc_method *m = default_cfg.methods[mi];
+            snprintf(name, sizeof name, "default/%s", m->name);
+            ok &= add_bench(name, (bench_case){BENCH_DEFAULT, m, default_cfg.precision, 0, false});
+        }
+    } else {
+        fprintf(stderr, "oscbench-bench: no default/ benchmarks: %s\n", err);
+    }
     if (!ok) {
         fputs("oscbench-bench: cannot register the benchmarks\n", stderr);
         return 1;
     }
     int status = osc_bench_main(argc, argv);
     cache_drop();
+    config_free(&default_cfg);
     free(cases);
     return status;
 }

@@ -17,7 +17,7 @@
  * the same physical times t_end * j / A (to the nearest step), plus the last step. A is chosen so
  * that the largest dt still has MIN_AUDIT_INTERVAL steps between audits (an audit costs about as
  * much as a few tens of steps of a lane), and at most MAX_AUDITS. */
-enum { MIN_AUDIT_INTERVAL = 32, MAX_AUDITS = 64 };
+enum { MIN_AUDIT_INTERVAL = 64, MAX_AUDITS = 64 };
 
 long sweep_steps_for(const osc_config *cfg, double dt)
 {
@@ -93,8 +93,7 @@ static double zeta_of(double k, double c, double m)
     return k > 0 && m > 0 ? c / (2 * sqrt(k * m)) : INFINITY;
 }
 
-/* Fill lane inputs of a (method, dt) batch: the stiffness x drag grid. */
-static int set_lanes(osc_batch *b, const osc_config *cfg)
+int sweep_set_lanes(osc_batch *b, const osc_config *cfg)
 {
     size_t nc = cfg->drag.count;
     for (size_t ki = 0; ki < cfg->stiffness.count; ki++)
@@ -156,7 +155,7 @@ static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size
     osc_audit *audit = NULL;
     int rc = osc_batch_create(&b, m, cfg->precision, cfg->dim, lanes, cfg->gravity);
     if (!rc)
-        rc = set_lanes(b, cfg);
+        rc = sweep_set_lanes(b, cfg);
     if (!rc)
         rc = osc_batch_start(b, dt);
     if (!rc)

@@ -56,6 +56,9 @@ void sweep_result_free(sweep_result *r);
 /* Steps a dt gets: `steps` as given, or t_end / dt rounded to the nearest whole step (>= 1). */
 long sweep_steps_for(const osc_config *cfg, double dt);
 
+/* Fill a (method, dt) batch's lanes: the stiffness x drag grid, stiffness-major. */
+int sweep_set_lanes(osc_batch *b, const osc_config *cfg);
+
 /* Steps between audits for a dt: `audit_every` as given, or so that every dt is audited at the
  * same physical times (see sweep.c). */
 long sweep_audit_interval(const osc_config *cfg, double dt);

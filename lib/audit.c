@@ -224,8 +224,11 @@ int osc_audit_create(osc_audit **out, const osc_batch *b)
         for (size_t j = 0; j < 6; j++, p += au->cap * 8)
             *axis[j] = (double *)(void *)p;
     }
+    /* Each lane's preparation (a closed-form set-up) is independent of the others. */
+    const double gravity = osc_batch_gravity(b);
+#pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++)
-        prepare_lane(au, b, i, osc_batch_gravity(b));
+        prepare_lane(au, b, i, gravity);
     *out = au;
     return OSC_OK;
 }
