@@ -27,6 +27,10 @@ long sweep_steps_for(const osc_config *cfg, double dt)
     return n < 1 ? 1 : (long)n;
 }
 
+/* How many audits a run gets: as many as fit MIN_AUDIT_INTERVAL steps apart at the largest dt
+ * (at most MAX_AUDITS); preferably, among the counts down to a quarter of that, one that divides
+ * every dt's step count, so that the audits fall exactly on the common times and the last audit
+ * is one of them. */
 static long audit_count(const osc_config *cfg)
 {
     long fewest_steps = LONG_MAX;
@@ -34,8 +38,16 @@ static long audit_count(const osc_config *cfg)
         long s = sweep_steps_for(cfg, cfg->dt.values[d]);
         fewest_steps = s < fewest_steps ? s : fewest_steps;
     }
-    long a = fewest_steps / MIN_AUDIT_INTERVAL;
-    return a < 1 ? 1 : a > MAX_AUDITS ? MAX_AUDITS : a;
+    long most = fewest_steps / MIN_AUDIT_INTERVAL;
+    most = most < 1 ? 1 : most > MAX_AUDITS ? MAX_AUDITS : most;
+    for (long a = most; a > 1 && 4 * a >= most; a--) {
+        bool divides_all = true;
+        for (size_t d = 0; d < cfg->dt.count && divides_all; d++)
+            divides_all = sweep_steps_for(cfg, cfg->dt.values[d]) % a == 0;
+        if (divides_all)
+            return a;
+    }
+    return most;
 }
 
 long sweep_audit_interval(const osc_config *cfg, double dt)
