@@ -84,7 +84,7 @@ static int work_precision(const osc_config *cfg, const sweep_result *res, work_r
         w->steps[b] = res->points.steps[b * lanes];
         w->ns_per_osc_step[b] = cost[b / cfg->dt.count];
         w->ns_per_lane[b] = w->ns_per_osc_step[b] * (double)w->steps[b] * cfg->dim;
-        w->force_evals[b] = osc_method_find(bt->method)->force_evals * w->steps[b];
+        w->force_evals[b] = cfg->methods[b / cfg->dt.count]->force_evals * w->steps[b];
         w->median_error[b] = n ? (errors[(n - 1) / 2] + errors[n / 2]) / 2 : NAN;
         w->worst_error[b] = n ? errors[n - 1] : NAN;
         w->stable_points[b] = (int64_t)n;

@@ -38,7 +38,7 @@ def table(f, name):
     return cols
 
 
-def method_order(names, f):
+def method_order(names):
     """Methods in the order the run listed them (first appearance in /points)."""
     seen = []
     for n in names:
@@ -71,7 +71,7 @@ def plot_convergence(f, out):
         positive = ks[ks > 0]
         k = positive[np.argmin(np.abs(np.log(positive)))] if len(positive) else ks[0]
         all_err = []
-        for j, m in enumerate(method_order(conv["method"][rows], f)):
+        for j, m in enumerate(method_order(conv["method"][rows])):
             sel = ((pts["method"] == m) & (pts["stiffness"] == k) & (pts["drag"] == drag))
             dt, err = pts["dt"][sel], pts["max_error"][sel]
             ok = np.isfinite(err) & (err > 0) & pts["stable"][sel].astype(bool)
@@ -110,7 +110,7 @@ def plot_stability(f, out):
     finite_max = max([v for v in np.concatenate([st["limit_theory"], st["limit_measured"]])
                       if math.isfinite(v)] + [3.0])
     top = 1.15 * finite_max
-    for j, m in enumerate(method_order(st["method"], f)):
+    for j, m in enumerate(method_order(st["method"])):
         sel = st["method"] == m
         z = st["zeta"][sel]
         order = np.argsort(z)
@@ -168,7 +168,7 @@ def plot_work_precision(f, out):
     if wp is None or len(wp["method"]) == 0:
         return None
     fig, (ax_t, ax_f) = plt.subplots(1, 2, figsize=(13, 5.2), sharey=True)
-    for j, m in enumerate(method_order(wp["method"], f)):
+    for j, m in enumerate(method_order(wp["method"])):
         sel = (wp["method"] == m) & np.isfinite(wp["median_error"]) & (wp["median_error"] > 0)
         if not sel.any():
             continue

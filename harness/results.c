@@ -11,6 +11,15 @@
 #include "cli.h"
 #include "version.h"
 
+/* A table whose columns all went in, or NULL (and the table freed) if any failed. */
+static h5_table *complete_or_null(h5_table *t, int rc)
+{
+    if (!rc)
+        return t;
+    h5_table_free(t);
+    return NULL;
+}
+
 static h5_table *points_table(const sweep_points *p)
 {
     h5_table *t = h5_table_new("points", p->rows);
@@ -33,11 +42,7 @@ static h5_table *points_table(const sweep_points *p)
     rc |= h5_table_f64(t, "max_rel_error", p->max_rel_error);
     rc |= h5_table_bool(t, "stable", p->stable);
     rc |= h5_table_i64(t, "unstable_step", p->unstable_step);
-    if (rc) {
-        h5_table_free(t);
-        return NULL;
-    }
-    return t;
+    return complete_or_null(t, rc);
 }
 
 static h5_table *convergence_table(const convergence_rows *c)
@@ -58,11 +63,7 @@ static h5_table *convergence_table(const convergence_rows *c)
     rc |= h5_table_bool(t, "pass", c->pass);
     rc |= h5_table_attr_str(t, "interval", "order_low..order_high: 95% t-interval of the "
                                            "least-squares slope over the fitted points");
-    if (rc) {
-        h5_table_free(t);
-        return NULL;
-    }
-    return t;
+    return complete_or_null(t, rc);
 }
 
 static h5_table *stability_table(const stability_rows *s)
@@ -78,11 +79,7 @@ static h5_table *stability_table(const stability_rows *s)
     rc |= h5_table_i64(t, "steps", s->steps);
     rc |= h5_table_attr_str(t, "units", "limits as omega0*dt; inf: stable for every dt tried, "
                                         "0: unstable for every dt > 0");
-    if (rc) {
-        h5_table_free(t);
-        return NULL;
-    }
-    return t;
+    return complete_or_null(t, rc);
 }
 
 static h5_table *work_table(const work_rows *w)
@@ -99,11 +96,7 @@ static h5_table *work_table(const work_rows *w)
     rc |= h5_table_f64(t, "median_error", w->median_error);
     rc |= h5_table_f64(t, "worst_error", w->worst_error);
     rc |= h5_table_i64(t, "stable_points", w->stable_points);
-    if (rc) {
-        h5_table_free(t);
-        return NULL;
-    }
-    return t;
+    return complete_or_null(t, rc);
 }
 
 static h5_table *trace_table(const sweep_trace *tr)
@@ -126,11 +119,7 @@ static h5_table *trace_table(const sweep_trace *tr)
     rc |= h5_table_f64(t, "energy", tr->energy);
     rc |= h5_table_f64(t, "drift", tr->drift);
     rc |= h5_table_f64(t, "error", tr->error);
-    if (rc) {
-        h5_table_free(t);
-        return NULL;
-    }
-    return t;
+    return complete_or_null(t, rc);
 }
 
 static int write_and_free(h5_out *out, h5_table *t)
