@@ -600,11 +600,13 @@ static int expand_sweep(const ctx *c, sweep_spec *s, const char *key, sweep *out
 
 enum {
     K_NAME, K_METHODS, K_PRECISION, K_DIM, K_STIFFNESS, K_DRAG, K_DT, K_GRAVITY, K_MASS, K_X0,
-    K_V0, K_T_END, K_STEPS, K_TRACE, K_ANALYSES, K_STABILITY, K_AUDIT_EVERY, K_COUNT
+    K_V0, K_T_END, K_STEPS, K_TRACE, K_ANALYSES, K_STABILITY, K_AUDIT_EVERY, K_MAXIMA,
+    K_UNSTABLE_FACTOR, K_UNSTABLE_DRIFT, K_COUNT
 };
 static const char *const key_names[K_COUNT] = {
     "name", "methods", "precision", "dim", "stiffness", "drag", "dt", "gravity", "mass", "x0",
-    "v0", "t_end", "steps", "trace", "analyses", "stability", "audit_every",
+    "v0", "t_end", "steps", "trace", "analyses", "stability", "audit_every", "maxima",
+    "unstable_factor", "unstable_drift",
 };
 _Static_assert(K_COUNT == CONFIG_NKEYS, "config_loc table size");
 
@@ -854,6 +856,29 @@ static int load_analyses(loader *L)
     return 0;
 }
 
+/* How maxima are taken and what counts as unstable (see config.h). */
+static int load_instability(loader *L)
+{
+    osc_config *cfg = L->cfg;
+    static const char *const modes[] = {"every_step", "audits"};
+    size_t mode = 0;
+    if (L->vals[K_MAXIMA] &&
+        one_of(&L->c, L->vals[K_MAXIMA], "maxima", "maxima mode", modes, 2, &mode))
+        return CONFIG_BAD;
+    cfg->maxima_sampled = mode == 1;
+    cfg->unstable_factor = CONFIG_DEFAULT_UNSTABLE_FACTOR;
+    const ynode *n = L->vals[K_UNSTABLE_FACTOR];
+    if (n && number(&L->c, n, "unstable_factor", NUM_POSITIVE, &cfg->unstable_factor))
+        return CONFIG_BAD;
+    if (n && !(cfg->unstable_factor >= 1))
+        return fail_node(&L->c, n, "unstable_factor",
+                         "expected a number >= 1 (a multiple of the motion's own scale), got %g",
+                         cfg->unstable_factor);
+    cfg->unstable_drift = INFINITY;
+    n = L->vals[K_UNSTABLE_DRIFT];
+    return n ? number(&L->c, n, "unstable_drift", NUM_POSITIVE, &cfg->unstable_drift) : 0;
+}
+
 static int load_extras(loader *L)
 {
     const ynode *n = L->vals[K_STABILITY];
@@ -871,7 +896,9 @@ static int load_extras(loader *L)
     }
     L->cfg->audit_every = 0;
     n = L->vals[K_AUDIT_EVERY];
-    return n ? whole(&L->c, n, "audit_every", 1, CONFIG_MAX_STEPS, &L->cfg->audit_every) : 0;
+    if (n && whole(&L->c, n, "audit_every", 1, CONFIG_MAX_STEPS, &L->cfg->audit_every))
+        return CONFIG_BAD;
+    return load_instability(L);
 }
 
 /* ---- the sweep's size --------------------------------------------------------------------- */

@@ -19,6 +19,12 @@
  *   stability*   {zeta: swept, each >= 0, at most CONFIG_MAX_ZETA}: damping ratios of the
  *                stability analysis (default: has_stability_zeta false, the harness chooses)
  *   audit_every* whole number >= 1: steps between audits                          default: 0 (auto)
+ *   maxima*      every_step | audits: max_error and max_abs_drift over every step, or
+ *                sampled at the audit points only (cheaper)                         default: every_step
+ *   unstable_factor* number >= 1: a lane is unstable once its energy-norm distance from the
+ *                exact state exceeds this many times the motion's own scale        default: 1000
+ *   unstable_drift* number > 0: |drift| above this also makes a lane unstable (0.1: 10% of
+ *                the energy scale)                                                 default: off
  *
  * A swept key takes a number, a list of numbers, or a range {from: A, to: B, count: N,
  * spacing: linear|log} (spacing defaults to linear; count 1 gives A; endpoints exact).
@@ -56,7 +62,8 @@ typedef struct config_loc {
     int line, col;
 } config_loc;
 
-#define CONFIG_NKEYS 17
+#define CONFIG_NKEYS 20
+#define CONFIG_DEFAULT_UNSTABLE_FACTOR 1e3
 
 typedef struct osc_config {
     char *path;  /* as given to config_load */
@@ -79,6 +86,10 @@ typedef struct osc_config {
     bool has_stability_zeta;
     sweep stability_zeta;
     long audit_every; /* 0: the harness chooses */
+    bool maxima_sampled;    /* maxima over the audit points only, not over every step */
+    double unstable_factor; /* energy-norm distance from the exact state, in units of the
+                             * motion's own scale, beyond which a lane is unstable */
+    double unstable_drift;  /* |drift| above this also makes a lane unstable; INFINITY: off */
     config_loc loc[CONFIG_NKEYS];
 } osc_config;
 

@@ -172,6 +172,8 @@ static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size
         rc = osc_batch_start(b, dt);
     if (!rc)
         rc = osc_audit_create(&audit, b);
+    if (!rc)
+        rc = osc_audit_set_instability(audit, cfg->unstable_factor, cfg->unstable_drift);
     if (rc) {
         snprintf(err, errlen, "%s: %s, dt=%g: %s", cfg->path, m->name, dt, osc_strerror(rc));
         osc_batch_free(b);
@@ -252,6 +254,8 @@ static int run_trace(const osc_config *cfg, const osc_method *m, double dt, doub
         rc = osc_batch_start(b, dt);
     if (!rc)
         rc = osc_audit_create(&audit, b);
+    if (!rc)
+        rc = osc_audit_set_instability(audit, cfg->unstable_factor, cfg->unstable_drift);
     if (!rc) {
         trace_ctx ctx = {audit, t};
         trace_sample(&ctx, b, 0, 1, 0);

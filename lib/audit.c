@@ -62,8 +62,8 @@
  * dist2 > 2 F^2 (rn^2 + ex2) means unstable. The factors 1 -+ 2^-40 cover the few roundings of
  * both sides (each side is within ~4 eps of its exact value), so these decisions always agree
  * with the definition evaluated in floating point; in between, classify() decides. */
-#define SURE_STABLE (OSC_UNSTABLE_FACTOR * OSC_UNSTABLE_FACTOR * (1 - 0x1p-40))
-#define SURE_UNSTABLE (2 * OSC_UNSTABLE_FACTOR * OSC_UNSTABLE_FACTOR * (1 + 0x1p-40))
+#define SURE_STABLE_FACTOR (1 - 0x1p-40)
+#define SURE_UNSTABLE_FACTOR (2 * (1 + 0x1p-40))
 /* Below this, rn^2 + ex2 may have lost its relative accuracy to underflow: no sure "unstable". */
 #define NORMAL_BASE 0x1p-900
 
@@ -76,6 +76,9 @@ struct osc_audit {
     bool gravity;             /* some lane feels gravity */
     double dt;
     long anchor;              /* R: the long map every R audits, the closed form every R^2 */
+    double factor;            /* the instability bound's multiple of the motion's scale */
+    double drift_limit;       /* |drift| above this is unstable too (INFINITY: no such limit) */
+    double sure_stable, sure_unstable; /* factor^2 with the margins above */
     osc_exact *exact;         /* [i * dim + axis], the closed form */
     osc_lane_metrics *lanes;  /* e0, rest_distance, energy_scale; the rest filled by osc_audit_lane */
     /* per lane: inputs (g is the gravity the lane feels, 0 when pinned) */
@@ -98,6 +101,16 @@ struct osc_audit {
     long *frozen_last; /* last_step of a lane that became unstable */
     void *slab;
 };
+
+/* The vector loop's sure-stable test on |dE|: below it the drift is finite (|dE| <= scale 2^1000)
+ * and within the drift limit; the margin 2^-40 covers the rounding of limit * scale, so a lane
+ * it passes also passes the scalar definition |dE / scale| <= limit (classify decides the rest). */
+static double drift_bound(const osc_audit *au, double scale)
+{
+    double lim = scale * 0x1p1000, by_limit = au->drift_limit * scale * (1 - 0x1p-40);
+    lim = by_limit < lim ? by_limit : lim;
+    return lim < DBL_MAX ? lim : DBL_MAX;
+}
 
 double osc_energy(int dim, double k, double m, double g, const double *x, const double *v)
 {
@@ -170,14 +183,30 @@ static void prepare_lane(osc_audit *au, const osc_batch *b, size_t i, double gra
      * A pinned lane has v = 0 and g = 0, so its products are 0 without osc_energy's selects. */
     au->half_m[i] = 0.5 * m, au->half_k[i] = 0.5 * k, au->mg[i] = m * g;
     au->rest2[i] = au->rest_norm[i] * au->rest_norm[i];
-    /* |dE| <= scale 2^1000 (and finite) guarantees a finite drift dE / scale */
-    double lim = scale * 0x1p1000;
-    au->drift_lim[i] = lim < DBL_MAX ? lim : DBL_MAX;
+    au->drift_lim[i] = drift_bound(au, scale);
     for (int a = 0; a < dim; a++) {
         au->xe[a][i] = au->xa[a][i] = au->xf[a][i] = x0[a];
         au->ve[a][i] = au->va[a][i] = au->vf[a][i] = v0[a];
     }
     au->unstable[i] = -1;
+}
+
+static void set_factor(osc_audit *au, double factor)
+{
+    au->factor = factor;
+    au->sure_stable = factor * factor * SURE_STABLE_FACTOR;
+    au->sure_unstable = factor * factor * SURE_UNSTABLE_FACTOR;
+}
+
+int osc_audit_set_instability(osc_audit *a, double factor, double drift_limit)
+{
+    if (!(factor >= 1 && factor <= 1e100) || !(drift_limit > 0))
+        return OSC_EINVAL;
+    set_factor(a, factor);
+    a->drift_limit = drift_limit;
+    for (size_t i = 0; i < a->n; i++)
+        a->drift_lim[i] = drift_bound(a, a->lanes[i].energy_scale);
+    return OSC_OK;
 }
 
 int osc_audit_create(osc_audit **out, const osc_batch *b)
@@ -192,6 +221,8 @@ int osc_audit_create(osc_audit **out, const osc_batch *b)
     int dim = osc_batch_dim(b);
     au->n = n, au->dim = dim, au->dt = osc_batch_dt(b);
     au->anchor = OSC_AUDIT_ANCHOR_EVERY;
+    au->drift_limit = INFINITY;
+    set_factor(au, OSC_UNSTABLE_FACTOR);
     au->cap = (n + 7) / 8 * 8; /* whole 64-byte lines per array */
     double **dbl[] = {&au->k, &au->c, &au->m, &au->g, &au->w2, &au->rest_norm, &au->half_m,
                       &au->half_k, &au->mg, &au->rest2, &au->drift_lim, &au->p11, &au->p12,
@@ -252,7 +283,7 @@ static bool within_bound(const osc_audit *au, size_t i, const double *x, const d
         dist2 += w2e * dx * dx + dv * dv;
         exact2 += w2e * p->x_exact[a] * p->x_exact[a] + p->v_exact[a] * p->v_exact[a];
     }
-    double bound = OSC_UNSTABLE_FACTOR * (au->rest_norm[i] + sqrt(exact2));
+    double bound = au->factor * (au->rest_norm[i] + sqrt(exact2));
     return sqrt(dist2) <= bound; /* false for NaN */
 }
 
@@ -270,7 +301,7 @@ static void classify(const osc_audit *au, size_t i, double t, const double *x, c
     p->drift = (p->energy - p->exact_energy) / au->lanes[i].energy_scale;
     /* the last test catches a finite state whose energy error overflows the scale */
     p->stable = state_finite(dim, x, v, p->energy) && within_bound(au, i, x, v, p, t) &&
-                isfinite(p->drift);
+                isfinite(p->drift) && fabs(p->drift) <= au->drift_limit;
 }
 
 void osc_audit_evaluate(const osc_audit *au, size_t i, double t, const double *x, const double *v,
@@ -435,7 +466,7 @@ static AUDIT_INLINE int audit_lanes(const osc_audit *au, size_t c0, size_t len, 
         }
         const double de = energy - exact_energy, ade = fabs(de);
         finite &= islessequal(fabs(energy), DBL_MAX);
-        const double base = rest2[j] + ex2, lo = base * SURE_STABLE, hi = base * SURE_UNSTABLE;
+        const double base = rest2[j] + ex2, lo = base * au->sure_stable, hi = base * au->sure_unstable;
         const int sure_stable = finite & islessequal(dist2, lo) & islessequal(lo, DBL_MAX) &
                                 islessequal(ade, dlim[j]);
         const int sure_unstable =

@@ -35,7 +35,7 @@ extern "C" {
  * - Once unstable, a lane's metrics stay frozen at its last stable audit (finite values that
  *   describe the run while it was stable) and unstable_step is the first unstable audit step;
  *   later audits skip it. A lane unstable at its first audit keeps its t = 0 values. */
-#define OSC_UNSTABLE_FACTOR 1e3
+#define OSC_UNSTABLE_FACTOR 1e3 /* the default; osc_audit_set_instability changes it */
 
 typedef struct osc_lane_metrics {
     double e0;            /* energy at t = 0 */
@@ -86,6 +86,13 @@ void osc_audit_free(osc_audit *a);
  * the bound. With R = 1 every audit uses the closed form. */
 #define OSC_AUDIT_ANCHOR_EVERY 16 /* a power of 2 */
 int osc_audit_tile(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step);
+
+/* What makes a lane unstable, besides a non-finite state: its energy-norm distance from the
+ * exact state beyond `factor` (>= 1; default OSC_UNSTABLE_FACTOR) times the motion's scale, as
+ * defined above, or |drift| above drift_limit (> 0; INFINITY, the default, for no such limit:
+ * e.g. 0.1 marks a lane unstable once its energy is off by 10% of the energy scale). Set it
+ * before the first audit. OSC_EINVAL for values out of range. */
+int osc_audit_set_instability(osc_audit *a, double factor, double drift_limit);
 
 /* Re-anchor every `every` audits instead (a power of 2; 1: the closed form at every audit, the
  * reference the propagation is tested against). OSC_EINVAL for other values. */
