@@ -140,6 +140,8 @@ static void check_config(const osc_config *cfg)
         CHECK(cfg->stability_zeta.count <= CONFIG_MAX_ZETA);
     }
     CHECK(cfg->audit_every >= 0);
+    CHECK(cfg->unstable_factor >= 1 && isfinite(cfg->unstable_factor));
+    CHECK(cfg->unstable_drift > 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

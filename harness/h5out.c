@@ -518,15 +518,17 @@ static int write_attr_str(hid_t loc, const char *name, const char *value)
     return rc;
 }
 
-static int write_attr_i64(hid_t loc, const char *name, int64_t value)
+/* A scalar attribute of a numeric type (file type ftype, memory type mtype). */
+static int write_attr_scalar(hid_t loc, const char *name, hid_t ftype, hid_t mtype,
+                             const void *value)
 {
     if (H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0)
         return -1;
     hid_t space = H5Screate(H5S_SCALAR), attr = -1;
     int rc = -1;
     if (space >= 0)
-        attr = H5Acreate2(loc, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
-    if (attr >= 0 && H5Awrite(attr, H5T_NATIVE_INT64, &value) >= 0)
+        attr = H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0 && H5Awrite(attr, mtype, value) >= 0)
         rc = 0;
     hid_t errors = errors_save();
     H5E_BEGIN_TRY {
@@ -554,7 +556,18 @@ int h5_out_attr_i64(h5_out *o, const char *name, int64_t value)
         return -1;
     if (!name || !*name)
         return fail_msg(o, "bad root attribute", "(empty)");
-    if (write_attr_i64(o->file, name, value))
+    if (write_attr_scalar(o->file, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value))
+        return fail_h5(o, "writing attribute", name);
+    return 0;
+}
+
+int h5_out_attr_f64(h5_out *o, const char *name, double value)
+{
+    if (o->failed)
+        return -1;
+    if (!name || !*name)
+        return fail_msg(o, "bad root attribute", "(empty)");
+    if (write_attr_scalar(o->file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value))
         return fail_h5(o, "writing attribute", name);
     return 0;
 }

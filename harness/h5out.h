@@ -72,6 +72,7 @@ int h5_out_open(h5_out **out, const char *final_path, char *err, size_t errlen);
 /* Root attributes; a repeated name replaces. */
 int h5_out_attr_str(h5_out *o, const char *name, const char *value);
 int h5_out_attr_i64(h5_out *o, const char *name, int64_t value);
+int h5_out_attr_f64(h5_out *o, const char *name, double value);
 
 /* Writes the table as a new group (an existing group of that path is an error). */
 int h5_out_write_table(h5_out *o, const h5_table *t);

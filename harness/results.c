@@ -42,6 +42,14 @@ static h5_table *points_table(const sweep_points *p)
     rc |= h5_table_f64(t, "max_rel_error", p->max_rel_error);
     rc |= h5_table_bool(t, "stable", p->stable);
     rc |= h5_table_i64(t, "unstable_step", p->unstable_step);
+    rc |= h5_table_i64(t, "last_stable_step", p->last_stable_step);
+    rc |= h5_table_f64(t, "last_stable_energy", p->last_stable_energy);
+    rc |= h5_table_f64(t, "last_stable_drift", p->last_stable_drift);
+    rc |= h5_table_f64(t, "last_stable_error", p->last_stable_error);
+    rc |= h5_table_f64(t, "last_stable_rel_error", p->last_stable_rel_error);
+    rc |= h5_table_f64(t, "max_abs_drift_while_stable", p->max_abs_drift_while_stable);
+    rc |= h5_table_f64(t, "max_error_while_stable", p->max_error_while_stable);
+    rc |= h5_table_f64(t, "max_rel_error_while_stable", p->max_rel_error_while_stable);
     return complete_or_null(t, rc);
 }
 
@@ -177,7 +185,14 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
                               : "none: t_end is a whole number of steps for every dt");
     rc |= h5_out_attr_str(out, "audit_schedule",
                           "metrics are sampled at audits: every dt at the same times t_end*j/A "
-                          "(nearest step) and at the last step; max_* are maxima over them");
+                          "(nearest step) and at the last step; stability is decided there");
+    rc |= h5_out_attr_f64(out, "unstable_factor", cfg->unstable_factor);
+    rc |= h5_out_attr_f64(out, "unstable_drift", cfg->unstable_drift);
+    rc |= h5_out_attr_str(out, "instability",
+                          "a lane is unstable from the first audit where its state is non-finite, "
+                          "its energy-norm distance from the exact state exceeds unstable_factor "
+                          "times the motion's own scale, or |drift| exceeds unstable_drift "
+                          "(inf: no drift limit)");
     return rc;
 }
 

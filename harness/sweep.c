@@ -68,11 +68,15 @@ static bool alloc_points(sweep_points *p, size_t rows)
     bool ok = (p->method = calloc(rows, sizeof *p->method)) != NULL;
     double **f64[] = {&p->dt, &p->stiffness, &p->drag, &p->omega_dt, &p->zeta, &p->t_end,
                       &p->final_energy, &p->final_drift, &p->max_abs_drift, &p->final_error,
-                      &p->max_error, &p->final_rel_error, &p->max_rel_error};
+                      &p->max_error, &p->final_rel_error, &p->max_rel_error,
+                      &p->last_stable_energy, &p->last_stable_drift, &p->last_stable_error,
+                      &p->last_stable_rel_error, &p->max_abs_drift_while_stable,
+                      &p->max_error_while_stable, &p->max_rel_error_while_stable};
     for (size_t i = 0; i < sizeof f64 / sizeof *f64; i++)
         ok &= (*f64[i] = calloc(rows, sizeof(double))) != NULL;
     ok &= (p->steps = calloc(rows, sizeof(int64_t))) != NULL;
     ok &= (p->unstable_step = calloc(rows, sizeof(int64_t))) != NULL;
+    ok &= (p->last_stable_step = calloc(rows, sizeof(int64_t))) != NULL;
     ok &= (p->stable = calloc(rows, sizeof(bool))) != NULL;
     return ok;
 }
@@ -83,6 +87,10 @@ static void free_points(sweep_points *p)
     free(p->zeta), free(p->t_end), free(p->final_energy), free(p->final_drift);
     free(p->max_abs_drift), free(p->final_error), free(p->max_error), free(p->final_rel_error);
     free(p->max_rel_error), free(p->steps), free(p->unstable_step), free(p->stable);
+    free(p->last_stable_step), free(p->last_stable_energy), free(p->last_stable_drift);
+    free(p->last_stable_error), free(p->last_stable_rel_error);
+    free(p->max_abs_drift_while_stable), free(p->max_error_while_stable);
+    free(p->max_rel_error_while_stable);
 }
 
 void sweep_result_free(sweep_result *r)
@@ -134,6 +142,33 @@ static int audit_with_progress(void *ctx, const osc_batch *b, size_t i0, size_t 
     return rc;
 }
 
+/* A lane's metrics in row r. The audit's metrics of an unstable lane are those of its last stable
+ * audit; the run's own final and worst values are then +inf (a lane that blew up has no finite
+ * worst error: a frozen value, often 0, would make it look better than a stable one). */
+static void record_metrics(sweep_points *p, size_t r, const osc_lane_metrics *lm)
+{
+    const bool stable = lm->unstable_step < 0;
+    const double scale = lm->rest_distance > 0 ? lm->rest_distance : NAN; /* NaN: undefined */
+    p->last_stable_step[r] = lm->last_step;
+    p->last_stable_energy[r] = lm->final_energy;
+    p->last_stable_drift[r] = lm->final_drift;
+    p->last_stable_error[r] = lm->final_error;
+    p->last_stable_rel_error[r] = lm->final_error / scale;
+    p->max_abs_drift_while_stable[r] = lm->max_abs_drift;
+    p->max_error_while_stable[r] = lm->max_error;
+    p->max_rel_error_while_stable[r] = lm->max_error / scale;
+    const double inf_or_nan = scale > 0 ? INFINITY : NAN;
+    p->final_energy[r] = stable ? lm->final_energy : INFINITY;
+    p->final_drift[r] = stable ? lm->final_drift : INFINITY;
+    p->max_abs_drift[r] = stable ? lm->max_abs_drift : INFINITY;
+    p->final_error[r] = stable ? lm->final_error : INFINITY;
+    p->max_error[r] = stable ? lm->max_error : INFINITY;
+    p->final_rel_error[r] = stable ? p->last_stable_rel_error[r] : inf_or_nan;
+    p->max_rel_error[r] = stable ? p->max_rel_error_while_stable[r] : inf_or_nan;
+    p->unstable_step[r] = lm->unstable_step;
+    p->stable[r] = stable;
+}
+
 static void record_rows(sweep_points *p, size_t row0, const osc_config *cfg, const osc_method *m,
                         double dt, long steps, const osc_audit *audit)
 {
@@ -147,14 +182,7 @@ static void record_rows(sweep_points *p, size_t row0, const osc_config *cfg, con
         p->omega_dt[r] = cfg->mass > 0 ? sqrt(k / cfg->mass) * dt : 0;
         p->zeta[r] = zeta_of(k, c, cfg->mass);
         p->steps[r] = steps, p->t_end[r] = (double)steps * dt;
-        p->final_energy[r] = lm->final_energy;
-        p->final_drift[r] = lm->final_drift, p->max_abs_drift[r] = lm->max_abs_drift;
-        p->final_error[r] = lm->final_error, p->max_error[r] = lm->max_error;
-        double scale = lm->rest_distance > 0 ? lm->rest_distance : NAN;
-        p->final_rel_error[r] = lm->final_error / scale;
-        p->max_rel_error[r] = lm->max_error / scale;
-        p->unstable_step[r] = lm->unstable_step;
-        p->stable[r] = lm->unstable_step < 0;
+        record_metrics(p, r, lm);
     }
 }
 

@@ -11,14 +11,20 @@
 #include "config.h"
 #include "oscbench.h"
 
-/* One row per lane: row = ((method * ndt + dt) * nstiffness + stiffness) * ndrag + drag. */
+/* One row per lane: row = ((method * ndt + dt) * nstiffness + stiffness) * ndrag + drag.
+ * The final_* and max_* columns describe the whole run: +inf for a lane that turned unstable
+ * (its run has no finite worst error), NaN only where a value is undefined (the relative error
+ * of a lane with no distance from rest). What an unstable lane did while it was stable is in the
+ * last_stable_* and *_while_stable columns (equal to final_* and max_* for a stable lane). */
 typedef struct sweep_points {
     size_t rows;
     const char **method;
     double *dt, *stiffness, *drag, *omega_dt, *zeta, *t_end;
-    int64_t *steps, *unstable_step;
+    int64_t *steps, *unstable_step, *last_stable_step;
     double *final_energy, *final_drift, *max_abs_drift;
     double *final_error, *max_error, *final_rel_error, *max_rel_error;
+    double *last_stable_energy, *last_stable_drift, *last_stable_error, *last_stable_rel_error;
+    double *max_abs_drift_while_stable, *max_error_while_stable, *max_rel_error_while_stable;
     bool *stable;
 } sweep_points;
 

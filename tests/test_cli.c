@@ -525,6 +525,17 @@ static int64_t attr_i64(hid_t f, const char *name)
     return v;
 }
 
+static double attr_f64(hid_t f, const char *name)
+{
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    if (a < 0)
+        fail_msg("root attribute %s is missing", name);
+    double v = 0;
+    assert_true(H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0);
+    H5Aclose(a);
+    return v;
+}
+
 /* ---- 1. version, help, methods, bad flags ---------------------------------------------------- */
 
 static void test_version_help(void **state)
@@ -659,14 +670,15 @@ typedef struct sweep_def {
 } sweep_def;
 
 static const char *const points_columns[] = {
-    /* CONTRACT.md */
     "method", "dt", "stiffness", "drag", "omega_dt", "zeta", "steps", "t_end", "final_energy",
-    "final_drift", "max_abs_drift", "final_error", "max_error", "stable",
-    /* README */
-    "final_rel_error", "max_rel_error", "unstable_step"};
+    "final_drift", "max_abs_drift", "final_error", "max_error", "stable", "final_rel_error",
+    "max_rel_error", "unstable_step", "last_stable_step", "last_stable_energy",
+    "last_stable_drift", "last_stable_error", "last_stable_rel_error",
+    "max_abs_drift_while_stable", "max_error_while_stable", "max_rel_error_while_stable"};
 
-static const char *const root_attrs[] = {"oscbench_version", "config", "created", "threads",
-                                         "precision", "compiler", "cpu"};
+static const char *const root_attrs[] = {"oscbench_version", "config",          "created",
+                                         "threads",          "precision",       "compiler",
+                                         "cpu",              "unstable_factor", "unstable_drift"};
 
 typedef struct points {
     size_t rows;
@@ -1383,6 +1395,32 @@ static const char boundary_config[] = "name: boundary\n"
  * - h > 2: the one-step map has a real eigenvalue of modulus ((h^2 - 2) + h sqrt(h^2 - 4)) / 2
  *   (1.56 at h = 2.05, 4 at h = 2.5): past the 10^3 bound within ~20 steps, so the first audit
  *   (step 50) finds it unstable, and by step 5000 its state has overflowed (4^5000). */
+/* What each lane did up to its last stable audit. */
+typedef struct while_stable_cols {
+    double *energy, *drift, *error, *rel_error, *max_abs_drift, *max_error, *max_rel_error;
+    int64_t *step;
+} while_stable_cols;
+
+static while_stable_cols read_while_stable(hid_t h, size_t rows)
+{
+    return (while_stable_cols){
+        .energy = read_f64(h, "/points/last_stable_energy", rows),
+        .drift = read_f64(h, "/points/last_stable_drift", rows),
+        .error = read_f64(h, "/points/last_stable_error", rows),
+        .rel_error = read_f64(h, "/points/last_stable_rel_error", rows),
+        .max_abs_drift = read_f64(h, "/points/max_abs_drift_while_stable", rows),
+        .max_error = read_f64(h, "/points/max_error_while_stable", rows),
+        .max_rel_error = read_f64(h, "/points/max_rel_error_while_stable", rows),
+        .step = read_i64(h, "/points/last_stable_step", rows),
+    };
+}
+
+static void free_while_stable(while_stable_cols *w)
+{
+    free(w->energy), free(w->drift), free(w->error), free(w->rel_error);
+    free(w->max_abs_drift), free(w->max_error), free(w->max_rel_error), free(w->step);
+}
+
 static void test_stability_boundary(void **state)
 {
     fixture *f = *state;
@@ -1393,21 +1431,34 @@ static void test_stability_boundary(void **state)
     hid_t h = open_h5(f->dir, "results/boundary.h5");
     points pt = read_points(h);
     assert_int_equal(pt.rows, 21);
+    while_stable_cols ws = read_while_stable(h, pt.rows);
     size_t stable = 0, checked_stable = 0, checked_unstable = 0;
     for (size_t r = 0; r < pt.rows; r++) {
         double w = pt.omega_dt[r];
         assert_close(w, 1.5 + 0.05 * (double)r, 1e-12, "omega_dt", r);
         stable += pt.stable[r];
-        /* nothing in a row is NaN or Inf, whatever happened to its lane */
-        double v[] = {pt.final_energy[r], pt.final_drift[r], pt.max_abs_drift[r],
-                      pt.final_error[r],  pt.max_error[r],   pt.final_rel_error[r],
-                      pt.max_rel_error[r], pt.zeta[r]};
-        for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-            if (!isfinite(v[i]))
-                fail_msg("row %zu (omega_dt %.3f): column %zu is %g", r, w, i, v[i]);
+        /* A stable row is finite throughout; an unstable one has no finite worst or final value
+         * (+inf: it must never look better than a stable one), and what it did while stable is
+         * in the *_while_stable / last_stable_* columns, finite. */
+        double run[] = {pt.final_energy[r], pt.final_drift[r],     pt.max_abs_drift[r],
+                        pt.final_error[r],  pt.max_error[r],       pt.final_rel_error[r],
+                        pt.max_rel_error[r]};
+        double while_stable[] = {ws.energy[r],        ws.drift[r],     ws.max_abs_drift[r],
+                                 ws.error[r],         ws.max_error[r], ws.rel_error[r],
+                                 ws.max_rel_error[r]};
+        assert_true(isfinite(pt.zeta[r]));
+        for (size_t i = 0; i < sizeof run / sizeof *run; i++) {
+            if (!isfinite(while_stable[i]))
+                fail_msg("row %zu (omega_dt %.3f): while-stable column %zu is %g", r, w, i,
+                         while_stable[i]);
+            if (pt.stable[r] ? run[i] != while_stable[i] : !(isinf(run[i]) && run[i] > 0))
+                fail_msg("row %zu (omega_dt %.3f, %s): column %zu is %g (while stable %g)", r, w,
+                         pt.stable[r] ? "stable" : "unstable", i, run[i], while_stable[i]);
+        }
         if (w < 1.98) {
             assert_true(pt.stable[r]);
             assert_int_equal(pt.unstable_step[r], -1);
+            assert_int_equal(ws.step[r], pt.steps[r]);
             double bound = 1 + 1 / sqrt(1 - w * w / 4);
             if (!(pt.max_error[r] <= bound * (1 + 1e-9)))
                 fail_msg("row %zu: max_error %g > %g", r, pt.max_error[r], bound);
@@ -1418,8 +1469,9 @@ static void test_stability_boundary(void **state)
             if (pt.unstable_step[r] != 50)
                 fail_msg("row %zu (omega_dt %.3f): unstable_step %lld, expected 50", r, w,
                          (long long)pt.unstable_step[r]);
-            /* frozen at its last stable audit, t = 0: no error yet */
-            assert_true(pt.max_error[r] >= 0 && pt.max_error[r] <= 1e-12);
+            /* its last stable audit is t = 0: no error yet */
+            assert_int_equal(ws.step[r], 0);
+            assert_true(ws.max_error[r] >= 0 && ws.max_error[r] <= 1e-12);
             checked_unstable++;
         }
     }
@@ -1441,6 +1493,70 @@ static void test_stability_boundary(void **state)
     assert_true(fit_points[0] >= 0 && (size_t)fit_points[0] <= stable);
     assert_true(isnan(order[0]) || isfinite(order[0]));
     free(fit_points), free(order);
+    free_points(&pt);
+    free_while_stable(&ws);
+    H5Fclose(h);
+}
+
+/* The instability criterion is the user's: unstable_drift marks explicit Euler unstable once
+ * its energy is 10% off, unstable_factor tightens the distance bound, and the file records both.
+ * Undamped explicit Euler multiplies the energy by exactly 1 + (omega dt)^2 per step, so its
+ * drift after n steps is (1 + 1e-4)^n - 1 (dt = 0.01, k = m = 1): 0.1 is first exceeded at
+ * n = 954 (ln 1.1 / ln 1.0001 = 953.1), and after 4000 steps the drift is 0.4918. */
+static const char drift_limit_config[] = "name: drift10\nmethods: [euler]\nstiffness: 1\n"
+                                         "dt: 0.01\nt_end: 40\nunstable_drift: 0.1\n";
+static const char no_limit_config[] = "name: nolimit\nmethods: [euler]\nstiffness: 1\n"
+                                      "dt: 0.01\nt_end: 40\n";
+/* Semi-implicit Euler at omega0 dt = 1.9: a stable but stretched orbit whose phase error grows,
+ * its distance from the exact state passing 1.5x the motion's scale by step ~70 (and never
+ * 1000x). */
+static const char factor_config[] = "name: factor\nmethods: [semi-implicit]\nstiffness: 361\n"
+                                    "dt: 0.1\nt_end: 40\nunstable_factor: 1.5\n";
+
+static void test_instability_criteria(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "drift10.yaml", drift_limit_config);
+    write_file(f->dir, "nolimit.yaml", no_limit_config);
+    write_file(f->dir, "factor.yaml", factor_config);
+    const char *names[] = {"drift10", "nolimit", "factor"};
+    for (size_t i = 0; i < 3; i++) {
+        char cfg[64];
+        fmt(cfg, sizeof cfg, "%s.yaml", names[i]);
+        proc p = run_in(f->dir, "run", cfg, "--quiet", NULL);
+        if (p.code != 0)
+            fail_msg("%s: exit %d: %s", cfg, p.code, p.err);
+        proc_free(&p);
+    }
+    const double growth = log1p(1e-4);
+
+    hid_t h = open_h5(f->dir, "results/drift10.h5");
+    points pt = read_points(h);
+    while_stable_cols ws = read_while_stable(h, pt.rows);
+    assert_true(attr_f64(h, "unstable_drift") == 0.1);
+    assert_true(attr_f64(h, "unstable_factor") == 1000.0);
+    assert_false(pt.stable[0]);
+    if (!(ws.step[0] < 954 && pt.unstable_step[0] >= 954))
+        fail_msg("last stable audit %lld, unstable at %lld: 954 should lie between",
+                 (long long)ws.step[0], (long long)pt.unstable_step[0]);
+    assert_close(ws.drift[0], expm1(growth * (double)ws.step[0]), 1e-9, "last stable drift", 0);
+    assert_true(ws.max_abs_drift[0] <= 0.1 && isinf(pt.max_abs_drift[0]));
+    free_points(&pt), free_while_stable(&ws);
+    H5Fclose(h);
+
+    h = open_h5(f->dir, "results/nolimit.h5");
+    pt = read_points(h);
+    assert_true(isinf(attr_f64(h, "unstable_drift")));
+    assert_true(pt.stable[0]);
+    assert_close(pt.max_abs_drift[0], expm1(growth * 4000), 1e-9, "max |drift|", 0);
+    free_points(&pt);
+    H5Fclose(h);
+
+    h = open_h5(f->dir, "results/factor.h5");
+    pt = read_points(h);
+    assert_true(attr_f64(h, "unstable_factor") == 1.5);
+    assert_false(pt.stable[0]);
+    assert_true(pt.unstable_step[0] > 0 && pt.unstable_step[0] < 400);
     free_points(&pt);
     H5Fclose(h);
 }
@@ -1548,6 +1664,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_name_stays_in_results, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigkill_leaves_no_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stability_boundary, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_instability_criteria, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_of_many_fits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plot, setup, teardown),
     };

@@ -123,6 +123,8 @@ static void minimal_config_gets_defaults(void **state)
     assert_true(cfg.t_end == 0.0);
     assert_false(cfg.trace || cfg.convergence || cfg.stability || cfg.has_stability_zeta);
     assert_int_equal(cfg.audit_every, 0);
+    assert_false(cfg.maxima_sampled);
+    assert_true(cfg.unstable_factor == 1000.0 && isinf(cfg.unstable_drift));
     assert_int_equal(config_lane_count(&cfg), osc_method_count());
     config_free(&cfg);
 }
@@ -144,7 +146,10 @@ static const char full[] =
     "trace: {every: 4, points: [0, 29]}\n"
     "analyses: [convergence, stability]\n"
     "stability: {zeta: [0, 0.5, 1e0]}\n"
-    "audit_every: 1e3\n";
+    "audit_every: 1e3\n"
+    "maxima: audits\n"
+    "unstable_factor: 50\n"
+    "unstable_drift: 0.1\n";
 
 static void full_config_loads_every_key(void **state)
 {
@@ -179,6 +184,8 @@ static void full_config_loads_every_key(void **state)
     assert_int_equal(cfg.stability_zeta.count, 3);
     assert_true(cfg.stability_zeta.values[2] == 1.0);
     assert_int_equal(cfg.audit_every, 1000);
+    assert_true(cfg.maxima_sampled);
+    assert_true(cfg.unstable_factor == 50.0 && cfg.unstable_drift == 0.1);
     assert_int_equal(config_lane_count(&cfg), 1 * 5 * 3 * 2);
     config_free(&cfg);
 }
@@ -326,6 +333,12 @@ static void steps_overflow(void **state)
 static void unknown_keys(void **state)
 {
     (void)state;
+    expect_error_extra("maxima: sometimes\n",
+                       ":4:9: maxima: unknown maxima mode 'sometimes' (valid: every_step, audits)");
+    expect_error_extra("unstable_factor: 0.5\n", ":4:18: unstable_factor: expected a number >= 1");
+    expect_error_extra("unstable_factor: 0\n", ":4:18: unstable_factor: expected a positive number");
+    expect_error_extra("unstable_drift: -0.1\n", ":4:17: unstable_drift: expected a positive number");
+    expect_error_extra("unstable_drift: [1]\n", ":4:17: unstable_drift: expected a number, not a list");
     expect_error_extra("stifness: 2\n", ":4:1: stifness: unknown key (did you mean 'stiffness'?)");
     expect_error_extra("colour: red\n", ":4:1: colour: unknown key (known keys: name, methods");
     expect_error_extra("[a]: 1\n", ":4:1: expected a key name, not a list");
