@@ -268,10 +268,10 @@ static int read_all(ctx *c, char **out, size_t *outlen)
     if (fd < 0)
         return fail_at(c, 0, 0, NULL, "cannot open: %s", strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-        int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    int stat_error = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    if (stat_error) { /* st is not to be read when fstat failed */
         close(fd);
-        return fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(e));
+        return fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(stat_error));
     }
     bool regular = S_ISREG(st.st_mode);
     size_t hint = regular && st.st_size >= 0 ? (size_t)st.st_size : 65536;

@@ -1,7 +1,7 @@
 /* The config loader: valid configs load with their defaults and expanded sweeps; every bad
  * input gets exit code 2 and one line "FILE:LINE:COL: key: what" at the right place.
  * Fixtures are written into a fresh temporary directory. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* S_IFDIR */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +15,32 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <errno.h>
+
 #include "config.h"
+
+/* fstat, wrapped at link time (tests/meson.build): when fstat_fails is set it fails with EIO
+ * after scribbling a directory's mode into *st, as nothing forbids a failed call to do; the
+ * loader must report the failure and never read st. */
+static bool fstat_fails;
+int __real_fstat(int fd, struct stat *st);
+int __real_fstat64(int fd, struct stat *st);
+int __wrap_fstat(int fd, struct stat *st);
+int __wrap_fstat64(int fd, struct stat *st);
+static int failing_fstat(struct stat *st)
+{
+    st->st_mode = S_IFDIR;
+    errno = EIO;
+    return -1;
+}
+int __wrap_fstat(int fd, struct stat *st)
+{
+    return fstat_fails ? failing_fstat(st) : __real_fstat(fd, st);
+}
+int __wrap_fstat64(int fd, struct stat *st)
+{
+    return fstat_fails ? failing_fstat(st) : __real_fstat64(fd, st);
+}
 
 static char tmpdir[] = "/tmp/oscbench-config-XXXXXX";
 static char cfgpath[256];
@@ -611,10 +636,19 @@ static void random_bytes(void **state)
     }
 }
 
+static void failed_fstat_reports_its_error(void **state)
+{
+    (void)state;
+    fstat_fails = true;
+    expect_error(base, ": cannot read: Input/output error");
+    fstat_fails = false;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(minimal_config_gets_defaults),
+        cmocka_unit_test(failed_fstat_reports_its_error),
         cmocka_unit_test(full_config_loads_every_key),
         cmocka_unit_test(range_of_one_is_from_and_scalar_methods_work),
         cmocka_unit_test(default_name_is_sanitized_stem),
