@@ -462,12 +462,14 @@ static hid_t write_dataset(hid_t group, const char *name, col_kind kind, int ran
     hid_t dset = -1;
     if (ftype >= 0 && mtype >= 0 && space >= 0 && dcpl >= 0)
         dset = H5Dcreate2(group, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (dset >= 0 && dims[0] && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-        H5Dclose(dset);
-        dset = -1;
-    }
+    bool write_failed =
+        dset >= 0 && dims[0] && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0;
+    /* The write's error stack (e.g. the system's "File too large") is what the user must see:
+     * save it before closing anything, as every HDF5 call replaces it. */
     hid_t errors = errors_save();
     H5E_BEGIN_TRY {
+        if (write_failed)
+            H5Dclose(dset);
         H5Pclose(dcpl);
         H5Sclose(space);
         H5Tclose(mtype);
@@ -475,7 +477,7 @@ static hid_t write_dataset(hid_t group, const char *name, col_kind kind, int ran
             H5Tclose(ftype);
     } H5E_END_TRY;
     errors_restore(errors);
-    return dset;
+    return write_failed ? -1 : dset;
 }
 
 /* A dimension-scale dataset `name` holding 0..n-1; returns its id or -1. */

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -419,6 +421,84 @@ static void failure_is_kept_and_commit_removes_temporary(void **state)
     assert_int_equal(count_entries(f->dir), 1);
 }
 
+/* H5Dwrite, wrapped at link time (tests/meson.build): when write_fails is set it fails the way
+ * HDF5's file driver does, with the system's reason quoted on the error stack, and writes nothing
+ * (so closing the dataset afterwards succeeds, and would clear that stack). */
+static bool write_fails;
+herr_t __real_H5Dwrite(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t plist,
+                       const void *buf);
+herr_t __wrap_H5Dwrite(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t plist,
+                       const void *buf);
+herr_t __wrap_H5Dwrite(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t plist,
+                       const void *buf)
+{
+    if (!write_fails)
+        return __real_H5Dwrite(dset, mtype, mspace, fspace, plist, buf);
+    H5Epush2(H5E_DEFAULT, __FILE__, "H5Dwrite", __LINE__, H5E_ERR_CLS, H5E_IO, H5E_WRITEERROR,
+             "file write failed: errno = 28, error message = 'No space left on device'");
+    return -1;
+}
+
+static void injected_write_failure_keeps_its_reason(void **state)
+{
+    fixture *f = *state;
+    char err[256];
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    h5_table *t = sample_table("points");
+    write_fails = true;
+    int rc = h5_out_write_table(o, t);
+    write_fails = false;
+    assert_int_not_equal(rc, 0);
+    const char *msg = h5_out_error(o);
+    if (!strstr(msg, "No space left on device") || !strstr(msg, f->path) || strchr(msg, '\n'))
+        fail_msg("error '%s' should name the file and 'No space left on device'", msg);
+    h5_table_free(t);
+    assert_int_not_equal(h5_out_commit(o, err, sizeof err), 0);
+    assert_int_equal(count_entries(f->dir), 0);
+}
+
+/* A write that fails in the middle of a table (here the file size limit, RLIMIT_FSIZE, with
+ * SIGXFSZ ignored, so that write(2) fails with EFBIG as on a full disk) is reported with the
+ * system's reason, on one line naming the file and the column; the target is left alone. The
+ * column (16 MiB of incompressible doubles) outgrows HDF5's chunk cache, so the failure happens
+ * inside H5Dwrite. */
+static void failed_write_reports_the_system_error(void **state)
+{
+    fixture *f = *state;
+    const size_t rows = (size_t)1 << 21;
+    double *col = malloc(rows * sizeof *col);
+    assert_non_null(col);
+    uint64_t lcg = 12345;
+    for (size_t i = 0; i < rows; i++) {
+        lcg = lcg * 6364136223846793005u + 1442695040888963407u;
+        col[i] = (double)(lcg >> 11) * 0x1p-53;
+    }
+    char err[256];
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    h5_table *t = h5_table_new("big", rows);
+    assert_non_null(t);
+    assert_int_equal(h5_table_f64(t, "noise", col), 0);
+    struct rlimit old;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    struct rlimit small = {1 << 20, old.rlim_max};
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    int rc = h5_out_write_table(o, t);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, old_handler);
+    assert_int_not_equal(rc, 0);
+    const char *msg = h5_out_error(o);
+    if (!strstr(msg, "File too large") || !strstr(msg, "noise") || !strstr(msg, f->path) ||
+        strchr(msg, '\n'))
+        fail_msg("error '%s' should name the file, the column and 'File too large'", msg);
+    h5_table_free(t);
+    h5_out_abort(o);
+    free(col);
+    assert_int_equal(count_entries(f->dir), 0);
+}
+
 static void open_fails_in_missing_directory(void **state)
 {
     fixture *f = *state;
@@ -524,6 +604,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(abort_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(failure_is_kept_and_commit_removes_temporary, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(failed_write_reports_the_system_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(injected_write_failure_keeps_its_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(open_fails_in_missing_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(commit_replaces_existing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(commit_replaces_symlink_not_its_target, setup, teardown),
