@@ -163,8 +163,9 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
     char created[64], cpu[256];
     time_t now = time(NULL);
     struct tm utc;
-    gmtime_r(&now, &utc);
-    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    if (now == (time_t)-1 || !gmtime_r(&now, &utc) ||
+        !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &utc))
+        snprintf(created, sizeof created, "unknown"); /* no clock: say so, never garbage */
     cpu_model(cpu, sizeof cpu);
     int rc = h5_out_attr_str(out, "oscbench_version", OSC_VERSION);
     rc |= h5_out_attr_str(out, "git_revision", OSC_GIT_REVISION);
