@@ -1018,18 +1018,17 @@ static int load_tree(loader *L)
 
 static void free_spec(sweep_spec *s) { free(s->values); }
 
-int config_load(const char *path, osc_config *cfg, char *err, size_t errlen)
+/* Parse and validate `len` bytes of YAML; takes ownership of `text` (malloc'd, len + 1 bytes
+ * with a terminating NUL). */
+static int load_owned_text(const char *path, char *text, size_t len, osc_config *cfg, char *err,
+                           size_t errlen)
 {
-    memset(cfg, 0, sizeof *cfg);
-    if (err && errlen)
-        err[0] = '\0';
     loader L = {.c = {.path = path, .err = err, .errlen = errlen}, .cfg = cfg};
-    char *text = NULL;
-    size_t len = 0;
     ynode *root = NULL;
-    int status = read_all(&L.c, &text, &len);
-    if (!status)
-        status = reject_nul(&L.c, text, len);
+    int status = len > CONFIG_MAX_BYTES
+                     ? fail_at(&L.c, 0, 0, NULL, "larger than %u MiB, not a config",
+                               CONFIG_MAX_BYTES >> 20)
+                     : reject_nul(&L.c, text, len);
     if (!status)
         status = parse_tree(&L.c, text, len, &root);
     if (!status) {
@@ -1048,6 +1047,36 @@ int config_load(const char *path, osc_config *cfg, char *err, size_t errlen)
     if (status)
         config_free(cfg);
     return status ? CONFIG_BAD : 0;
+}
+
+int config_load(const char *path, osc_config *cfg, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    if (err && errlen)
+        err[0] = '\0';
+    ctx c = {.path = path, .err = err, .errlen = errlen};
+    char *text = NULL;
+    size_t len = 0;
+    if (read_all(&c, &text, &len))
+        return CONFIG_BAD;
+    return load_owned_text(path, text, len, cfg, err, errlen);
+}
+
+int config_load_text(const char *path, const char *text, size_t len, osc_config *cfg, char *err,
+                     size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    if (err && errlen)
+        err[0] = '\0';
+    char *copy = len < SIZE_MAX ? malloc(len + 1) : NULL;
+    if (!copy) {
+        ctx c = {.path = path, .err = err, .errlen = errlen};
+        return fail_at(&c, 0, 0, NULL, "out of memory for %zu bytes", len);
+    }
+    if (len)
+        memcpy(copy, text, len);
+    copy[len] = '\0';
+    return load_owned_text(path, copy, len, cfg, err, errlen);
 }
 
 void config_free(osc_config *cfg)

@@ -99,6 +99,10 @@ typedef struct osc_config {
  * one of the file. LINE:COL is that of the offending value; of the key itself for an unknown
  * or duplicate key; of the top mapping for a missing key. */
 int config_load(const char *path, osc_config *cfg, char *err, size_t errlen);
+/* The same for a config held in memory: `len` bytes of `text` (NUL bytes in them are an error),
+ * reported and recorded as if read from `path` (which is not opened). */
+int config_load_text(const char *path, const char *text, size_t len, osc_config *cfg, char *err,
+                     size_t errlen);
 void config_free(osc_config *cfg);
 
 /* Lanes of the sweep: methods x dt x stiffness x drag. */

@@ -1,0 +1,115 @@
+/* The promises of config.h, checked (see config_check.h). */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#include "config_check.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Returns the broken condition's text from the enclosing function. */
+#define CHECK(cond)                                                                              \
+    do {                                                                                         \
+        if (!(cond))                                                                             \
+            return #cond;                                                                        \
+    } while (0)
+
+static const char *check_sweep(const sweep *s, bool positive)
+{
+    CHECK(s->count >= 1 && s->values != NULL);
+    for (size_t i = 0; i < s->count; i++) {
+        CHECK(isfinite(s->values[i]));
+        CHECK(positive ? s->values[i] > 0 : s->values[i] >= 0);
+    }
+    return NULL;
+}
+
+static const char *check_name(const char *name)
+{
+    size_t len = name ? strlen(name) : 0;
+    CHECK(len >= 1 && len <= 128 && name[0] != '.');
+    for (size_t i = 0; i < len; i++)
+        CHECK(strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-+",
+                     name[i]) != NULL);
+    return NULL;
+}
+
+static const char *check_methods(const osc_config *cfg)
+{
+    CHECK(cfg->nmethods >= 1 && cfg->methods != NULL);
+    for (size_t i = 0; i < cfg->nmethods; i++) {
+        CHECK(cfg->methods[i] != NULL);
+        for (size_t j = 0; j < i; j++)
+            CHECK(cfg->methods[j] != cfg->methods[i]);
+    }
+    return NULL;
+}
+
+static const char *check_duration(const osc_config *cfg)
+{
+    CHECK((cfg->steps == -1) != (cfg->t_end == 0));
+    if (cfg->steps != -1) {
+        CHECK(cfg->steps >= 1 && cfg->steps <= (long)CONFIG_MAX_STEPS);
+        return NULL;
+    }
+    CHECK(isfinite(cfg->t_end) && cfg->t_end > 0);
+    /* The harness runs nearbyint(t_end / dt) steps as a long: it must be a valid count. */
+    for (size_t i = 0; i < cfg->dt.count; i++)
+        CHECK(cfg->t_end / cfg->dt.values[i] <= CONFIG_MAX_STEPS);
+    return NULL;
+}
+
+static const char *check_rest(const osc_config *cfg)
+{
+    CHECK(cfg->precision == OSC_DOUBLE || cfg->precision == OSC_FLOAT);
+    CHECK(cfg->dim >= 1 && cfg->dim <= OSC_MAX_DIM);
+    CHECK(isfinite(cfg->gravity));
+    CHECK(isfinite(cfg->mass) && cfg->mass >= 0);
+    for (int a = 0; a < OSC_MAX_DIM; a++)
+        CHECK(isfinite(cfg->x0[a]) && isfinite(cfg->v0[a]));
+    CHECK(cfg->trace_every >= 1);
+    size_t lanes = config_lane_count(cfg);
+    CHECK(lanes >= 1);
+    for (size_t i = 0; i < cfg->ntrace_points; i++)
+        CHECK(cfg->trace_points[i] < lanes);
+    CHECK(cfg->audit_every >= 0);
+    CHECK(cfg->unstable_factor >= 1 && isfinite(cfg->unstable_factor));
+    CHECK(cfg->unstable_drift > 0);
+    return NULL;
+}
+
+static const char *check_config(const char *path, const osc_config *cfg)
+{
+    CHECK(cfg->path && strcmp(cfg->path, path) == 0);
+    CHECK(cfg->text != NULL);
+    const char *broken = check_name(cfg->name);
+    if (!broken)
+        broken = check_methods(cfg);
+    const sweep *sweeps[] = {&cfg->stiffness, &cfg->drag, &cfg->dt};
+    for (size_t i = 0; i < 3 && !broken; i++)
+        broken = check_sweep(sweeps[i], i == 2);
+    if (!broken && cfg->has_stability_zeta) {
+        broken = check_sweep(&cfg->stability_zeta, false);
+        CHECK(cfg->stability_zeta.count <= CONFIG_MAX_ZETA);
+    }
+    if (!broken)
+        broken = check_duration(cfg);
+    return broken ? broken : check_rest(cfg);
+}
+
+static const char *check_error(const char *path, const osc_config *cfg, const char *err,
+                               size_t errlen)
+{
+    static const osc_config zero;
+    size_t len = strnlen(err, errlen);
+    CHECK(len > 0 && len < errlen);
+    CHECK(strncmp(err, path, strlen(path)) == 0);
+    CHECK(strchr(err, '\n') == NULL && strchr(err, '\r') == NULL);
+    CHECK(memcmp(cfg, &zero, sizeof *cfg) == 0);
+    return NULL;
+}
+
+const char *config_check_outcome(int status, const char *path, const osc_config *cfg,
+                                 const char *err, size_t errlen)
+{
+    CHECK(status == 0 || status == 2);
+    return status == 0 ? check_config(path, cfg) : check_error(path, cfg, err, errlen);
+}

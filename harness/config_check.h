@@ -1,0 +1,18 @@
+/* What config_load promises, checked from the outside: the libFuzzer target checks it on every
+ * input, and the regression replay (tests/test_fuzz_regress.c) on every saved finding. */
+#ifndef OSCBENCH_CONFIG_CHECK_H
+#define OSCBENCH_CONFIG_CHECK_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+/* The outcome of config_load(path, cfg, err, errlen) (or config_load_text) that returned
+ * `status`: NULL if it keeps every promise of config.h, else the first broken one (a static
+ * string). On 0 the config's invariants (finite, in-range values, whole step counts, trace rows
+ * inside the sweep, ...); on 2 a zeroed config and one non-empty line that starts with path;
+ * any other status is broken. */
+const char *config_check_outcome(int status, const char *path, const osc_config *cfg,
+                                 const char *err, size_t errlen);
+
+#endif
