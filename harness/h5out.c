@@ -1,13 +1,6 @@
-/* HDF5 results writer: see h5out.h. */
-/* _GNU_SOURCE for F_OFD_SETLK/F_OFD_GETLK: open-file-description locks, which (unlike classic
- * POSIX locks) are not dropped when HDF5 closes its own descriptor of the same file. */
-#define _GNU_SOURCE
-
+/* HDF5 results writer: see h5out.h. The temporary file, its lock and the commit are commit.c's. */
 #include "h5out.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commit.h"
+
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
 enum { DEFLATE_LEVEL = 4 };
 #define CHUNK_BYTES ((size_t)1 << 17) /* target bytes per chunk */
-#define TMP_INFIX ".tmp."
-#define TMP_SUFFIX_LEN 6 /* mkstemp's XXXXXX */
 
 /* ---- tables --------------------------------------------------------------------------------- */
 
@@ -271,25 +264,14 @@ int h5_table_attr_str(h5_table *t, const char *name, const char *value)
 
 struct h5_out {
     hid_t file;
-    int fd; /* the temporary, held open (and locked) until commit or abort */
-    char *final_path, *tmp_path, *dir_path;
+    file_commit *commit; /* the temporary the file is written to, until commit or abort */
+    char *final_path;
     hid_t bool_type; /* the named enum "/bool" that bool columns share, made on first use */
     bool failed;
     char err[512];
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    for (char *c = err; *c; c++) /* one line, whatever the pieces held */
-        if (*c == '\n' || *c == '\r')
-            *c = ' ';
-}
+#define set_err error_line
 
 typedef struct h5_err_detail {
     char sys[160];   /* the system error HDF5 quoted ("error message = '...'"), if any */
@@ -714,69 +696,12 @@ int h5_out_write_table(h5_out *o, const h5_table *t)
     return rc;
 }
 
-/* ---- the file: temporary, lock, commit -------------------------------------------------------- */
-
-/* Splits final_path into its directory ("." if none) and base name; -1 if there is no base. */
-static int split_path(const char *path, char **dir, char **base)
-{
-    const char *slash = strrchr(path, '/');
-    const char *b = slash ? slash + 1 : path;
-    if (!*b || !strcmp(b, ".") || !strcmp(b, ".."))
-        return -1;
-    size_t dirlen = slash ? (size_t)(slash - path) : 1;
-    if (slash && dirlen == 0)
-        dirlen = 1; /* "/x.h5": the root directory */
-    *dir = malloc(dirlen + 1);
-    *base = dup_str(b);
-    if (!*dir || !*base) {
-        free(*dir);
-        free(*base);
-        return -1;
-    }
-    memcpy(*dir, slash ? path : ".", dirlen);
-    (*dir)[dirlen] = '\0';
-    return 0;
-}
-
-/* An exclusive lock owned by this open file description: released when it is closed, by us or
- * by the kernel when the process dies. */
-static int lock_fd(int fd, short type, int cmd)
-{
-    struct flock lk = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-    return fcntl(fd, cmd, &lk);
-}
+/* ---- the file: created in the commit's temporary ------------------------------------------ */
 
 static void free_out(h5_out *o)
 {
     free(o->final_path);
-    free(o->tmp_path);
-    free(o->dir_path);
     free(o);
-}
-
-static int make_temporary(h5_out *o, const char *base, char *err, size_t errlen)
-{
-    size_t len = strlen(o->dir_path) + strlen(base) + sizeof "/." TMP_INFIX "XXXXXX";
-    o->tmp_path = malloc(len);
-    if (!o->tmp_path) {
-        set_err(err, errlen, "%s: out of memory", o->final_path);
-        return -1;
-    }
-    snprintf(o->tmp_path, len, "%s/.%s" TMP_INFIX "XXXXXX", o->dir_path, base);
-    o->fd = mkstemp(o->tmp_path);
-    if (o->fd < 0) {
-        set_err(err, errlen, "%s: cannot create a temporary file in %s: %s", o->final_path,
-                o->dir_path, strerror(errno));
-        return -1;
-    }
-    mode_t mask = umask(0); /* mkstemp made it 0600; give it the mode a plain create would */
-    umask(mask);
-    if (fchmod(o->fd, 0666 & ~mask) < 0 || lock_fd(o->fd, F_WRLCK, F_OFD_SETLK) < 0) {
-        set_err(err, errlen, "%s: cannot prepare %s: %s", o->final_path, o->tmp_path,
-                strerror(errno));
-        return -1;
-    }
-    return 0;
 }
 
 static hid_t create_plist(hid_t cls)
@@ -821,19 +746,21 @@ static bool same_file(hid_t file, int fd)
 static int create_hdf5(h5_out *o, char *err, size_t errlen)
 {
     char proc_path[64];
-    snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", o->fd);
-    const char *name = access(proc_path, F_OK) == 0 ? proc_path : o->tmp_path;
+    const int fd = commit_fd(o->commit);
+    const char *tmp_path = commit_tmp_path(o->commit);
+    snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
+    const char *name = access(proc_path, F_OK) == 0 ? proc_path : tmp_path;
     hid_t fcpl = create_plist(H5P_FILE_CREATE), fapl = create_plist(H5P_FILE_ACCESS);
     if (fcpl >= 0 && fapl >= 0)
         o->file = H5Fcreate(name, H5F_ACC_TRUNC, fcpl, fapl);
     if (o->file < 0)
-        fail_h5(o, "cannot create HDF5 file", o->tmp_path);
+        fail_h5(o, "cannot create HDF5 file", tmp_path);
     H5E_BEGIN_TRY {
         H5Pclose(fcpl);
         H5Pclose(fapl);
     } H5E_END_TRY;
-    if (o->file >= 0 && !same_file(o->file, o->fd))
-        fail_msg(o, "temporary file replaced while opening:", o->tmp_path);
+    if (o->file >= 0 && !same_file(o->file, fd))
+        fail_msg(o, "temporary file replaced while opening:", tmp_path);
     if (o->failed)
         set_err(err, errlen, "%s", o->err);
     return o->failed ? -1 : 0;
@@ -844,31 +771,20 @@ int h5_out_open(h5_out **out, const char *final_path, char *err, size_t errlen)
     *out = NULL;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     h5_out *o = calloc(1, sizeof *o);
-    char *base = NULL;
-    if (!final_path) {
-        set_err(err, errlen, "no output path");
-        free(o);
+    if (!o) {
+        set_err(err, errlen, "%s: out of memory", final_path ? final_path : "output");
         return -1;
     }
-    if (!o || !(o->final_path = dup_str(final_path))) {
-        set_err(err, errlen, "%s: out of memory", final_path);
-        free(o ? o->final_path : NULL);
-        free(o);
-        return -1;
-    }
-    o->fd = -1;
     o->file = -1;
     o->bool_type = -1;
-    if (split_path(final_path, &o->dir_path, &base)) {
-        set_err(err, errlen, "%s: not a file name", final_path);
-        free_out(o);
+    if (commit_open(&o->commit, final_path, err, errlen) ||
+        !(o->final_path = dup_str(final_path))) {
+        if (o->commit)
+            set_err(err, errlen, "%s: out of memory", final_path);
+        h5_out_abort(o);
         return -1;
     }
-    int rc = make_temporary(o, base, err, errlen);
-    free(base);
-    if (!rc)
-        rc = create_hdf5(o, err, errlen);
-    if (rc) {
+    if (create_hdf5(o, err, errlen)) {
         h5_out_abort(o);
         return -1;
     }
@@ -890,7 +806,7 @@ static int close_hdf5(h5_out *o)
     close_bool_type(o);
     herr_t rc = H5Fclose(o->file);
     if (rc < 0)
-        fail_h5(o, "closing", o->tmp_path);
+        fail_h5(o, "closing", commit_tmp_path(o->commit));
     o->file = -1;
     return rc < 0 ? -1 : 0;
 }
@@ -902,92 +818,26 @@ void h5_out_abort(h5_out *o)
     close_bool_type(o);
     if (o->file >= 0)
         H5Fclose(o->file);
-    if (o->fd >= 0) {
-        unlink(o->tmp_path); /* while still locked: cleanup of another run cannot race us */
-        close(o->fd);
-    }
+    commit_abort(o->commit);
     free_out(o);
-}
-
-static int sync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
 }
 
 int h5_out_commit(h5_out *o, char *err, size_t errlen)
 {
-    if (!o->failed && !close_hdf5(o)) {
-        if (fsync(o->fd) < 0)
-            fail_msg(o, "cannot sync the temporary:", strerror(errno));
-        else if (rename(o->tmp_path, o->final_path) < 0)
-            fail_msg(o, "cannot rename the temporary into place:", strerror(errno));
-    }
+    if (!o->failed)
+        close_hdf5(o);
     if (o->failed) {
         set_err(err, errlen, "%s", o->err);
         h5_out_abort(o);
         return -1;
     }
-    int rc = 0;
-    if (sync_dir(o->dir_path) < 0) {
-        set_err(err, errlen, "%s: written, but syncing directory %s failed: %s", o->final_path,
-                o->dir_path, strerror(errno));
-        rc = -1;
-    }
-    close(o->fd);
+    int rc = commit_finish(o->commit, err, errlen);
+    o->commit = NULL;
     free_out(o);
     return rc;
 }
 
-/* ---- stale temporaries -------------------------------------------------------------------- */
-
-/* ".<base>.tmp.XXXXXX", exactly as make_temporary names them. */
-static bool is_our_temporary(const char *entry, const char *base)
-{
-    size_t blen = strlen(base), ilen = strlen(TMP_INFIX);
-    return entry[0] == '.' && !strncmp(entry + 1, base, blen) &&
-           !strncmp(entry + 1 + blen, TMP_INFIX, ilen) &&
-           strlen(entry + 1 + blen + ilen) == TMP_SUFFIX_LEN;
-}
-
-/* Removes one candidate if it is a regular file of ours that no live run holds locked: a live
- * run holds a write lock, so our read lock fails. The name is checked before opening (no device
- * or FIFO is ever opened) and after (it must still name the file we checked). */
-static bool remove_if_stale(int dirfd, const char *name)
-{
-    struct stat before, opened, after;
-    if (fstatat(dirfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(before.st_mode) ||
-        before.st_uid != geteuid())
-        return false;
-    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    bool stale = fstat(fd, &opened) == 0 && opened.st_ino == before.st_ino &&
-                 opened.st_dev == before.st_dev && lock_fd(fd, F_RDLCK, F_OFD_SETLK) == 0 &&
-                 fstatat(dirfd, name, &after, AT_SYMLINK_NOFOLLOW) == 0 &&
-                 after.st_ino == before.st_ino && after.st_dev == before.st_dev;
-    bool removed = stale && unlinkat(dirfd, name, 0) == 0;
-    close(fd);
-    return removed;
-}
-
 int h5_out_cleanup_stale(const char *final_path)
 {
-    char *dir, *base;
-    if (!final_path || split_path(final_path, &dir, &base))
-        return -1;
-    DIR *d = opendir(dir);
-    int removed = d ? 0 : -1;
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (is_our_temporary(e->d_name, base) && remove_if_stale(dirfd(d), e->d_name))
-            removed++;
-    if (d)
-        closedir(d);
-    free(dir);
-    free(base);
-    return removed;
+    return commit_cleanup_stale(final_path);
 }

@@ -62,11 +62,9 @@ void h5_table_free(h5_table *t);
 
 typedef struct h5_out h5_out;
 
-/* Creates "<dir>/.<base>.tmp.XXXXXX" with mkstemp (O_CREAT|O_EXCL, so never through a planted
- * symlink) in final_path's directory, mode 0666 & ~umask, holds an open-file-description lock on
- * it (so h5_out_cleanup_stale of a concurrent run leaves it alone) and creates the HDF5 file on
- * that very inode (through /proc/self/fd when available; the inode is checked either way). On
- * failure *out is NULL and err holds one line naming final_path. */
+/* Opens a commit (commit.h: an exclusive, locked temporary beside final_path) and creates the
+ * HDF5 file on that very inode (through /proc/self/fd when available; the inode is checked
+ * either way). On failure *out is NULL and err holds one line naming final_path. */
 int h5_out_open(h5_out **out, const char *final_path, char *err, size_t errlen);
 
 /* Root attributes; a repeated name replaces. */
@@ -80,17 +78,15 @@ int h5_out_write_table(h5_out *o, const h5_table *t);
 /* The first error since open ("" if none). */
 const char *h5_out_error(const h5_out *o);
 
-/* Closes the HDF5 file, fsyncs it, renames it to final_path (replacing a file there atomically)
- * and fsyncs the directory. On any failure (including an earlier one) the temporary is removed
- * and final_path is left as it was. Frees o either way. */
+/* Closes the HDF5 file and commits it (commit_finish: fsync, rename to final_path replacing a
+ * file there atomically, fsync of the directory). On any failure (including an earlier one) the
+ * temporary is removed and final_path is left as it was. Frees o either way. */
 int h5_out_commit(h5_out *o, char *err, size_t errlen);
 
 /* Closes and removes the temporary; frees o. NULL is allowed. */
 void h5_out_abort(h5_out *o);
 
-/* Removes ".<base>.tmp.XXXXXX" files in final_path's directory that a killed run left: only
- * regular files owned by this user (never following a symlink) that no live process holds
- * locked. Returns the number removed, or -1 if the directory cannot be read. */
+/* commit_cleanup_stale: the temporaries a killed run left beside final_path. */
 int h5_out_cleanup_stale(const char *final_path);
 
 #endif

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "commit.h"
 #include "version.h"
 
 /* A table whose columns all went in, or NULL (and the table freed) if any failed. */
@@ -202,6 +203,7 @@ int results_write(h5_out *out, const osc_config *cfg, const sweep_result *res,
 {
     int rc = write_provenance(out, cfg, res);
     rc |= write_and_free(out, points_table(&res->points));
+    test_pause("write");
     if (cfg->convergence)
         rc |= write_and_free(out, convergence_table(&ana->conv));
     if (cfg->stability)

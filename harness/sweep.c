@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "commit.h"
 #include "progress.h"
 
 /* The audit schedule. max_error and max_abs_drift are maxima over the audits, and the
@@ -345,6 +346,8 @@ int sweep_run(const osc_config *cfg, bool show_progress, sweep_result *out, char
             size_t row0 = (mi * cfg->dt.count + di) * cfg->stiffness.count * cfg->drag.count;
             rc = run_batch(cfg, cfg->methods[mi], cfg->dt.values[di], row0, &prog, out, err,
                            errlen);
+            if (mi == 0 && di == 0)
+                test_pause("stepping");
         }
     progress_finish(&prog);
     if (!rc && cfg->trace && (rc = run_traces(cfg, out)))

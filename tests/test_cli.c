@@ -1327,56 +1327,68 @@ static void test_name_stays_in_results(void **state)
 
 /* 10^4 lanes x 4 x 10^5 steps of rk4: about 2-3 s on two cores in release, far longer under
  * ASan; killed after 0.3 s. */
-static const char long_config[] = "name: long\n"
-                                  "methods: [rk4]\n"
-                                  "stiffness: {from: 0.5, to: 2, count: 500}\n"
-                                  "drag: {from: 0, to: 0.1, count: 20}\n"
-                                  "dt: 0.001\n"
-                                  "steps: 400000\n";
-
-static void sleep_s(double s)
+/* Waits until the run says it paused at `phase` (OSCBENCH_TEST_PAUSE; see harness/commit.h),
+ * then kills it with SIGKILL. No timing is assumed: the wait only guards against a hang. */
+static void kill_when_paused(pid_t pid, const char *phase)
 {
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
+    char out[PATHLEN], err[PATHLEN], want[64];
+    io_paths(out, err);
+    fmt(want, sizeof want, "paused at %s", phase);
+    for (int tries = 0;; tries++) {
+        char *text = slurp(err, NULL);
+        bool paused = text && strstr(text, want);
+        free(text);
+        if (paused)
+            break;
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            fail_msg("the run ended (status %d) without pausing at %s", status, phase);
+        if (tries > 6000)
+            fail_msg("no '%s' after 60 s", want);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(kill(pid, SIGKILL), 0);
 }
 
+/* A run killed while stepping, while writing the HDF5 file, or between the temporary's fsync
+ * and its rename leaves no results file, only its temporary; the next run to that output
+ * succeeds and removes it. */
 static void test_sigkill_leaves_no_file(void **state)
 {
     fixture *f = *state;
-    write_file(f->dir, "long.yaml", long_config);
     write_file(f->dir, "ok.yaml", valid_config);
-    char *argv[] = {"oscbench", "run", "long.yaml", "--quiet", NULL};
-    int temporaries_seen = 0;
-    for (int round = 0; round < 2; round++) {
+    char *argv[] = {"oscbench", "run", "ok.yaml", "--quiet", NULL};
+    const char *phases[] = {"stepping", "write", "rename"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(setenv("OSCBENCH_TEST_PAUSE", phases[i], 1), 0);
         pid_t pid = spawn(f->dir, argv, exe);
-        sleep_s(0.3);
-        assert_int_equal(kill(pid, SIGKILL), 0);
+        assert_int_equal(unsetenv("OSCBENCH_TEST_PAUSE"), 0);
+        kill_when_paused(pid, phases[i]);
         proc p = finish(pid);
-        /* It must still have been running (else the test proves nothing). */
         if (p.code != -1 || p.signal != SIGKILL)
-            fail_msg("the run ended by itself (exit %d) before the kill: make it longer", p.code);
+            fail_msg("%s: the run was not killed (exit %d)", phases[i], p.code);
         proc_free(&p);
-        assert_false(exists(f->dir, "results/long.h5"));
+        assert_false(exists(f->dir, "results/ok.h5"));
         tree_count t = count_tree(f->dir);
-        assert_int_equal(t.files, 2 + t.temporaries); /* the configs and temporaries only */
-        temporaries_seen += t.temporaries;
+        if (t.temporaries != 1 || t.files != 2)
+            fail_msg("%s: %d files, %d temporaries: expected the config and one temporary",
+                     phases[i], t.files, t.temporaries);
+        /* The next run with the same output succeeds and clears the stale temporary. */
+        p = run_in(f->dir, "run", "ok.yaml", "--quiet", NULL);
+        if (p.code != 0)
+            fail_msg("exit %d: %s", p.code, p.err);
+        proc_free(&p);
+        t = count_tree(f->dir);
+        assert_int_equal(t.temporaries, 0);
+        assert_int_equal(t.files, 2);
+        hid_t h = open_h5(f->dir, "results/ok.h5");
+        assert_int_equal(table_rows(h, "/points"), 1);
+        H5Fclose(h);
+        char path[PATHLEN];
+        fmt(path, sizeof path, "%s/results/ok.h5", f->dir);
+        assert_int_equal(unlink(path), 0);
     }
-    print_message("temporaries left by the killed runs: %d\n", temporaries_seen);
-    /* The next run with the same output succeeds and clears the stale temporaries. */
-    proc p = run_in(f->dir, "run", "ok.yaml", "-o", "results/long.h5", "--quiet", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
-    proc_free(&p);
-    tree_count t = count_tree(f->dir);
-    assert_int_equal(t.temporaries, 0);
-    assert_int_equal(t.files, 3);
-    char path[PATHLEN];
-    fmt(path, sizeof path, "%s/results/long.h5", f->dir);
-    assert_true(H5Fis_hdf5(path) > 0);
-    hid_t h = open_h5(f->dir, "results/long.h5");
-    assert_int_equal(table_rows(h, "/points"), 1);
-    H5Fclose(h);
 }
 
 /* ---- 7. numerics under fault: across the stability boundary ---------------------------------- */

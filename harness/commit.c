@@ -1,0 +1,242 @@
+/* Crash-safe file commit: see commit.h. */
+/* _GNU_SOURCE for F_OFD_SETLK/F_OFD_GETLK: open-file-description locks, which (unlike classic
+ * POSIX locks) are not dropped when another library closes its own descriptor of the same file. */
+#define _GNU_SOURCE
+
+#include "commit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TMP_INFIX ".tmp."
+#define TMP_SUFFIX_LEN 6 /* mkstemp's XXXXXX */
+
+struct file_commit {
+    int fd; /* the temporary, held open (and locked) until finish or abort */
+    char *final_path, *tmp_path, *dir_path;
+};
+
+void error_line(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    for (char *c = err; *c; c++) /* one line, whatever the pieces held */
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+}
+
+void test_pause(const char *phase)
+{
+    const char *want = getenv("OSCBENCH_TEST_PAUSE");
+    if (!want || strcmp(want, phase) != 0)
+        return;
+    fprintf(stderr, "oscbench: paused at %s\n", phase);
+    fflush(stderr);
+    pause();
+}
+
+/* Splits path into its directory ("." if none) and base name; -1 if there is no base. */
+static int split_path(const char *path, char **dir, char **base)
+{
+    const char *slash = strrchr(path, '/');
+    const char *b = slash ? slash + 1 : path;
+    if (!*b || !strcmp(b, ".") || !strcmp(b, ".."))
+        return -1;
+    size_t dirlen = slash ? (size_t)(slash - path) : 1;
+    if (slash && dirlen == 0)
+        dirlen = 1; /* "/x.h5": the root directory */
+    *dir = malloc(dirlen + 1);
+    *base = strdup(b);
+    if (!*dir || !*base) {
+        free(*dir);
+        free(*base);
+        return -1;
+    }
+    memcpy(*dir, slash ? path : ".", dirlen);
+    (*dir)[dirlen] = '\0';
+    return 0;
+}
+
+/* An exclusive lock owned by this open file description: released when it is closed, by us or
+ * by the kernel when the process dies. */
+static int lock_fd(int fd, short type, int cmd)
+{
+    struct flock lk = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    return fcntl(fd, cmd, &lk);
+}
+
+static void free_commit(file_commit *c)
+{
+    free(c->final_path);
+    free(c->tmp_path);
+    free(c->dir_path);
+    free(c);
+}
+
+static int make_temporary(file_commit *c, const char *base, char *err, size_t errlen)
+{
+    size_t len = strlen(c->dir_path) + strlen(base) + sizeof "/." TMP_INFIX "XXXXXX";
+    c->tmp_path = malloc(len);
+    if (!c->tmp_path) {
+        error_line(err, errlen, "%s: out of memory", c->final_path);
+        return -1;
+    }
+    snprintf(c->tmp_path, len, "%s/.%s" TMP_INFIX "XXXXXX", c->dir_path, base);
+    c->fd = mkstemp(c->tmp_path);
+    if (c->fd < 0) {
+        error_line(err, errlen, "%s: cannot create a temporary file in %s: %s", c->final_path,
+                   c->dir_path, strerror(errno));
+        return -1;
+    }
+    mode_t mask = umask(0); /* mkstemp made it 0600; give it the mode a plain create would */
+    umask(mask);
+    if (fchmod(c->fd, 0666 & ~mask) < 0 || lock_fd(c->fd, F_WRLCK, F_OFD_SETLK) < 0) {
+        error_line(err, errlen, "%s: cannot prepare %s: %s", c->final_path, c->tmp_path,
+                   strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int commit_open(file_commit **out, const char *final_path, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!final_path) {
+        error_line(err, errlen, "no output path");
+        return -1;
+    }
+    file_commit *c = calloc(1, sizeof *c);
+    if (!c || !(c->final_path = strdup(final_path))) {
+        error_line(err, errlen, "%s: out of memory", final_path);
+        free(c);
+        return -1;
+    }
+    c->fd = -1;
+    char *base = NULL;
+    if (split_path(final_path, &c->dir_path, &base)) {
+        error_line(err, errlen, "%s: not a file name", final_path);
+        free_commit(c);
+        return -1;
+    }
+    int rc = make_temporary(c, base, err, errlen);
+    free(base);
+    if (rc) {
+        commit_abort(c);
+        return -1;
+    }
+    *out = c;
+    return 0;
+}
+
+int commit_fd(const file_commit *c) { return c->fd; }
+const char *commit_tmp_path(const file_commit *c) { return c->tmp_path; }
+const char *commit_final_path(const file_commit *c) { return c->final_path; }
+
+void commit_abort(file_commit *c)
+{
+    if (!c)
+        return;
+    if (c->fd >= 0) {
+        unlink(c->tmp_path); /* while still locked: cleanup of another run cannot race us */
+        close(c->fd);
+    }
+    free_commit(c);
+}
+
+static int sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int commit_finish(file_commit *c, char *err, size_t errlen)
+{
+    const char *failed = NULL;
+    int e = 0;
+    if (fsync(c->fd) < 0) {
+        failed = "cannot sync the temporary", e = errno;
+    } else {
+        test_pause("rename");
+        if (rename(c->tmp_path, c->final_path) < 0)
+            failed = "cannot rename the temporary into place", e = errno;
+    }
+    if (failed) {
+        error_line(err, errlen, "%s: %s: %s", c->final_path, failed, strerror(e));
+        commit_abort(c);
+        return -1;
+    }
+    int rc = 0;
+    if (sync_dir(c->dir_path) < 0) {
+        error_line(err, errlen, "%s: written, but syncing directory %s failed: %s",
+                   c->final_path, c->dir_path, strerror(errno));
+        rc = -1;
+    }
+    close(c->fd);
+    free_commit(c);
+    return rc;
+}
+
+/* ---- stale temporaries -------------------------------------------------------------------- */
+
+/* ".<base>.tmp.XXXXXX", exactly as make_temporary names them. */
+static bool is_our_temporary(const char *entry, const char *base)
+{
+    size_t blen = strlen(base), ilen = strlen(TMP_INFIX);
+    return entry[0] == '.' && !strncmp(entry + 1, base, blen) &&
+           !strncmp(entry + 1 + blen, TMP_INFIX, ilen) &&
+           strlen(entry + 1 + blen + ilen) == TMP_SUFFIX_LEN;
+}
+
+/* Removes one candidate if it is a regular file of ours that no live run holds locked: a live
+ * run holds a write lock, so our read lock fails. The name is checked before opening (no device
+ * or FIFO is ever opened) and after (it must still name the file we checked). */
+static bool remove_if_stale(int dirfd, const char *name)
+{
+    struct stat before, opened, after;
+    if (fstatat(dirfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(before.st_mode) ||
+        before.st_uid != geteuid())
+        return false;
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool stale = fstat(fd, &opened) == 0 && opened.st_ino == before.st_ino &&
+                 opened.st_dev == before.st_dev && lock_fd(fd, F_RDLCK, F_OFD_SETLK) == 0 &&
+                 fstatat(dirfd, name, &after, AT_SYMLINK_NOFOLLOW) == 0 &&
+                 after.st_ino == before.st_ino && after.st_dev == before.st_dev;
+    bool removed = stale && unlinkat(dirfd, name, 0) == 0;
+    close(fd);
+    return removed;
+}
+
+int commit_cleanup_stale(const char *final_path)
+{
+    char *dir, *base;
+    if (!final_path || split_path(final_path, &dir, &base))
+        return -1;
+    DIR *d = opendir(dir);
+    int removed = d ? 0 : -1;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (is_our_temporary(e->d_name, base) && remove_if_stale(dirfd(d), e->d_name))
+            removed++;
+    if (d)
+        closedir(d);
+    free(dir);
+    free(base);
+    return removed;
+}
