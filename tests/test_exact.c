@@ -260,25 +260,37 @@ static void test_energy_dissipation(void **state)
     }
 }
 
-/* Undamped at omega t = 1e6: the closed form is x0 cos + v0/omega sin with the same argument
- * omega * t, so it agrees to a few roundings of the combination. */
+/* Undamped at omega t = 1e6, against an independent reference: the same motion evaluated in
+ * long double (64-bit significand: its own phase error at omega t = 1e6 is ~1e6 x 5.4e-20 =
+ * 5e-14, far below the tolerance). The closed form in double forms its phase omega t with a
+ * relative error of a few eps, i.e. an absolute phase error of ~eps omega t, so it may differ
+ * from the truth by (8 + 2 omega t) eps of the motion's scale, and no more. */
 static void test_long_time_undamped(void **state)
 {
     (void)state;
-    const double ks[] = {4, 3};
-    for (int n = 0; n < 2; n++) {
+    const double ks[] = {4, 3, 0.37};
+    for (int n = 0; n < 3; n++) {
         double k = ks[n], w = sqrt(k), t = 1e6 / w, x, v;
+        long double wl = sqrtl(k), phase = wl * (long double)t;
+        long double cs = cosl(phase), sn = sinl(phase);
+        double phase_tol = (8 + 2 * 1e6) * EPS;
         osc_exact e;
         osc_exact_prepare(&e, k, 0, 1, 0, 0.75, -2);
         osc_exact_eval(&e, t, &x, &v);
-        double cs = cos(w * t), sn = sin(w * t);
-        assert_true(fabs(x - (0.75 * cs - 2 / w * sn)) <= 8 * EPS * (0.75 + 2 / w));
-        assert_true(fabs(v - (-0.75 * w * sn - 2 * cs)) <= 8 * EPS * (0.75 * w + 2));
+        long double xref = 0.75L * cs - 2 / wl * sn, vref = -0.75L * wl * sn - 2 * cs;
+        assert_true(fabsl(x - xref) <= phase_tol * (0.75 + 2 / w));
+        assert_true(fabsl(v - vref) <= phase_tol * (0.75 * w + 2));
         /* with gravity: about the rest point -g/k */
         osc_exact_prepare(&e, k, 0, 1, 9.8, 0.75, -2);
         osc_exact_eval(&e, t, &x, &v);
-        double rest = -9.8 / k, scale = fabs(rest) + 0.75 + 2 / w;
-        assert_true(fabs(x - (rest + (0.75 - rest) * cs - 2 / w * sn)) <= 16 * EPS * scale);
+        long double rest = -9.8L / k;
+        double scale = fabs((double)rest) + 0.75 + 2 / w;
+        assert_true(fabsl(x - (rest + (0.75L - rest) * cs - 2 / wl * sn)) <= phase_tol * scale);
+        /* and the error is not trivially small: the test can tell a wrong phase (a frequency
+         * off by one part in 1e9 moves x by ~1e-3) */
+        osc_exact_prepare(&e, k * (1 + 2e-9), 0, 1, 0, 0.75, -2);
+        osc_exact_eval(&e, t, &x, &v);
+        assert_true(fabsl(x - xref) > 100 * phase_tol * (0.75 + 2 / w));
     }
 }
 
