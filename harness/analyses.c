@@ -113,7 +113,41 @@ static bool alloc_conv(convergence_rows *c, size_t rows)
            (c->std_error = calloc(rows, sizeof(double))) &&
            (c->declared_order = calloc(rows, sizeof(int64_t))) &&
            (c->fit_points = calloc(rows, sizeof(int64_t))) &&
-           (c->dt_points = calloc(rows, sizeof(int64_t))) && (c->pass = calloc(rows, sizeof(bool)));
+           (c->dt_points = calloc(rows, sizeof(int64_t))) && (c->pass = calloc(rows, sizeof(bool))) &&
+           (c->dt_fit_min = calloc(rows, sizeof(double))) &&
+           (c->dt_fit_max = calloc(rows, sizeof(double))) &&
+           (c->verdict = calloc(rows, sizeof *c->verdict)) &&
+           (c->reason = calloc(rows, sizeof *c->reason));
+}
+
+/* Room for every pair of successive dt of every group; rows counts those filled. */
+static bool alloc_local(convergence_local_rows *l, size_t capacity)
+{
+    l->rows = 0;
+    size_t n = capacity ? capacity : 1;
+    return (l->method = calloc(n, sizeof *l->method)) && (l->stiffness = calloc(n, sizeof(double))) &&
+           (l->drag = calloc(n, sizeof(double))) && (l->dt_low = calloc(n, sizeof(double))) &&
+           (l->dt_high = calloc(n, sizeof(double))) &&
+           (l->local_order = calloc(n, sizeof(double))) && (l->usable = calloc(n, sizeof(bool))) &&
+           (l->fitted = calloc(n, sizeof(bool)));
+}
+
+static void free_local(convergence_local_rows *l)
+{
+    free(l->method), free(l->stiffness), free(l->drag), free(l->dt_low), free(l->dt_high);
+    free(l->local_order), free(l->usable), free(l->fitted);
+}
+
+static void add_local(convergence_local_rows *l, const char *method, double k, double c,
+                      const osc_local_order *local, size_t n)
+{
+    for (size_t i = 0; i < n; i++, l->rows++) {
+        size_t r = l->rows;
+        l->method[r] = method, l->stiffness[r] = k, l->drag[r] = c;
+        l->dt_low[r] = local[i].dt_low, l->dt_high[r] = local[i].dt_high;
+        l->local_order[r] = local[i].order;
+        l->usable[r] = local[i].usable, l->fitted[r] = local[i].fitted;
+    }
 }
 
 /* The size of the motion in position units, which sets the round-off floor of its errors: the
@@ -143,11 +177,13 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
     size_t nk = cfg->stiffness.count, nc = cfg->drag.count, ndt = cfg->dt.count;
     size_t rows = ndt >= 2 ? cfg->nmethods * nk * nc : 0;
     osc_conv_point *pts = calloc(ndt, sizeof *pts);
-    if (!pts || !alloc_conv(out, rows)) {
-        free(pts);
-        return OSC_ENOMEM;
-    }
-    for (size_t r = 0; r < rows; r++) {
+    osc_local_order *local = calloc(ndt ? ndt : 1, sizeof *local);
+    bool *used = calloc(ndt ? ndt : 1, sizeof *used);
+    int rc = OSC_OK;
+    if (!pts || !local || !used || !alloc_conv(out, rows) ||
+        !alloc_local(&out->local, rows * (ndt ? ndt - 1 : 0)))
+        rc = OSC_ENOMEM;
+    for (size_t r = 0; r < rows && rc == OSC_OK; r++) {
         size_t mi = r / (nk * nc), lane = r % (nk * nc);
         const osc_method *m = cfg->methods[mi];
         double k = cfg->stiffness.values[lane / nc], c = cfg->drag.values[lane % nc];
@@ -162,20 +198,24 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
         osc_fit_params par = {osc_precision_eps(cfg->precision), motion_scale(cfg, k, c, t_end),
                               w0 * t_end, osc_method_declared_order(m, c)};
         osc_order_fit fit;
-        int rc = osc_fit_order(pts, ndt, &par, &fit, NULL);
-        if (rc) {
-            free(pts);
-            return rc;
-        }
+        size_t nlocal = 0;
+        rc = osc_fit_order(pts, ndt, &par, &fit, used);
+        if (!rc)
+            rc = osc_local_orders(pts, ndt, &par, used, local, &nlocal);
+        if (rc)
+            break;
         out->method[r] = m->name, out->stiffness[r] = k, out->drag[r] = c;
         out->declared_order[r] = par.declared_order;
         out->measured_order[r] = fit.order, out->std_error[r] = fit.order_se;
         out->order_low[r] = fit.order_low, out->order_high[r] = fit.order_high;
         out->fit_points[r] = (int64_t)fit.fit_points, out->dt_points[r] = (int64_t)ndt;
+        out->dt_fit_min[r] = fit.dt_min, out->dt_fit_max[r] = fit.dt_max;
+        out->verdict[r] = fit.verdict, out->reason[r] = fit.reason;
         out->pass[r] = fit.pass;
+        add_local(&out->local, m->name, k, c, local, nlocal);
     }
-    free(pts);
-    return OSC_OK;
+    free(pts), free(local), free(used);
+    return rc;
 }
 
 /* ---- stability: theory and measurement per (method, zeta) ---- */
@@ -251,6 +291,8 @@ void analyses_free(analysis_result *a)
     free(c->method), free(c->stiffness), free(c->drag), free(c->measured_order);
     free(c->order_low), free(c->order_high), free(c->std_error), free(c->declared_order);
     free(c->fit_points), free(c->dt_points), free(c->pass);
+    free(c->dt_fit_min), free(c->dt_fit_max), free(c->verdict), free(c->reason);
+    free_local(&c->local);
     stability_rows *s = &a->stab;
     free(s->method), free(s->zeta), free(s->limit_theory), free(s->limit_measured);
     free(s->lanes), free(s->steps);

@@ -81,7 +81,19 @@ def plot_convergence(f, out):
             c = [i for i in rows if conv["method"][i] == m and conv["stiffness"][i] == k]
             p = conv["measured_order"][c[0]] if c else float("nan")
             label = f"{m}  p={p:.2f}" if math.isfinite(p) else f"{m}  p=?"
-            ax.loglog(dt[ok][order], err[ok][order], label=label, **style(j), ms=4, lw=1.2)
+            if c and "verdict" in conv:
+                label += f" {conv['verdict'][c[0]]}"
+            s = style(j)
+            ax.loglog(dt[ok][order], err[ok][order], label=label, **s, ms=4, lw=1.2)
+            if c and "dt_fit_min" in conv:
+                # The fitted range: the same points again under a wide, pale band of the
+                # method's colour, from dt_fit_min to dt_fit_max.
+                lo, hi = conv["dt_fit_min"][c[0]], conv["dt_fit_max"][c[0]]
+                fitted = ok & (dt >= lo) & (dt <= hi)
+                if math.isfinite(lo) and fitted.any():
+                    fo = np.argsort(dt[fitted])
+                    ax.loglog(dt[fitted][fo], err[fitted][fo], color=s["color"], lw=7,
+                              alpha=0.25, solid_capstyle="round", zorder=1)
             all_err.extend(err[ok].tolist())
         dts = np.array(sorted(set(pts["dt"][pts["drag"] == drag].tolist())))
         if len(dts) > 1 and all_err:
@@ -96,7 +108,9 @@ def plot_convergence(f, out):
             ax.set_ylim(min(all_err) / 5, max(all_err) * 5)
         ax.set_xlabel("dt")
         ax.set_ylabel("max |x - x_exact| over the run")
-        ax.set_title(f"convergence, k = {k:g}, drag = {drag:g}")
+        ax.set_title(f"convergence, k = {k:g}, drag = {drag:g}\n"
+                     "(pale band: the dt range fitted; legend: fitted order and verdict)",
+                     fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     return save(fig, out, "convergence")

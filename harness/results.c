@@ -54,11 +54,23 @@ static h5_table *points_table(const sweep_points *p)
     return complete_or_null(t, rc);
 }
 
+/* The names of the verdicts and their reasons, one per row (NULL if out of memory). */
+static const char **verdict_names(const convergence_rows *c, bool reasons)
+{
+    const char **names = calloc(c->rows ? c->rows : 1, sizeof *names);
+    for (size_t i = 0; names && i < c->rows; i++)
+        names[i] = reasons ? osc_verdict_reason_text(c->reason[i]) : osc_verdict_name(c->verdict[i]);
+    return names;
+}
+
 static h5_table *convergence_table(const convergence_rows *c)
 {
-    h5_table *t = h5_table_new("convergence", c->rows);
-    if (!t)
+    const char **verdict = verdict_names(c, false), **reason = verdict_names(c, true);
+    h5_table *t = verdict && reason ? h5_table_new("convergence", c->rows) : NULL;
+    if (!t) {
+        free(verdict), free(reason);
         return NULL;
+    }
     int rc = h5_table_str(t, "method", c->method);
     rc |= h5_table_f64(t, "stiffness", c->stiffness);
     rc |= h5_table_f64(t, "drag", c->drag);
@@ -70,8 +82,37 @@ static h5_table *convergence_table(const convergence_rows *c)
     rc |= h5_table_i64(t, "fit_points", c->fit_points);
     rc |= h5_table_i64(t, "dt_points", c->dt_points);
     rc |= h5_table_bool(t, "pass", c->pass);
+    rc |= h5_table_str(t, "verdict", verdict);
+    rc |= h5_table_str(t, "verdict_reason", reason);
+    rc |= h5_table_f64(t, "dt_fit_min", c->dt_fit_min);
+    rc |= h5_table_f64(t, "dt_fit_max", c->dt_fit_max);
     rc |= h5_table_attr_str(t, "interval", "order_low..order_high: 95% t-interval of the "
                                            "least-squares slope over the fitted points");
+    rc |= h5_table_attr_str(t, "verdict",
+                            "inconclusive: no converging range, fewer than 4 fitted points, "
+                            "half-width above 0.5, or [low-0.25, high+0.25] holding "
+                            "declared+-1 as well; fail: declared outside [low-0.25, high+0.25]; "
+                            "pass: declared alone inside it. pass = (verdict == pass)");
+    free(verdict), free(reason);
+    return complete_or_null(t, rc);
+}
+
+static h5_table *convergence_local_table(const convergence_local_rows *l)
+{
+    h5_table *t = h5_table_new("convergence_local", l->rows);
+    if (!t)
+        return NULL;
+    int rc = h5_table_str(t, "method", l->method);
+    rc |= h5_table_f64(t, "stiffness", l->stiffness);
+    rc |= h5_table_f64(t, "drag", l->drag);
+    rc |= h5_table_f64(t, "dt_low", l->dt_low);
+    rc |= h5_table_f64(t, "dt_high", l->dt_high);
+    rc |= h5_table_f64(t, "local_order", l->local_order);
+    rc |= h5_table_bool(t, "usable", l->usable);
+    rc |= h5_table_bool(t, "fitted", l->fitted);
+    rc |= h5_table_attr_str(t, "local_order",
+                            "log(e(dt_high) / e(dt_low)) / log(dt_high / dt_low) between "
+                            "successive stable, finite dt of a group (e: max_error)");
     return complete_or_null(t, rc);
 }
 
@@ -206,6 +247,8 @@ int results_write(h5_out *out, const osc_config *cfg, const sweep_result *res,
     test_pause("write");
     if (cfg->convergence)
         rc |= write_and_free(out, convergence_table(&ana->conv));
+    if (cfg->convergence)
+        rc |= write_and_free(out, convergence_local_table(&ana->conv.local));
     if (cfg->stability)
         rc |= write_and_free(out, stability_table(&ana->stab));
     rc |= write_and_free(out, work_table(&ana->work));

@@ -6,17 +6,30 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "config.h"
 #include "h5out.h"
 #include "sweep.h"
+
+/* /convergence_local: one row per pair of successive valid dt of a convergence group. */
+typedef struct convergence_local_rows {
+    size_t rows;
+    const char **method;
+    double *stiffness, *drag, *dt_low, *dt_high, *local_order;
+    bool *usable, *fitted;
+} convergence_local_rows;
 
 /* /convergence: one row per (method, stiffness, drag) with at least two dt values. */
 typedef struct convergence_rows {
     size_t rows;
     const char **method;
     double *stiffness, *drag, *measured_order, *order_low, *order_high, *std_error;
+    double *dt_fit_min, *dt_fit_max; /* NaN without a fit */
     int64_t *declared_order, *fit_points, *dt_points;
-    bool *pass;
+    osc_verdict *verdict; /* the library's (osc_order_verdict) */
+    osc_verdict_reason *reason;
+    bool *pass; /* verdict == pass */
+    convergence_local_rows local;
 } convergence_rows;
 
 /* /stability: one row per (method, zeta). */

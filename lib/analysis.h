@@ -29,7 +29,7 @@ typedef struct osc_fit_params {
                          * has shrunk, and its round-off with it), for largest errors the
                          * initial one; <= 0 turns off the floor and the ceiling */
     double omega_t;     /* omega0 * t_end of the runs, for the floor's phase term (0: unknown) */
-    int declared_order; /* what pass compares against */
+    int declared_order; /* what the verdict compares against */
 } osc_fit_params;
 
 typedef enum osc_fit_status {
@@ -44,6 +44,26 @@ typedef enum osc_fit_status {
 #define OSC_FIT_MIN_SLOPE 0.25 /* a flatter range is a floor, not convergence */
 #define OSC_FIT_PASS_TOL 0.25  /* pass: declared in [low - tol, high + tol] */
 #define OSC_FIT_CONFIDENCE 0.95
+#define OSC_FIT_VERDICT_POINTS 4 /* fewer fitted points: inconclusive */
+#define OSC_FIT_MAX_HALF_WIDTH 0.5 /* a wider 95% interval (half-width): inconclusive */
+
+/* The verdict on a declared order (the rule is in convergence.c). Zero is inconclusive, so a
+ * zeroed result never reads as a pass. */
+typedef enum osc_verdict {
+    OSC_VERDICT_INCONCLUSIVE = 0,
+    OSC_VERDICT_PASS = 1,
+    OSC_VERDICT_FAIL = 2,
+} osc_verdict;
+
+/* Why the verdict is what it is, in the order the rule checks. */
+typedef enum osc_verdict_reason {
+    OSC_REASON_NO_RANGE = 0,    /* inconclusive: no 3 usable points on one converging line */
+    OSC_REASON_FEW_POINTS = 1,  /* inconclusive: fewer than OSC_FIT_VERDICT_POINTS fitted */
+    OSC_REASON_WIDE = 2,        /* inconclusive: half-width above OSC_FIT_MAX_HALF_WIDTH */
+    OSC_REASON_EXCLUDED = 3,    /* fail: declared outside [low - tol, high + tol] */
+    OSC_REASON_NEIGHBOUR = 4,   /* inconclusive: declared +- 1 inside it too */
+    OSC_REASON_CONFIRMED = 5,   /* pass: declared inside, both neighbours outside */
+} osc_verdict_reason;
 
 typedef struct osc_order_fit {
     osc_fit_status status;
@@ -54,14 +74,42 @@ typedef struct osc_order_fit {
     double intercept;  /* log(error) at dt = 1 */
     double dt_min, dt_max; /* the range of dt fitted */
     size_t fit_points; /* points in the fit */
-    bool pass;         /* declared order within [low - tol, high + tol]; false if insufficient */
+    osc_verdict verdict;
+    osc_verdict_reason reason;
+    bool pass;         /* verdict == OSC_VERDICT_PASS */
 } osc_order_fit;
+
+/* The slope between two successive points (sorted by dt) of a group: pre-asymptotic bias and
+ * round-off floors show as local orders that drift away from the fitted one. */
+typedef struct osc_local_order {
+    double dt_low, dt_high;   /* dt_low < dt_high */
+    double order;             /* log(e_high / e_low) / log(dt_high / dt_low) */
+    bool usable;              /* both points inside the floor and the ceiling */
+    bool fitted;              /* both points in the fitted range */
+} osc_local_order;
 
 /* Fit the order over the automatically chosen asymptotic range of the n points (any order, any
  * dt spacing). used (n entries, may be NULL) marks the points in the fit. Returns OSC_OK,
  * OSC_EINVAL (NULL pts with n > 0, NULL par/out) or OSC_ENOMEM. */
 int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par,
                   osc_order_fit *out, bool *used);
+
+/* The verdict rule alone, on a fit's status, fit_points, order_low and order_high; *why (may
+ * be NULL) gets the reason. osc_fit_order sets verdict, reason and pass with it. */
+osc_verdict osc_order_verdict(const osc_order_fit *fit, int declared, osc_verdict_reason *why);
+
+/* "pass", "fail", "inconclusive" (NULL for a value outside the enum). */
+const char *osc_verdict_name(osc_verdict v);
+/* A few words on a reason, e.g. "fewer than 4 fitted points". */
+const char *osc_verdict_reason_text(osc_verdict_reason r);
+
+/* The local orders between successive points of the n points, sorted by (dt, error), counting
+ * the points that are stable with finite dt > 0 and finite error > 0 (floor and ceiling only set
+ * .usable); a pair with equal dt is skipped. used: the mask osc_fit_order filled (NULL: no pair
+ * is .fitted). local has room for n entries (n - 1 suffice for n >= 1); *nlocal gets the count.
+ * Returns OSC_OK, OSC_EINVAL or OSC_ENOMEM. */
+int osc_local_orders(const osc_conv_point *pts, size_t n, const osc_fit_params *par,
+                     const bool *used, osc_local_order *local, size_t *nlocal);
 
 /* Unit round-off of a precision (DBL_EPSILON or FLT_EPSILON). */
 double osc_precision_eps(osc_precision p);

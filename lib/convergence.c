@@ -22,9 +22,24 @@
  *     at large dt); of equally long runs, the one at smaller dt wins. Any dt spacing works:
  *     nothing assumes ratios between neighbours. Cost O(n^3) for n points: fine for hundreds.
  * The interval is the 95% t interval, slope +/- t(0.975, n - 2) * se with n - 2 >= 1 degrees of
- * freedom (so n >= 3). pass widens it by 0.25 on each side: declared orders are integers, so a
- * quarter can never turn order p into a pass of p +/- 1, and it absorbs the slight curvature
- * that the 0.15 residual tolerance lets into the range. */
+ * freedom (so n >= 3).
+ *
+ * The verdict on the declared order p (osc_order_verdict), the first rule that applies:
+ *  1. inconclusive when there is no range (no 3 usable points on one converging line);
+ *  2. inconclusive when fewer than 4 points are fitted: with 1 degree of freedom t = 12.7, and
+ *     three points can only lie on a line that bends once, so neither the slope nor its
+ *     interval says much (a 3-point range of verlet-zero-start, true order 1, gave [-0.1, 1.8]
+ *     and "passed" its declared 2);
+ *  3. inconclusive when the half-width t * se exceeds 0.5: the interval then spans more than one
+ *     order, the points do not pin an integer order, and a "fail" could as well come from a
+ *     range that is not yet asymptotic as from a wrong order;
+ *  4. fail when p lies outside the widened interval W = [low - 0.25, high + 0.25]. The quarter
+ *     absorbs the slight curvature that the 0.15 residual tolerance lets into the range;
+ *     declared orders are integers, so it can never turn order p into a pass of p +/- 1;
+ *  5. inconclusive when W also holds p - 1 or p + 1: the data cannot tell p from a neighbour
+ *     (a raw interval of width >= 0.5 placed across p and p +/- 1);
+ *  6. pass otherwise: W holds p and excludes both neighbours.
+ * So a pass needs >= 4 points whose 95% interval, widened by a quarter, brackets p alone. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -137,7 +152,73 @@ static void set_insufficient(osc_order_fit *out)
 {
     *out = (osc_order_fit){.status = OSC_FIT_INSUFFICIENT, .order = NAN, .order_se = NAN,
                            .order_low = NAN, .order_high = NAN, .intercept = NAN,
-                           .dt_min = NAN, .dt_max = NAN, .fit_points = 0, .pass = false};
+                           .dt_min = NAN, .dt_max = NAN, .fit_points = 0,
+                           .verdict = OSC_VERDICT_INCONCLUSIVE, .reason = OSC_REASON_NO_RANGE,
+                           .pass = false};
+}
+
+static bool holds(double low, double high, double v) { return v >= low && v <= high; }
+
+osc_verdict osc_order_verdict(const osc_order_fit *fit, int declared, osc_verdict_reason *why)
+{
+    osc_verdict_reason r;
+    double low = fit->order_low - OSC_FIT_PASS_TOL, high = fit->order_high + OSC_FIT_PASS_TOL;
+    double p = declared;
+    if (fit->status != OSC_FIT_OK || !isfinite(fit->order_low) || !isfinite(fit->order_high))
+        r = OSC_REASON_NO_RANGE;
+    else if (fit->fit_points < OSC_FIT_VERDICT_POINTS)
+        r = OSC_REASON_FEW_POINTS;
+    else if (!((fit->order_high - fit->order_low) / 2 <= OSC_FIT_MAX_HALF_WIDTH))
+        r = OSC_REASON_WIDE;
+    else if (!holds(low, high, p))
+        r = OSC_REASON_EXCLUDED;
+    else if (holds(low, high, p - 1) || holds(low, high, p + 1))
+        r = OSC_REASON_NEIGHBOUR;
+    else
+        r = OSC_REASON_CONFIRMED;
+    if (why)
+        *why = r;
+    return r == OSC_REASON_CONFIRMED ? OSC_VERDICT_PASS
+           : r == OSC_REASON_EXCLUDED ? OSC_VERDICT_FAIL
+                                      : OSC_VERDICT_INCONCLUSIVE;
+}
+
+const char *osc_verdict_name(osc_verdict v)
+{
+    switch (v) {
+    case OSC_VERDICT_PASS:
+        return "pass";
+    case OSC_VERDICT_FAIL:
+        return "fail";
+    case OSC_VERDICT_INCONCLUSIVE:
+        return "inconclusive";
+    }
+    return NULL;
+}
+
+const char *osc_verdict_reason_text(osc_verdict_reason r)
+{
+    switch (r) {
+    case OSC_REASON_NO_RANGE:
+        return "no converging range of 3 usable points";
+    case OSC_REASON_FEW_POINTS:
+        return "fewer than 4 fitted points";
+    case OSC_REASON_WIDE:
+        return "interval wider than one order";
+    case OSC_REASON_EXCLUDED:
+        return "declared order outside the interval";
+    case OSC_REASON_NEIGHBOUR:
+        return "interval also holds a neighbouring order";
+    case OSC_REASON_CONFIRMED:
+        return "declared order alone inside the interval";
+    }
+    return "unknown";
+}
+
+static void set_verdict(osc_order_fit *out, int declared)
+{
+    out->verdict = osc_order_verdict(out, declared, &out->reason);
+    out->pass = out->verdict == OSC_VERDICT_PASS;
 }
 
 static void fill_result(osc_order_fit *out, line_fit f, size_t npts, double dt_min, double dt_max,
@@ -148,8 +229,7 @@ static void fill_result(osc_order_fit *out, line_fit f, size_t npts, double dt_m
                            .order_low = f.slope - half, .order_high = f.slope + half,
                            .intercept = f.intercept, .dt_min = dt_min, .dt_max = dt_max,
                            .fit_points = npts};
-    out->pass = declared >= out->order_low - OSC_FIT_PASS_TOL &&
-                declared <= out->order_high + OSC_FIT_PASS_TOL;
+    set_verdict(out, declared);
 }
 
 int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par,
@@ -182,4 +262,35 @@ int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par
     }
     free(keys), free(x), free(y);
     return status;
+}
+
+int osc_local_orders(const osc_conv_point *pts, size_t n, const osc_fit_params *par,
+                     const bool *used, osc_local_order *local, size_t *nlocal)
+{
+    if (!par || !nlocal || (n > 0 && (!pts || !local)))
+        return OSC_EINVAL;
+    *nlocal = 0;
+    sort_key *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!keys)
+        return OSC_ENOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const osc_conv_point *p = &pts[i];
+        if (p->stable && p->dt > 0 && isfinite(p->dt) && p->error > 0 && isfinite(p->error))
+            keys[m++] = (sort_key){p->dt, p->error, i};
+    }
+    qsort(keys, m, sizeof *keys, by_dt_then_error);
+    for (size_t k = 0; k + 1 < m; k++) {
+        const sort_key *a = &keys[k], *b = &keys[k + 1];
+        double log_ratio = log(b->dt) - log(a->dt); /* differences of logs: no overflow */
+        if (!(log_ratio > 0))                        /* equal dt (or a ulp apart) */
+            continue;
+        local[(*nlocal)++] = (osc_local_order){
+            .dt_low = a->dt, .dt_high = b->dt,
+            .order = (log(b->error) - log(a->error)) / log_ratio,
+            .usable = usable(&pts[a->index], par) && usable(&pts[b->index], par),
+            .fitted = used && used[a->index] && used[b->index]};
+    }
+    free(keys);
+    return OSC_OK;
 }

@@ -1153,7 +1153,8 @@ static void compare_dataset(hid_t fa, hid_t fb, const char *path)
 /* Every dataset under each group identical in the two files; returns how many were compared. */
 static size_t compare_files(const char *dir, const char *a, const char *b)
 {
-    static const char *const groups[] = {"/points", "/convergence", "/stability", "/traces"};
+    static const char *const groups[] = {"/points", "/convergence", "/convergence_local",
+                                         "/stability", "/traces"};
     hid_t fa = open_h5(dir, a), fb = open_h5(dir, b);
     size_t total = 0;
     static name_list la, lb;
@@ -1573,6 +1574,250 @@ static void test_instability_criteria(void **state)
     H5Fclose(h);
 }
 
+/* ---- 7b. convergence verdicts end to end ------------------------------------------------------ */
+
+/* /convergence and /convergence_local of a file. */
+typedef struct conv_table {
+    size_t rows, local_rows;
+    char **method, **verdict, **reason, **local_method;
+    double *k, *c, *order, *low, *high, *dt_fit_min, *dt_fit_max;
+    double *local_k, *local_c, *dt_low, *dt_high, *local_order;
+    int64_t *fit_points, *declared;
+    bool *pass, *usable, *fitted;
+} conv_table;
+
+static conv_table read_conv(hid_t f)
+{
+    conv_table t = {0};
+    t.rows = table_rows(f, "/convergence");
+    t.method = read_str(f, "/convergence/method", t.rows);
+    t.verdict = read_str(f, "/convergence/verdict", t.rows);
+    t.reason = read_str(f, "/convergence/verdict_reason", t.rows);
+    t.k = read_f64(f, "/convergence/stiffness", t.rows);
+    t.c = read_f64(f, "/convergence/drag", t.rows);
+    t.order = read_f64(f, "/convergence/measured_order", t.rows);
+    t.low = read_f64(f, "/convergence/order_low", t.rows);
+    t.high = read_f64(f, "/convergence/order_high", t.rows);
+    t.dt_fit_min = read_f64(f, "/convergence/dt_fit_min", t.rows);
+    t.dt_fit_max = read_f64(f, "/convergence/dt_fit_max", t.rows);
+    t.fit_points = read_i64(f, "/convergence/fit_points", t.rows);
+    t.declared = read_i64(f, "/convergence/declared_order", t.rows);
+    t.pass = read_bool(f, "/convergence/pass", t.rows);
+    t.local_rows = table_rows(f, "/convergence_local");
+    t.local_method = read_str(f, "/convergence_local/method", t.local_rows);
+    t.local_k = read_f64(f, "/convergence_local/stiffness", t.local_rows);
+    t.local_c = read_f64(f, "/convergence_local/drag", t.local_rows);
+    t.dt_low = read_f64(f, "/convergence_local/dt_low", t.local_rows);
+    t.dt_high = read_f64(f, "/convergence_local/dt_high", t.local_rows);
+    t.local_order = read_f64(f, "/convergence_local/local_order", t.local_rows);
+    t.usable = read_bool(f, "/convergence_local/usable", t.local_rows);
+    t.fitted = read_bool(f, "/convergence_local/fitted", t.local_rows);
+    return t;
+}
+
+static void free_conv(conv_table *t)
+{
+    free_strs(t->method), free_strs(t->verdict), free_strs(t->reason), free_strs(t->local_method);
+    double *d[] = {t->k, t->c, t->order, t->low, t->high, t->dt_fit_min, t->dt_fit_max,
+                   t->local_k, t->local_c, t->dt_low, t->dt_high, t->local_order};
+    for (size_t i = 0; i < sizeof d / sizeof *d; i++)
+        free(d[i]);
+    free(t->fit_points), free(t->declared), free(t->pass), free(t->usable), free(t->fitted);
+}
+
+/* The verdict is one of the three names, and pass is true exactly for "pass". */
+static void check_verdict_column(const conv_table *t)
+{
+    for (size_t r = 0; r < t->rows; r++) {
+        const char *v = t->verdict[r];
+        if (strcmp(v, "pass") && strcmp(v, "fail") && strcmp(v, "inconclusive"))
+            fail_msg("row %zu: verdict \"%s\"", r, v);
+        assert_int_equal(t->pass[r], !strcmp(v, "pass"));
+        assert_true(strlen(t->reason[r]) > 0);
+    }
+}
+
+/* For each fit: its fitted local pairs chain from dt_fit_min to dt_fit_max in fit_points - 1
+ * steps, and each local order is the slope between the two /points rows it names. */
+static void check_local_orders(const conv_table *t, const points *pt)
+{
+    for (size_t r = 0; r < t->rows; r++) {
+        size_t fitted = 0;
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < t->local_rows; i++) {
+            if (strcmp(t->local_method[i], t->method[r]) || t->local_k[i] != t->k[r] ||
+                t->local_c[i] != t->c[r])
+                continue;
+            double e_low = NAN, e_high = NAN;
+            for (size_t j = 0; j < pt->rows; j++)
+                if (!strcmp(pt->method[j], t->method[r]) && pt->k[j] == t->k[r] &&
+                    pt->c[j] == t->c[r]) {
+                    if (pt->dt[j] == t->dt_low[i])
+                        e_low = pt->max_error[j];
+                    if (pt->dt[j] == t->dt_high[i])
+                        e_high = pt->max_error[j];
+                }
+            double want = log(e_high / e_low) / log(t->dt_high[i] / t->dt_low[i]);
+            /* the same logs in another order: a few ulps of log(e) over log(dt ratio) */
+            if (!(fabs(t->local_order[i] - want) <= 1e-12 * (1 + fabs(want))))
+                fail_msg("local row %zu: order %.17g, from /points %.17g", i,
+                         t->local_order[i], want);
+            if (t->fitted[i]) {
+                assert_true(t->usable[i]);
+                fitted++, lo = fmin(lo, t->dt_low[i]), hi = fmax(hi, t->dt_high[i]);
+            }
+        }
+        if (t->fit_points[r] == 0) {
+            assert_true(isnan(t->dt_fit_min[r]) && isnan(t->dt_fit_max[r]));
+            assert_int_equal(fitted, 0);
+            continue;
+        }
+        assert_int_equal(fitted + 1, (size_t)t->fit_points[r]);
+        assert_true(lo == t->dt_fit_min[r] && hi == t->dt_fit_max[r]);
+    }
+}
+
+/* verlet-zero-start (true order 1, declared 2 without drag) on the default job's stiffness and
+ * dt ladders (6 dt, so many fits have 3 or 4 points; the old rule passed two 3-point fits with
+ * intervals [-1.4, 2.1] and [-0.4, 2.4]) and on a fine ladder of 16 dt: no fit may pass; on the
+ * fine ladder every fit has >= 10 points and fails; the summary prints the library's verdicts. */
+static const char zero_start_coarse[] = "name: zs\n"
+                                        "methods: [verlet-zero-start]\n"
+                                        "stiffness: {from: 0.01, to: 10000, count: 256, spacing: log}\n"
+                                        "dt: {from: 0.001, to: 0.032, count: 6, spacing: log}\n"
+                                        "t_end: 40\n"
+                                        "analyses: [convergence]\n";
+static const char zero_start_fine[] = "name: zsf\n"
+                                      "methods: [verlet-zero-start]\n"
+                                      "stiffness: [0.5, 1, 2, 4]\n"
+                                      "x0: 1\n"
+                                      "v0: 0.5\n"
+                                      "dt: {from: 0.0005, to: 0.2, count: 16, spacing: log}\n"
+                                      "t_end: 10\n"
+                                      "analyses: [convergence]\n";
+
+static void test_zero_start_never_passes(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "zs.yaml", zero_start_coarse);
+    write_file(f->dir, "zsf.yaml", zero_start_fine);
+    proc p = run_in(f->dir, "run", "zs.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    /* 256 fits: one summary line for the group, with the counts and the majority verdict */
+    const char *conv = strstr(p.out, "\nconvergence:");
+    assert_non_null(conv);
+    const char *line = strstr(conv, "\nverlet-zero-start ");
+    assert_non_null(line);
+    size_t fits, npass, nfail, ninc;
+    double drag;
+    long long declared;
+    assert_int_equal(sscanf(line + 1, "verlet-zero-start %lf %lld %zu %zu %zu %zu", &drag,
+                            &declared, &fits, &npass, &nfail, &ninc), 6);
+    hid_t h = open_h5(f->dir, "results/zs.h5");
+    conv_table t = read_conv(h);
+    points pt = read_points(h);
+    assert_int_equal(t.rows, 256);
+    check_verdict_column(&t);
+    check_local_orders(&t, &pt);
+    size_t counted[3] = {0};
+    for (size_t r = 0; r < t.rows; r++) {
+        assert_int_equal(t.declared[r], 2);
+        if (!strcmp(t.verdict[r], "pass"))
+            fail_msg("k = %g: passes declared 2 with [%g, %g] on %lld points", t.k[r], t.low[r],
+                     t.high[r], (long long)t.fit_points[r]);
+        counted[!strcmp(t.verdict[r], "fail") ? 1 : 2]++;
+        if (t.fit_points[r] > 0 && t.fit_points[r] < 4)
+            assert_string_equal(t.verdict[r], "inconclusive");
+    }
+    assert_true(fits == 256 && npass == 0 && nfail == counted[1] && ninc == counted[2]);
+    const char *group = 2 * nfail > fits ? "fail" : "inconclusive";
+    char *eol = strchr(line + 1, '\n');
+    assert_non_null(eol);
+    assert_true(eol - line > 8 && !strncmp(eol - strlen(group), group, strlen(group)));
+    free_conv(&t), free_points(&pt);
+    H5Fclose(h);
+    proc_free(&p);
+
+    p = run_in(f->dir, "run", "zsf.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    h = open_h5(f->dir, "results/zsf.h5");
+    t = read_conv(h);
+    pt = read_points(h);
+    assert_int_equal(t.rows, 4);
+    check_verdict_column(&t);
+    check_local_orders(&t, &pt);
+    for (size_t r = 0; r < t.rows; r++) {
+        assert_true(t.fit_points[r] >= 10);
+        assert_true(fabs(t.order[r] - 1) < 0.1);
+        assert_string_equal(t.verdict[r], "fail");
+        assert_string_equal(t.reason[r], "declared order outside the interval");
+    }
+    /* one summary line per fit, each ending in the library's verdict */
+    size_t lines = 0;
+    for (const char *q = strstr(p.out, "\nverlet-zero-start "); q;
+         q = strstr(q + 1, "\nverlet-zero-start "), lines++)
+        assert_non_null(strstr(q, "fail: declared order outside the interval\n"));
+    assert_int_equal(lines, 1 + 4); /* the method line and the 4 fits */
+    assert_null(strstr(p.out, " pass\n"));
+    free_conv(&t), free_points(&pt);
+    H5Fclose(h);
+    proc_free(&p);
+}
+
+/* Free fall (k = 0, gravity): rk4 and velocity Verlet are exact on a parabola, so their errors
+ * are round-off at every dt (below 1e-12 here, under the floor 10 eps scale sqrt(steps)): no
+ * usable point, and the verdict is inconclusive, not fail. Euler is first order on it: its
+ * error is g t dt / 2 exactly, a clean pass over all 5 points. */
+static const char free_fall_config[] = "name: ff\n"
+                                       "methods: [rk4, verlet, euler]\n"
+                                       "stiffness: 0\n"
+                                       "gravity: 9.81\n"
+                                       "x0: 1\n"
+                                       "v0: 0.5\n"
+                                       "dt: {from: 0.00625, to: 0.1, count: 5, spacing: log}\n"
+                                       "t_end: 2\n"
+                                       "analyses: [convergence]\n";
+
+static void test_free_fall_inconclusive(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ff.yaml", free_fall_config);
+    proc p = run_in(f->dir, "run", "ff.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    hid_t h = open_h5(f->dir, "results/ff.h5");
+    conv_table t = read_conv(h);
+    points pt = read_points(h);
+    assert_int_equal(t.rows, 3);
+    check_verdict_column(&t);
+    check_local_orders(&t, &pt);
+    for (size_t r = 0; r < pt.rows; r++)
+        if (strcmp(pt.method[r], "euler"))
+            assert_true(pt.max_error[r] < 1e-12);
+    for (size_t r = 0; r < 2; r++) {
+        assert_string_equal(t.verdict[r], "inconclusive");
+        assert_false(t.pass[r]);
+        assert_int_equal(t.fit_points[r], 0);
+        assert_true(isnan(t.order[r]));
+        char want[96];
+        fmt(want, sizeof want, "\n%-20s ", t.method[r]);
+        const char *line = strstr(strstr(p.out, "\nconvergence:"), want);
+        assert_non_null(line);
+        const char *eol = strchr(line + 1, '\n');
+        const char *v = strstr(line, "inconclusive: no converging range");
+        assert_true(v && v < eol);
+    }
+    assert_string_equal(t.method[2], "euler");
+    assert_string_equal(t.verdict[2], "pass");
+    assert_int_equal(t.fit_points[2], 5);
+    assert_true(t.dt_fit_min[2] == 0.00625 && fabs(t.dt_fit_max[2] - 0.1) < 1e-15);
+    free_conv(&t), free_points(&pt);
+    H5Fclose(h);
+    proc_free(&p);
+}
+
 /* A summary of many convergence fits (more than 40 rows: grouped per method and drag) must not
  * put the number of rows on the stack. 10^5 fits of one step each, with the run's stack limited
  * to 256 KiB (the rest of a run of this size needs far less: 10^4 fits pass either way). */
@@ -1677,6 +1922,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sigkill_leaves_no_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stability_boundary, setup, teardown),
         cmocka_unit_test_setup_teardown(test_instability_criteria, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_zero_start_never_passes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_free_fall_inconclusive, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_of_many_fits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plot, setup, teardown),
     };

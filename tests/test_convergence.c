@@ -51,6 +51,19 @@ static osc_order_fit fit(const osc_conv_point *pts, size_t n, osc_fit_params par
     return f;
 }
 
+/* dt_min and dt_max are the smallest and largest dt of the points the fit used. */
+static void check_fit_range(const osc_conv_point *pts, size_t n, const bool *used,
+                            const osc_order_fit *f)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (used[i])
+            lo = fmin(lo, pts[i].dt), hi = fmax(hi, pts[i].dt), count++;
+    assert_int_equal(count, f->fit_points);
+    assert_true(f->dt_min == lo && f->dt_max == hi);
+}
+
 /* Exact power laws: the slope is recovered to rounding (1e-9 is ~1e6 ulps of the sums),
  * every point is used, and only the declared order passes. */
 static void test_exact_slopes(void **state)
@@ -70,9 +83,138 @@ static void test_exact_slopes(void **state)
         for (int i = 0; i < 12; i++)
             assert_true(used[i]);
         assert_true(f.pass);
-        assert_false(fit(pts, 12, params(orders[k] + 1), NULL).pass);
-        assert_false(fit(pts, 12, params(orders[k] - 1), NULL).pass);
+        assert_int_equal(f.verdict, OSC_VERDICT_PASS);
+        check_fit_range(pts, 12, used, &f);
+        /* a zero-width interval: a neighbouring declared order is excluded, a clear fail */
+        osc_order_fit above = fit(pts, 12, params(orders[k] + 1), NULL);
+        osc_order_fit below = fit(pts, 12, params(orders[k] - 1), NULL);
+        assert_false(above.pass);
+        assert_false(below.pass);
+        assert_int_equal(above.verdict, OSC_VERDICT_FAIL);
+        assert_int_equal(below.verdict, OSC_VERDICT_FAIL);
+        assert_int_equal(below.reason, OSC_REASON_EXCLUDED);
     }
+}
+
+/* The fewest points a verdict needs: 4 clean points of slopes 1, 2, 4 pass, and the same
+ * slopes on 5 points with 2% noise (se ~ 0.02 / sqrt(Sxx), Sxx = 10 (ln 10 / 4)^2 = 3.3: ~0.011,
+ * so the half-width t(0.975, 3) se ~ 0.035 is far below the 0.5 cap and the quarter margin;
+ * 0.3 allows an se estimate (3 degrees of freedom) four times too large). */
+static void test_four_points_suffice(void **state)
+{
+    (void)state;
+    const int orders[] = {1, 2, 4};
+    for (int k = 0; k < 3; k++) {
+        osc_conv_point pts[5];
+        bool used[5];
+        power_law(pts, 4, 0.01, 0.1, 0.5, orders[k], 0);
+        osc_order_fit f = fit(pts, 4, params(orders[k]), used);
+        assert_int_equal(f.fit_points, 4);
+        assert_int_equal(f.verdict, OSC_VERDICT_PASS);
+        assert_int_equal(f.reason, OSC_REASON_CONFIRMED);
+        check_fit_range(pts, 4, used, &f);
+        seed(40 + k);
+        power_law(pts, 5, 0.01, 0.1, 0.5, orders[k], 0.02);
+        f = fit(pts, 5, params(orders[k]), used);
+        assert_int_equal(f.fit_points, 5);
+        assert_true(f.order_high - f.order_low < 0.3);
+        assert_int_equal(f.verdict, OSC_VERDICT_PASS);
+        assert_true(f.pass);
+    }
+}
+
+/* Three points on a slightly bent line (log residuals 0.03, -0.06, 0.03 about slope 0.85): the
+ * range finder accepts them, the slope's se is sqrt(0.0054 / (2 ln^2 2)) = 0.075 and with one
+ * degree of freedom the interval is 0.85 +- 12.7 * 0.075 = [-0.1, 1.8]. Widened by the quarter
+ * it reaches 2, which the old rule called a pass of declared order 2: it is inconclusive. */
+static void test_three_points_inconclusive(void **state)
+{
+    (void)state;
+    const double resid[3] = {0.03, -0.06, 0.03};
+    osc_conv_point pts[3];
+    for (int i = 0; i < 3; i++) {
+        double dt = 0.01 * (1 << i);
+        pts[i] = (osc_conv_point){dt, 1e-3 * pow(dt / 0.01, 0.85) * exp(resid[i]),
+                                  (long)(10 / dt), true};
+    }
+    osc_order_fit f = fit(pts, 3, params(2), NULL);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    assert_int_equal(f.fit_points, 3);
+    assert_true(fabs(f.order - 0.85) < 1e-9);
+    assert_true(fabs(f.order_low + 0.10) < 0.02 && fabs(f.order_high - 1.80) < 0.02);
+    assert_true(f.order_high + OSC_FIT_PASS_TOL >= 2); /* what the old rule passed */
+    assert_int_equal(f.verdict, OSC_VERDICT_INCONCLUSIVE);
+    assert_int_equal(f.reason, OSC_REASON_FEW_POINTS);
+    assert_false(f.pass);
+    /* three perfect points of the declared order are no better: still too few */
+    power_law(pts, 3, 0.01, 0.04, 1, 2, 0);
+    f = fit(pts, 3, params(2), NULL);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    assert_int_equal(f.verdict, OSC_VERDICT_INCONCLUSIVE);
+    assert_false(f.pass);
+}
+
+/* A clear order 1 declared 2 on 16 noisy points (se ~ 0.01, see test_noisy_slopes) fails. */
+static void test_clear_wrong_order_fails(void **state)
+{
+    (void)state;
+    osc_conv_point pts[16];
+    seed(2024);
+    power_law(pts, 16, 2e-3, 0.2, 0.1, 1, 0.05); /* errors 2e-4 .. 0.02: below the ceiling */
+    osc_order_fit f = fit(pts, 16, params(2), NULL);
+    assert_int_equal(f.fit_points, 16);
+    assert_true(fabs(f.order - 1) < 0.05);
+    assert_int_equal(f.verdict, OSC_VERDICT_FAIL);
+    assert_int_equal(f.reason, OSC_REASON_EXCLUDED);
+    assert_false(f.pass);
+}
+
+static osc_verdict verdict_of(size_t points, double low, double high, int declared,
+                              osc_verdict_reason want)
+{
+    osc_order_fit f = {.status = OSC_FIT_OK, .order = (low + high) / 2, .order_low = low,
+                       .order_high = high, .fit_points = points};
+    osc_verdict_reason why;
+    osc_verdict v = osc_order_verdict(&f, declared, &why);
+    if (why != want)
+        fail_msg("[%g, %g] on %zu points, declared %d: reason %d, expected %d", low, high,
+                 points, declared, (int)why, (int)want);
+    return v;
+}
+
+/* Each branch of the rule, at and across its edges (interval half-widths and the quarter are
+ * binary fractions, so the edges are exact). */
+static void test_verdict_rule(void **state)
+{
+    (void)state;
+    osc_order_fit none = {.status = OSC_FIT_INSUFFICIENT, .order_low = NAN, .order_high = NAN};
+    assert_int_equal(osc_order_verdict(&none, 2, NULL), OSC_VERDICT_INCONCLUSIVE);
+    const osc_verdict I = OSC_VERDICT_INCONCLUSIVE, P = OSC_VERDICT_PASS, F = OSC_VERDICT_FAIL;
+    assert_int_equal(verdict_of(4, NAN, 2.5, 2, OSC_REASON_NO_RANGE), I);
+    /* too few: whatever the interval says */
+    assert_int_equal(verdict_of(3, 1.96875, 2.03125, 2, OSC_REASON_FEW_POINTS), I);
+    assert_int_equal(verdict_of(3, 2.875, 3.125, 2, OSC_REASON_FEW_POINTS), I);
+    assert_int_equal(verdict_of(2, 0.875, 1.125, 2, OSC_REASON_FEW_POINTS), I);
+    /* narrow and on target */
+    assert_int_equal(verdict_of(4, 1.96875, 2.03125, 2, OSC_REASON_CONFIRMED), P);
+    /* half-width exactly 0.5: still resolved; a hair more: too wide, even when it excludes */
+    assert_int_equal(verdict_of(6, 1.5, 2.5, 2, OSC_REASON_CONFIRMED), P);
+    assert_int_equal(verdict_of(6, 1.5, 2.515625, 2, OSC_REASON_WIDE), I);
+    assert_int_equal(verdict_of(6, 2.75, 4.0, 1, OSC_REASON_WIDE), I);
+    /* declared just inside / just outside the quarter margin */
+    assert_int_equal(verdict_of(8, 2.25, 2.5, 2, OSC_REASON_CONFIRMED), P);
+    assert_int_equal(verdict_of(8, 2.265625, 2.5, 2, OSC_REASON_EXCLUDED), F);
+    assert_int_equal(verdict_of(8, 0.875, 1.125, 2, OSC_REASON_EXCLUDED), F);
+    assert_int_equal(verdict_of(8, 3.875, 4.125, 2, OSC_REASON_EXCLUDED), F);
+    /* holds the declared order and a neighbour: cannot tell them apart */
+    assert_int_equal(verdict_of(8, 1.75, 2.75, 2, OSC_REASON_NEIGHBOUR), I);
+    assert_int_equal(verdict_of(8, 1.25, 2.0, 2, OSC_REASON_NEIGHBOUR), I);
+    assert_int_equal(verdict_of(8, 1.265625, 2.0, 2, OSC_REASON_CONFIRMED), P);
+    /* names */
+    assert_string_equal(osc_verdict_name(P), "pass");
+    assert_string_equal(osc_verdict_name(F), "fail");
+    assert_string_equal(osc_verdict_name(I), "inconclusive");
+    assert_null(osc_verdict_name((osc_verdict)7));
 }
 
 /* 5% log-normal noise on 16 points over two decades: the slope's standard error is
@@ -97,6 +239,7 @@ static void test_noisy_slopes(void **state)
         assert_true(fabs(f.order - f.order_low - half_width) < 1e-12);
         assert_int_equal(f.fit_points, 16);
         assert_true(f.pass);
+        assert_int_equal(f.verdict, OSC_VERDICT_PASS);
     }
 }
 
@@ -129,6 +272,7 @@ static void test_roundoff_floor(void **state)
     }
     assert_true(f.fit_points >= 8);
     assert_true(f.pass);
+    check_fit_range(pts, 20, used, &f);
 }
 
 /* A floor far above the model, as stormer's: round-off amplified by 1/dt (eps sqrt(steps) / dt,
@@ -157,6 +301,7 @@ static void test_floor_above_model(void **state)
     }
     assert_true(f.fit_points >= 7);
     assert_true(f.pass);
+    check_fit_range(pts, 18, used, &f);
 }
 
 /* The same floor with the floor model off (scale 0): the flat run at small dt fails the minimum
@@ -210,6 +355,7 @@ static void test_pre_asymptotic_and_unstable_tail(void **state)
     }
     assert_true(f.dt_max <= 0.05);
     assert_true(f.pass);
+    check_fit_range(pts, n, used, &f);
 }
 
 /* Random (log-uniform) dt, shuffled: the same fit whatever the order of the input, and the mask
@@ -251,6 +397,9 @@ static void assert_insufficient(const osc_conv_point *pts, size_t n)
     assert_true(isnan(f.order) && isnan(f.order_low) && isnan(f.order_high));
     assert_int_equal(f.fit_points, 0);
     assert_false(f.pass);
+    assert_int_equal(f.verdict, OSC_VERDICT_INCONCLUSIVE);
+    assert_int_equal(f.reason, OSC_REASON_NO_RANGE);
+    assert_true(isnan(f.dt_min) && isnan(f.dt_max));
 }
 
 static void test_too_few_points(void **state)
@@ -272,6 +421,58 @@ static void test_too_few_points(void **state)
     osc_order_fit f;
     osc_fit_params par = params(1);
     assert_int_equal(osc_fit_order(NULL, 3, &par, &f, NULL), OSC_EINVAL);
+}
+
+/* Local orders: between successive valid points sorted by dt, whatever the input order; equal
+ * dt, unstable and non-finite points skipped; usable/fitted flags follow the floor and the fit.
+ * Data: order 2 with a pre-asymptotic bend (error = dt^2 (1 + dt / 0.05)), so the local order
+ * between dt and 2 dt is 2 + log((1 + 2 dt/0.05) / (1 + dt/0.05)) / log 2, rising toward 3. */
+static void test_local_orders(void **state)
+{
+    (void)state;
+    osc_conv_point pts[12];
+    bool used[12];
+    size_t n = 0;
+    for (int i = 7; i >= 0; i--) { /* shuffled: largest dt first */
+        double dt = 1e-3 * (1 << i);
+        pts[n++] = (osc_conv_point){dt, dt * dt * (1 + dt / 0.05), (long)(10 / dt), true};
+    }
+    pts[n++] = (osc_conv_point){4e-3, 4e-3 * 4e-3 * (1 + 4e-3 / 0.05) * 1.01, 2500, true}; /* dup */
+    pts[n++] = (osc_conv_point){3e-3, 1, 3333, false};                          /* unstable */
+    pts[n++] = (osc_conv_point){5e-3, NAN, 2000, true};                         /* non-finite */
+    pts[n++] = (osc_conv_point){2e-4, 1e-30, 50000, true}; /* below the round-off floor */
+    osc_order_fit f = fit(pts, n, params(2), used);
+    osc_local_order local[12];
+    size_t nlocal = 99;
+    osc_fit_params par = params(2);
+    assert_int_equal(osc_local_orders(pts, n, &par, used, local, &nlocal), OSC_OK);
+    /* valid points: 2e-4, 8 ladder points and the duplicate at 4e-3 -> 9 distinct dt, 8 pairs */
+    assert_int_equal(nlocal, 8);
+    assert_true(local[0].dt_low == 2e-4 && local[0].dt_high == 1e-3);
+    assert_false(local[0].usable);
+    assert_false(local[0].fitted);
+    for (size_t k = 1; k < nlocal; k++) {
+        double dt = local[k].dt_low, bend = 1 + dt / 0.05, bend2 = 1 + 2 * dt / 0.05;
+        assert_true(local[k].dt_high == 2 * dt);
+        /* the duplicate at 4e-3 sorts after its twin (larger error): the pair from 4e-3 to
+         * 8e-3 starts at the duplicate, 1% higher, so its local order is 0.014 lower */
+        double want = 2 + log(bend2 / bend) / log(2) - (dt == 4e-3 ? log(1.01) / log(2) : 0);
+        if (!(fabs(local[k].order - want) < 1e-9))
+            fail_msg("pair %zu (dt %g): local order %.12f, expected %.12f", k, dt,
+                     local[k].order, want);
+        assert_true(local[k].order > 2 && local[k].order < 3);
+        assert_true(local[k].usable);
+        assert_true(local[k].fitted == (dt >= f.dt_min && 2 * dt <= f.dt_max));
+    }
+    assert_true(local[nlocal - 1].order > local[1].order); /* the bend shows */
+    /* without a mask nothing is fitted; NULL arguments are refused */
+    assert_int_equal(osc_local_orders(pts, n, &par, NULL, local, &nlocal), OSC_OK);
+    for (size_t k = 0; k < nlocal; k++)
+        assert_false(local[k].fitted);
+    assert_int_equal(osc_local_orders(pts, n, NULL, NULL, local, &nlocal), OSC_EINVAL);
+    assert_int_equal(osc_local_orders(pts, n, &par, NULL, NULL, &nlocal), OSC_EINVAL);
+    assert_int_equal(osc_local_orders(NULL, 0, &par, NULL, NULL, &nlocal), OSC_OK);
+    assert_int_equal(nlocal, 0);
 }
 
 /* Reference quantiles of Student's t (two-sided 95%). */
@@ -343,6 +544,8 @@ static void test_verlet_zero_start_caught(void **state)
     assert_int_equal(f.status, OSC_FIT_OK);
     assert_true(fabs(f.order - 1) < 0.15);
     assert_false(f.pass);
+    assert_true(f.fit_points >= OSC_FIT_VERDICT_POINTS);
+    assert_int_equal(f.verdict, OSC_VERDICT_FAIL);
 }
 
 /* Control: velocity Verlet proper measures 2 and passes. */
@@ -354,12 +557,18 @@ static void test_verlet_measures_two(void **state)
     assert_int_equal(f.status, OSC_FIT_OK);
     assert_true(fabs(f.order - 2) < 0.15);
     assert_true(f.pass);
+    assert_int_equal(f.verdict, OSC_VERDICT_PASS);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_slopes),
+        cmocka_unit_test(test_four_points_suffice),
+        cmocka_unit_test(test_three_points_inconclusive),
+        cmocka_unit_test(test_clear_wrong_order_fails),
+        cmocka_unit_test(test_verdict_rule),
+        cmocka_unit_test(test_local_orders),
         cmocka_unit_test(test_noisy_slopes),
         cmocka_unit_test(test_roundoff_floor),
         cmocka_unit_test(test_floor_above_model),
