@@ -165,7 +165,6 @@ static void prepare_lane(osc_audit *au, const osc_batch *b, size_t i, double gra
     osc_batch_lane(b, i, &k, &c, &m, x0, v0);
     double g = m > 0 ? gravity : 0;
     au->k[i] = k, au->c[i] = c, au->m[i] = m, au->g[i] = g, au->w2[i] = m > 0 ? k / m : 0;
-    au->gravity |= g != 0;
     for (int a = 0; a < dim; a++)
         osc_exact_prepare(&au->exact[i * dim + a], k, c, m, a == dim - 1 ? g : 0, x0[a], v0[a]);
     double rd = rest_distance(dim, k, m, g, x0), v2 = 0;
@@ -260,6 +259,10 @@ int osc_audit_create(osc_audit **out, const osc_batch *b)
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++)
         prepare_lane(au, b, i, gravity);
+    /* whether any lane feels gravity: after the parallel loop, which must not write shared
+     * fields (it raced here once) */
+    for (size_t i = 0; i < n && !au->gravity; i++)
+        au->gravity = au->g[i] != 0;
     *out = au;
     return OSC_OK;
 }
