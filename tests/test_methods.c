@@ -654,6 +654,32 @@ static void test_stormer_float_at_roundoff_floor(void **state)
                  err_f, floor, err_d);
 }
 
+/* A drag written as v * (1/(1 + gam dt/2)) multiplies the state by a rounded factor every
+ * step: the damping per step, ~gam dt = 5e-5 here, is then off by up to u (6e-8 in float),
+ * a relative bias u / (gam dt) ~ 1e-3 in the damping rate, an error of ~1e-3 over the run
+ * (gam t = 2.5): 20-70x the undamped error. Written as a decrement v - v q, the rounding of q
+ * is u relative to the damping itself. The damped run has the same steps and a decaying
+ * amplitude, so its round-off floor is at most the undamped one, and its truncation error
+ * (1e-6 for the second-order methods) is below float's floor: its error must be of the same
+ * order as the undamped error. 3x allows for two different random walks of rounding errors. */
+static void test_float_damping_not_biased(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"verlet-implicit-drag", "stormer"};
+    const double dt = 1e-3, t_end = 50, c = 0.05;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const osc_method *m = osc_method_find(names[i]);
+        assert_non_null(m);
+        double undamped = floor_run(m, OSC_FLOAT, 0, dt, t_end);
+        double damped = floor_run(m, OSC_FLOAT, c, dt, t_end);
+        print_message("%-22s float max error: c = %g %.3g, undamped %.3g\n", names[i], c, damped,
+                      undamped);
+        if (!(damped <= 3 * undamped))
+            fail_msg("%s float: damped error %.3g, more than 3x the undamped %.3g", names[i],
+                     damped, undamped);
+    }
+}
+
 /* ---- 8. pinned lanes and input validation ------------------------------------------------- */
 
 static void copy_state(const osc_batch *b, size_t lane, unsigned char *out)
@@ -773,6 +799,7 @@ int main(void)
         cmocka_unit_test(test_start_reads_back_initial_state),
         cmocka_unit_test(test_convergence_orders),
         cmocka_unit_test(test_stormer_float_at_roundoff_floor),
+        cmocka_unit_test(test_float_damping_not_biased),
         cmocka_unit_test(test_mass_zero_freezes),
         cmocka_unit_test(test_rejects_invalid_input),
     };
