@@ -665,7 +665,7 @@ static void test_stormer_float_at_roundoff_floor(void **state)
 static void test_float_damping_not_biased(void **state)
 {
     (void)state;
-    static const char *const names[] = {"verlet-implicit-drag", "stormer"};
+    static const char *const names[] = {"verlet-implicit-drag", "forest-ruth", "stormer"};
     const double dt = 1e-3, t_end = 50, c = 0.05;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const osc_method *m = osc_method_find(names[i]);
@@ -677,6 +677,49 @@ static void test_float_damping_not_biased(void **state)
         if (!(damped <= 3 * undamped))
             fail_msg("%s float: damped error %.3g, more than 3x the undamped %.3g", names[i],
                      damped, undamped);
+    }
+}
+
+/* Forest-Ruth's negative weight w0 once made a drag solved inside each substep divide by
+ * 1 + gam w0 dt/2, zero at gam dt ~ 1.17: every lane with such drag blew up, free particles
+ * too. Its positive drag factors must keep every lane finite and losing energy there. Lanes
+ * with gam dt from 1.17 to 2 (and the pole itself), stiffness 0 (free), 1 and 4 (omega0 dt
+ * <= 0.2, well inside the stability limit): E = (v^2 + w2 x^2)/2 must be finite and never grow
+ * from one step to the next (drag only removes energy; the symplectic part moves E by
+ * O((omega0 dt)^4) E, far below what gam dt >= 1.17 removes). */
+static void test_forest_ruth_strong_drag_finite(void **state)
+{
+    (void)state;
+    const osc_method *m = osc_method_find("forest-ruth");
+    assert_non_null(m);
+    static const double gam_dt[] = {1.17, 2 / 1.70241438391931526809537561794, 1.2, 1.5, 2};
+    static const double ks[] = {0, 1, 4};
+    const size_t ng = sizeof gam_dt / sizeof gam_dt[0], n = ng * 3;
+    const double dt = 0.1;
+    for (size_t pi = 0; pi < 2; pi++) {
+        osc_batch *b = new_batch(m, precisions[pi], 1, n, 0);
+        double e_prev[15];
+        for (size_t i = 0; i < n; i++) {
+            double k = ks[i / ng], x0 = 1, v0 = 1;
+            assert_int_equal(osc_batch_set_lane(b, i, k, gam_dt[i % ng] / dt, 1, &x0, &v0),
+                             OSC_OK);
+            e_prev[i] = axis_energy(k, x0, v0);
+        }
+        assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+        for (int step = 1; step <= 20; step++) {
+            double x[15], v[15];
+            assert_int_equal(osc_batch_run(b, 1, 0, NULL, NULL), OSC_OK);
+            osc_batch_readout(b, 0, n, x, v);
+            for (size_t i = 0; i < n; i++) {
+                double e = axis_energy(ks[i / ng], x[i], v[i]);
+                if (!(isfinite(x[i]) && e <= e_prev[i]))
+                    fail_msg("forest-ruth/%s k %g gam dt %.4g step %d: x %.3g v %.3g, energy "
+                             "%.3g after %.3g", osc_precision_name(precisions[pi]), ks[i / ng],
+                             gam_dt[i % ng], step, x[i], v[i], e, e_prev[i]);
+                e_prev[i] = e;
+            }
+        }
+        osc_batch_free(b);
     }
 }
 
@@ -800,6 +843,7 @@ int main(void)
         cmocka_unit_test(test_convergence_orders),
         cmocka_unit_test(test_stormer_float_at_roundoff_floor),
         cmocka_unit_test(test_float_damping_not_biased),
+        cmocka_unit_test(test_forest_ruth_strong_drag_finite),
         cmocka_unit_test(test_mass_zero_freezes),
         cmocka_unit_test(test_rejects_invalid_input),
     };
