@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "exact.h"
 #include "oscbench.h"
 
 static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
@@ -121,19 +122,17 @@ static void ref_run(const osc_method *m, osc_precision p, const axis_coef *c, do
  * x and on v is of the state's size; the others (force terms) enter multiplied by dt and are
  * bounded by the step scale. So one step moves the two apart by a few u scale (at most ~2 u scale
  * is observed), 8 u scale allows for it, and since the methods are stable at these steps the
- * per-step differences add up: 8 (n + 1) u scale. Stormer carries two positions instead: a
- * difference delta injected into x acts as a velocity change delta/dt that persists, so the
- * position difference grows as delta n^2/2 and the velocity read out from (x - x_prev)/dt as
- * delta n/dt. */
+ * per-step differences add up: 8 (n + 1) u scale. Stormer carries x and the displacement
+ * d = x - x_prev ~ v dt instead: a difference in d (at most 8 u dt scale per step, d being
+ * v dt) persists as a velocity difference (read out as d/dt: 8 u scale per step, as above)
+ * and moves x by itself every later step, adding up to 8 u dt scale n^2/2 in x. */
 static void kernel_tolerance(const osc_method *m, long nsteps, double dt, double u, double scale,
                              double *tol_x, double *tol_v)
 {
     double per_step = 8 * u * scale, n = (double)nsteps + 1;
     *tol_x = *tol_v = per_step * n;
-    if (strcmp(m->name, "stormer") == 0) {
-        *tol_x = per_step * n * n / 2;
-        *tol_v = per_step * n / dt;
-    }
+    if (strcmp(m->name, "stormer") == 0)
+        *tol_x = per_step * n * (1 + n * dt / 2);
 }
 
 /* Returns the largest difference as a fraction of its tolerance. */
@@ -472,8 +471,10 @@ static void test_implicit_midpoint_conserves_energy(void **state)
 }
 
 /* Right after osc_batch_start every method reads back (x0, v0). Methods carrying (x, v) store
- * them as given; stormer stores x_prev = x0 - v0 dt + a0 dt^2/2 and its readout inverts that
- * exactly in exact arithmetic, so it returns v0 up to the rounding of x_prev (~u |x0|) over dt. */
+ * them as given; stormer stores d0 = x0 - x_prev = v0 dt - a0 dt^2/2 and its readout inverts
+ * that exactly in exact arithmetic, so it returns v0 up to the rounding of d0 (~u |v0| dt) over
+ * dt and the readout's own few roundings: a few u scale. (The two-step form it replaced stored
+ * x_prev, whose rounding ~u |x0| over dt would exceed that.) */
 static void test_start_reads_back_initial_state(void **state)
 {
     (void)state;
@@ -494,7 +495,7 @@ static void test_start_reads_back_initial_state(void **state)
                     axis_coef c = lane_axis(&in, a, 3, g);
                     double x0 = precisions[pi] == OSC_FLOAT ? (float)c.x0 : c.x0;
                     double v0 = precisions[pi] == OSC_FLOAT ? (float)c.v0 : c.v0;
-                    double tol_v = 8 * u * step_scale(&c, x0, v0, dt) / dt;
+                    double tol_v = 8 * u * step_scale(&c, x0, v0, dt);
                     double got_x = x[(size_t)a * n + i], got_v = v[(size_t)a * n + i];
                     if (!(got_x == x0 && fabs(got_v - v0) <= tol_v))
                         fail_msg("%s/%s lane %zu axis %d: read back (%.17g, %.17g), started at "
@@ -575,7 +576,154 @@ static void test_convergence_orders(void **state)
     }
 }
 
-/* ---- 7. pinned lanes and input validation ------------------------------------------------- */
+/* ---- 7. float arithmetic at its round-off floor ----------------------------------------- */
+
+/* Lanes on one spring (k = 1, m = 1) started at different phases, all of amplitude 1 in the
+ * energy norm (omega0 |x| + |v|, see error_at), tracked against the closed form. */
+enum { FLOOR_LANES = 8 };
+
+typedef struct floor_track {
+    osc_exact exact[FLOOR_LANES];
+    double dt, worst; /* the largest energy-norm error over lanes and audits */
+} floor_track;
+
+static int track_floor_error(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step)
+{
+    floor_track *ft = ctx;
+    double x[FLOOR_LANES], v[FLOOR_LANES];
+    i1 = i1 < FLOOR_LANES ? i1 : FLOOR_LANES;
+    osc_batch_readout(b, i0, i1, x, v);
+    for (size_t i = i0; i < i1; i++) {
+        double xe, ve;
+        osc_exact_eval(&ft->exact[i], (double)step * ft->dt, &xe, &ve);
+        double err = fabs(x[i - i0] - xe) + fabs(v[i - i0] - ve); /* omega0 = 1 */
+        ft->worst = err <= ft->worst ? ft->worst : err; /* a NaN sticks */
+    }
+    return 0;
+}
+
+/* The largest error over the run, audited every 10 steps (the error moves by far less than
+ * itself in 10 steps of omega0 dt = 1e-3). */
+static double floor_run(const osc_method *m, osc_precision p, double c, double dt, double t_end)
+{
+    osc_batch *b = new_batch(m, p, 1, FLOOR_LANES, 0);
+    floor_track ft = {.dt = dt};
+    for (size_t i = 0; i < FLOOR_LANES; i++) {
+        double phase = 0.4 * (double)i, x0 = cos(phase), v0 = sin(phase);
+        if (p == OSC_FLOAT) /* track the start the float batch really has */
+            x0 = (float)x0, v0 = (float)v0;
+        assert_int_equal(osc_batch_set_lane(b, i, 1, c, 1, &x0, &v0), OSC_OK);
+        osc_exact_prepare(&ft.exact[i], 1, c, 1, 0, x0, v0);
+    }
+    assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+    omp_set_num_threads(1); /* the audit keeps one running maximum */
+    assert_int_equal(osc_batch_run(b, lround(t_end / dt), 10, track_floor_error, &ft), OSC_OK);
+    omp_set_num_threads(omp_get_num_procs());
+    osc_batch_free(b);
+    return ft.worst;
+}
+
+/* Float's round-off floor for a run of n steps at amplitude A (energy norm) to time t: every
+ * step rounds the state by ~u A, and those roundings add up as a random walk, u A sqrt(n);
+ * constants rounded once (dt, dt^2, w2) shift the frequency by ~u relative, a phase error
+ * u A omega0 t. */
+static double float_roundoff_floor(double amplitude, long steps, double omega_t)
+{
+    return FLT_EPSILON / 2 * amplitude * (sqrt((double)steps) + omega_t);
+}
+
+/* Stormer in float at small omega0 dt: the two-step form x' = 2x - x_prev + dt^2 a rounds
+ * 2x - x_prev at the spacing of x, and dt^2 a is only ~16 of those spacings at omega0 dt =
+ * 1e-3; every step's rounding becomes a lasting velocity error, and it lost nearly all
+ * accuracy (0.4 in this norm over 5e4 steps). Carried in the summed form it must stay within
+ * 10x the floor (plus its truncation error, measured by the double run). */
+static void test_stormer_float_at_roundoff_floor(void **state)
+{
+    (void)state;
+    const osc_method *m = osc_method_find("stormer");
+    assert_non_null(m);
+    const double dt = 1e-3, t_end = 50;
+    double err_f = floor_run(m, OSC_FLOAT, 0, dt, t_end);
+    double err_d = floor_run(m, OSC_DOUBLE, 0, dt, t_end);
+    double floor = float_roundoff_floor(1, lround(t_end / dt), t_end);
+    double verlet_f = floor_run(osc_method_find("verlet"), OSC_FLOAT, 0, dt, t_end);
+    print_message("stormer float: max error %.3g (double %.3g, float verlet %.3g, floor %.3g)\n",
+                  err_f, err_d, verlet_f, floor);
+    if (!(err_f <= 10 * (floor + err_d)))
+        fail_msg("stormer float: max error %.3g, above 10 x (floor %.3g + truncation %.3g)",
+                 err_f, floor, err_d);
+}
+
+/* A drag written as v * (1/(1 + gam dt/2)) multiplies the state by a rounded factor every
+ * step: the damping per step, ~gam dt = 5e-5 here, is then off by up to u (6e-8 in float),
+ * a relative bias u / (gam dt) ~ 1e-3 in the damping rate, an error of ~1e-3 over the run
+ * (gam t = 2.5): 20-70x the undamped error. Written as a decrement v - v q, the rounding of q
+ * is u relative to the damping itself. The damped run has the same steps and a decaying
+ * amplitude, so its round-off floor is at most the undamped one, and its truncation error
+ * (1e-6 for the second-order methods) is below float's floor: its error must be of the same
+ * order as the undamped error. 3x allows for two different random walks of rounding errors. */
+static void test_float_damping_not_biased(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"verlet-implicit-drag", "forest-ruth", "stormer"};
+    const double dt = 1e-3, t_end = 50, c = 0.05;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const osc_method *m = osc_method_find(names[i]);
+        assert_non_null(m);
+        double undamped = floor_run(m, OSC_FLOAT, 0, dt, t_end);
+        double damped = floor_run(m, OSC_FLOAT, c, dt, t_end);
+        print_message("%-22s float max error: c = %g %.3g, undamped %.3g\n", names[i], c, damped,
+                      undamped);
+        if (!(damped <= 3 * undamped))
+            fail_msg("%s float: damped error %.3g, more than 3x the undamped %.3g", names[i],
+                     damped, undamped);
+    }
+}
+
+/* Forest-Ruth's negative weight w0 once made a drag solved inside each substep divide by
+ * 1 + gam w0 dt/2, zero at gam dt ~ 1.17: every lane with such drag blew up, free particles
+ * too. Its positive drag factors must keep every lane finite and losing energy there. Lanes
+ * with gam dt from 1.17 to 2 (and the pole itself), stiffness 0 (free), 1 and 4 (omega0 dt
+ * <= 0.2, well inside the stability limit): E = (v^2 + w2 x^2)/2 must be finite and never grow
+ * from one step to the next (drag only removes energy; the symplectic part moves E by
+ * O((omega0 dt)^4) E, far below what gam dt >= 1.17 removes). */
+static void test_forest_ruth_strong_drag_finite(void **state)
+{
+    (void)state;
+    const osc_method *m = osc_method_find("forest-ruth");
+    assert_non_null(m);
+    static const double gam_dt[] = {1.17, 2 / 1.70241438391931526809537561794, 1.2, 1.5, 2};
+    static const double ks[] = {0, 1, 4};
+    const size_t ng = sizeof gam_dt / sizeof gam_dt[0], n = ng * 3;
+    const double dt = 0.1;
+    for (size_t pi = 0; pi < 2; pi++) {
+        osc_batch *b = new_batch(m, precisions[pi], 1, n, 0);
+        double e_prev[15];
+        for (size_t i = 0; i < n; i++) {
+            double k = ks[i / ng], x0 = 1, v0 = 1;
+            assert_int_equal(osc_batch_set_lane(b, i, k, gam_dt[i % ng] / dt, 1, &x0, &v0),
+                             OSC_OK);
+            e_prev[i] = axis_energy(k, x0, v0);
+        }
+        assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+        for (int step = 1; step <= 20; step++) {
+            double x[15], v[15];
+            assert_int_equal(osc_batch_run(b, 1, 0, NULL, NULL), OSC_OK);
+            osc_batch_readout(b, 0, n, x, v);
+            for (size_t i = 0; i < n; i++) {
+                double e = axis_energy(ks[i / ng], x[i], v[i]);
+                if (!(isfinite(x[i]) && e <= e_prev[i]))
+                    fail_msg("forest-ruth/%s k %g gam dt %.4g step %d: x %.3g v %.3g, energy "
+                             "%.3g after %.3g", osc_precision_name(precisions[pi]), ks[i / ng],
+                             gam_dt[i % ng], step, x[i], v[i], e, e_prev[i]);
+                e_prev[i] = e;
+            }
+        }
+        osc_batch_free(b);
+    }
+}
+
+/* ---- 8. pinned lanes and input validation ------------------------------------------------- */
 
 static void copy_state(const osc_batch *b, size_t lane, unsigned char *out)
 {
@@ -693,6 +841,9 @@ int main(void)
         cmocka_unit_test(test_implicit_midpoint_conserves_energy),
         cmocka_unit_test(test_start_reads_back_initial_state),
         cmocka_unit_test(test_convergence_orders),
+        cmocka_unit_test(test_stormer_float_at_roundoff_floor),
+        cmocka_unit_test(test_float_damping_not_biased),
+        cmocka_unit_test(test_forest_ruth_strong_drag_finite),
         cmocka_unit_test(test_mass_zero_freezes),
         cmocka_unit_test(test_rejects_invalid_input),
     };

@@ -12,8 +12,8 @@ const osc_method osc_method_verlet_implicit_drag = {
     .order = 2,
     .order_damped = 2,
     .force_evals = 2,
-    .fma_per_step = 7, /* in the step loop; 1/(1 + gam dt/2) is a lane constant that the
-                        * compiler hoists out of it (no division per step) */
+    .fma_per_step = 7, /* in the step loop; q = (gam dt/2)/(1 + gam dt/2) is a lane constant
+                        * that the compiler hoists out of it (no division per step) */
     .symplectic = true,
     OSC_KERNELS,
 };
@@ -21,17 +21,29 @@ const osc_method osc_method_verlet_implicit_drag = {
 
 /* The first half kick is explicit in the drag, the second implicit: each is the other's adjoint,
  * so the step is symmetric (hence second order) even with drag. The implicit kick is linear in
- * v', solved in closed form: v' (1 + gam dt/2) = h + dt/2 (-w2 x' - g). The reciprocal of
- * 1 + gam dt/2 depends only on the lane, so the compiler lifts it out of the step loop. */
+ * v', solved in closed form: v' (1 + gam dt/2) = h + dt/2 (-w2 x' - g) =: k, i.e.
+ *     v' = k / (1 + gam dt/2) = k - k q,   q = (gam dt/2) / (1 + gam dt/2).
+ * It is written as that decrement: multiplying the state by a rounded 1/(1 + gam dt/2) would
+ * change the damping per step (gam dt, 1e-4 at gam dt = 1e-4) by up to a unit roundoff of v,
+ * a relative bias u / (gam dt) in the damping rate (1e-3 in float there), whereas a rounded q
+ * is off by u relative, and so is the damping. q depends only on the lane, so the compiler
+ * lifts it (and its division) out of the step loop. */
+static inline real F(implicit_drag_decrement)(real gam, real dt)
+{
+    real half_drag = gam * dt / 2;
+    return half_drag / (1 + half_drag);
+}
+
 static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real w2,
                                 real gam, real g, real dt)
 {
     (void)unused;
     const real half_dt = (real)0.5 * dt;
+    const real q = F(implicit_drag_decrement)(gam, dt);
     real h = fma(-half_dt, fma(w2, *x, fma(gam, *v, g)), *v);
     *x = fma(dt, h, *x);
     real kicked = fma(-half_dt, fma(w2, *x, g), h);
-    *v = kicked * ((real)1 / fma(half_dt, gam, (real)1));
+    *v = fma(-q, kicked, kicked);
 }
 
 static void F(ref_step)(real s[OSC_MAX_STATE], coef c, real dt)
@@ -39,7 +51,8 @@ static void F(ref_step)(real s[OSC_MAX_STATE], coef c, real dt)
     real x = s[0], v = s[1];
     real h = v + dt / 2 * (-c.w2 * x - c.gam * v - c.g);
     real x2 = x + dt * h;
+    real kicked = h + dt / 2 * (-c.w2 * x2 - c.g);
     s[0] = x2;
-    s[1] = (h + dt / 2 * (-c.w2 * x2 - c.g)) / (1 + c.gam * dt / 2);
+    s[1] = kicked - kicked * F(implicit_drag_decrement)(c.gam, dt);
 }
 #endif
