@@ -30,12 +30,23 @@ static bool alloc_work(work_rows *w, size_t rows)
            (w->stable_points = calloc(rows, sizeof(int64_t)));
 }
 
+/* Lanes of the cost probe: 2^16, or OSCBENCH_COST_PROBE_LANES (128 to 2^20), which only
+ * memcheck runs under valgrind should set (its figures then mean little). */
+static size_t cost_probe_lanes(void)
+{
+    const char *env = getenv("OSCBENCH_COST_PROBE_LANES");
+    long lanes = env ? strtol(env, NULL, 10) : 0;
+    return lanes >= 128 && lanes <= (1L << 20) ? (size_t)lanes : (size_t)1 << 16;
+}
+
 /* Wall nanoseconds per oscillator-step of a method's bare stepping (no audits), all threads,
  * measured now on 2^16 lanes: the best of three ~30 ms runs, so that one hiccup of a shared
  * machine does not set the price. */
 static double step_cost_ns(const osc_method *m, osc_precision p)
 {
-    enum { LANES = 1 << 16, STEPS = 512 };
+    enum { STEPS = 512 };
+    const size_t LANES = cost_probe_lanes();
+    const long steps_per_run = LANES < ((size_t)1 << 16) ? 8 : STEPS; /* a probe run for memcheck */
     osc_batch *b = NULL;
     if (osc_batch_create(&b, m, p, 1, LANES, 0))
         return NAN;
@@ -49,10 +60,10 @@ static double step_cost_ns(const osc_method *m, osc_precision p)
         double t0 = omp_get_wtime(), t;
         long steps = 0;
         do {
-            osc_batch_run(b, STEPS, STEPS, NULL, NULL);
-            steps += STEPS;
+            osc_batch_run(b, steps_per_run, steps_per_run, NULL, NULL);
+            steps += steps_per_run;
         } while ((t = omp_get_wtime() - t0) < 0.03);
-        best = fmin(best, 1e9 * t / ((double)steps * LANES));
+        best = fmin(best, 1e9 * t / ((double)steps * (double)LANES));
     }
     osc_batch_free(b);
     return best;
