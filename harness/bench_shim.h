@@ -6,7 +6,8 @@
  * and then sets its counters. The work is OpenMP-parallel, so the calling thread's CPU time would
  * mislead: the shim keeps its own wall-clock time of the timed loop (pauses excluded), and rate
  * counters are divided by that. (Google Benchmark's UseRealTime would do the same but appends
- * "/real_time" to every name, and CONTRACT.md fixes the names: see osc_bench_use_real_time.) */
+ * "/real_time" to every name, and the names are a public interface (README, "Performance"): see
+ * osc_bench_use_real_time.) */
 #ifndef OSC_BENCH_SHIM_H
 #define OSC_BENCH_SHIM_H
 
