@@ -59,10 +59,23 @@ static void F(vid_ref_step)(real s[OSC_MAX_STATE], coef c, real dt)
     s[1] = (h + dt / 2 * (-c.w2 * x2 - c.g)) / (1 + c.gam * dt / 2);
 }
 
+/* The reference's weights: the literals in float and double; in long double computed to its
+ * precision (the double literal is off by ~1e-17, which would leave an O(dt^3) term of that
+ * size in the extended-precision map and spoil its 4th order there). */
+#undef FR_REF_W1
+#undef FR_REF_W0
+#ifdef OSC_PASS_LD
+#define FR_REF_W1 (1 / (2 - cbrtl(2)))
+#define FR_REF_W0 (1 - 2 * FR_REF_W1)
+#else
+#define FR_REF_W1 ((real)FR_W1)
+#define FR_REF_W0 ((real)FR_W0)
+#endif
+
 static void F(ref_step)(real s[OSC_MAX_STATE], coef c, real dt)
 {
-    F(vid_ref_step)(s, c, (real)FR_W1 * dt);
-    F(vid_ref_step)(s, c, (real)FR_W0 * dt);
-    F(vid_ref_step)(s, c, (real)FR_W1 * dt);
+    F(vid_ref_step)(s, c, FR_REF_W1 * dt);
+    F(vid_ref_step)(s, c, FR_REF_W0 * dt);
+    F(vid_ref_step)(s, c, FR_REF_W1 * dt);
 }
 #endif
