@@ -124,7 +124,8 @@ typedef struct osc_stab_options {
     double growth;       /* a lane is unstable once its energy norm grows beyond this (1e6) */
     double h_low, h_high; /* range of the first scan (1e-6, 1e3) */
     double rel_tol;      /* target relative resolution (2e-4) */
-    long max_steps;      /* cap on the steps of one batch (400000) */
+    long max_steps;      /* cap on the steps of one batch refining the first edge (2e6);
+                          * batches refining the other edges get a fifth of it */
     long coarse_steps;   /* steps of the first scan (100000) */
 } osc_stab_options;
 

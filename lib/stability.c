@@ -472,7 +472,7 @@ typedef struct edge {
  * the middle and the half width. Stops when both the bracket and the bias are below rel_tol of
  * the edge, or when the step cap is reached. */
 static int refine(scan *s, const osc_stab_options *o, double a, double b, double slope,
-                  long steps, edge *out)
+                  long steps, long cap, edge *out)
 {
     const double dir = b > a ? 1 : -1;
     int status = OSC_OK;
@@ -483,7 +483,7 @@ static int refine(scan *s, const osc_stab_options *o, double a, double b, double
         double lo = a - dir * fmin(1.5 * bias, a / 2), hi = b;
         fill_linear(s->h, s->n, lo, hi);
         double w = fabs(hi - lo) / (double)(s->n - 1);
-        steps = clamp_steps(s->log_growth_limit / (slope * w), o->max_steps);
+        steps = clamp_steps(s->log_growth_limit / (slope * w), cap);
         size_t iu;
         status = run_scan(s, steps, &iu);
         if (iu == 0) { /* the edge is before lo: look further on the stable side */
@@ -499,7 +499,7 @@ static int refine(scan *s, const osc_stab_options *o, double a, double b, double
         bias = s->log_growth_limit / ((double)steps * slope);
         out->value = (a - dir * bias + b) / 2;
         out->resolution = (fabs(b - a) + bias) / 2 / out->value;
-        if ((fabs(b - a) <= o->rel_tol * a && bias <= o->rel_tol * a) || steps >= o->max_steps)
+        if ((fabs(b - a) <= o->rel_tol * a && bias <= o->rel_tol * a) || steps >= cap)
             break;
     }
     return status;
@@ -559,8 +559,12 @@ static int measure_intervals(scan *s, const osc_stab_options *o, const double *h
         double slope = short_run_slope(&cs, Ls, ib, stable ? -1 : 1);
         if (!(slope > 0)) /* no growth in the short run: the slowest that could pass unseen */
             slope = s->log_growth_limit / (double)steps / fabs(hc[ib] - hc[ia]);
+        /* The first edge (the limit) may take max_steps; the others a fifth, which keeps a
+         * method with several slowly growing edges (forest-ruth damped) affordable. */
+        bool first = !never && !stable && out->nintervals == 0;
+        long cap = first ? o->max_steps : (o->max_steps + 4) / 5;
         edge e;
-        status = refine(s, o, hc[ia], hc[ib], slope, steps, &e);
+        status = refine(s, o, hc[ia], hc[ib], slope, steps, cap < 200 ? 200 : cap, &e);
         if (stable) {
             lower = e.value, lower_res = e.resolution, in_interval = true;
             continue;
