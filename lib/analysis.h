@@ -3,6 +3,7 @@
 #ifndef OSC_ANALYSIS_H
 #define OSC_ANALYSIS_H
 
+#include <float.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -89,11 +90,12 @@ void osc_amplification_ld(const osc_method *m, long double zeta, long double h,
 double osc_spectral_radius(int n, const double A[OSC_MAX_STATE][OSC_MAX_STATE]);
 long double osc_spectral_radius_ld(int n, const long double A[OSC_MAX_STATE][OSC_MAX_STATE]);
 
-/* The theory decides in long double. rho - 1 is "resolved" at h when |rho - 1| exceeds
- * OSC_STAB_ROUNDOFF * max(1, max|A_ij|)^2 (~7e-18 for the O(1) matrices of small h: some 60
- * ulps of long double). Below the smallest h where it is resolved, the verdict comes from the
+/* The theory decides in long double (x87 extended on x86-64, eps 1.08e-19; where long double is
+ * double the same code works with double's resolution). rho - 1 is "resolved" at h when
+ * |rho - 1| exceeds OSC_STAB_ROUNDOFF * max(1, max|A_ij|)^2 / max(1, rho) (~7e-18 for the O(1)
+ * matrices of small h). Below the smallest h where it is resolved, the verdict comes from the
  * trend of rho - 1 as h -> 0 (see stability.c), never from a threshold. */
-#define OSC_STAB_ROUNDOFF (64 * 1.0842021724855044e-19) /* 64 LDBL_EPSILON of x87 */
+#define OSC_STAB_ROUNDOFF (64 * LDBL_EPSILON)
 #define OSC_STAB_H_MIN 1e-8 /* scan range of the theory */
 #define OSC_STAB_H_MAX 1e3
 #define OSC_STAB_MAX_INTERVALS 8 /* stable intervals kept per (method, zeta) */
