@@ -643,6 +643,8 @@ int osc_stability_measured(const osc_method *m, osc_precision p, double zeta,
     }
     size_t resolved = nc;
     bool never = status == OSC_OK && unstable_near_zero(&s, &resolved);
+    if (status == OSC_OK && !never && Lc[0] > s.log_growth_limit) /* grew even at h_low */
+        never = true, resolved = 0;
     if (never)
         out->limit_high = hc[resolved];
     if (status == OSC_OK) {
