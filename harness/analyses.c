@@ -194,7 +194,9 @@ static bool alloc_stab(stability_rows *s, size_t rows)
            (s->limit_measured_high = calloc(rows, sizeof(double))) &&
            (s->measured_resolution = calloc(rows, sizeof(double))) &&
            (s->intervals_theory = calloc(rows, sizeof(int64_t))) &&
-           (s->intervals_measured = calloc(rows, sizeof(int64_t)));
+           (s->intervals_measured = calloc(rows, sizeof(int64_t))) &&
+           (s->rho_excess_power = calloc(rows, sizeof(double))) &&
+           (s->rho_excess_coef = calloc(rows, sizeof(double)));
 }
 
 static bool alloc_intervals(stability_interval_rows *s, size_t rows)
@@ -309,6 +311,8 @@ static int stability_analysis(const osc_config *cfg, bool show_progress, analysi
         out->measured_resolution[r] = me[r].resolution;
         out->intervals_theory[r] = (int64_t)th[r].nintervals;
         out->intervals_measured[r] = (int64_t)me[r].nintervals;
+        out->rho_excess_power[r] = th[r].small_h_power;
+        out->rho_excess_coef[r] = th[r].small_h_coef;
         progress_add(&prog, 1);
     }
     progress_finish(&prog);
@@ -348,6 +352,7 @@ void analyses_free(analysis_result *a)
     free(s->lanes), free(s->steps);
     free(s->limit_measured_low), free(s->limit_measured_high), free(s->measured_resolution);
     free(s->intervals_theory), free(s->intervals_measured);
+    free(s->rho_excess_power), free(s->rho_excess_coef);
     stability_interval_rows *iv = &a->stab_intervals;
     free(iv->method), free(iv->source), free(iv->zeta), free(iv->lower), free(iv->upper);
     free(iv->lower_resolution), free(iv->upper_resolution);

@@ -187,8 +187,9 @@ static void print_stability(FILE *out, const analysis_result *ana)
     fprintf(out, "\nstability limit of omega0*dt, the first edge (theory: spectral radius of the "
                  "one-step map; measured: stepping lanes, with its relative resolution)\n");
     fprintf(out, "%-20s %8s %12s %12s %9s\n", "method", "zeta", "theory", "measured", "+- rel");
-    size_t multi = 0;
+    size_t multi = 0, never = 0;
     for (size_t i = 0; i < s->rows; i++) {
+        never += s->limit_theory[i] == 0;
         fprintf(out, "%-20s %8.4g", s->method[i], s->zeta[i]);
         print_limit(out, s->limit_theory[i]);
         print_limit(out, s->limit_measured[i]);
@@ -201,6 +202,14 @@ static void print_stability(FILE *out, const analysis_result *ana)
         bool from_zero = s->limit_theory[i] > 0;
         multi += s->intervals_theory[i] > 1 || (!from_zero && s->intervals_theory[i] > 0) ||
                  s->intervals_measured[i] > 1;
+    }
+    if (never) {
+        fprintf(out, "\nnever stable near omega0*dt = 0 (theory: the trend of rho - 1 = C h^p as "
+                     "h = omega0*dt -> 0, C > 0)\n");
+        for (size_t i = 0; i < s->rows; i++)
+            if (s->limit_theory[i] == 0)
+                fprintf(out, "  %-20s zeta %-6.4g rho - 1 ~ %.3g h^%.2f\n", s->method[i],
+                        s->zeta[i], s->rho_excess_coef[i], s->rho_excess_power[i]);
     }
     if (!multi)
         return;

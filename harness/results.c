@@ -82,10 +82,17 @@ static h5_table *stability_table(const stability_rows *s)
     rc |= h5_table_f64(t, "measured_resolution", s->measured_resolution);
     rc |= h5_table_i64(t, "intervals_theory", s->intervals_theory);
     rc |= h5_table_i64(t, "intervals_measured", s->intervals_measured);
+    rc |= h5_table_f64(t, "rho_excess_power", s->rho_excess_power);
+    rc |= h5_table_f64(t, "rho_excess_coef", s->rho_excess_coef);
     rc |= h5_table_attr_str(t, "units", "limits as omega0*dt: the first edge, the largest h "
                                         "with every omega0*dt in (0, h] stable; inf: stable for "
                                         "every dt tried, 0: unstable on every (0, h] (the "
                                         "method may be stable further up: /stability_intervals)");
+    rc |= h5_table_attr_str(t, "rho_excess", "theory: rho - 1 ~ rho_excess_coef * (omega0*dt)"
+                                             "^rho_excess_power as omega0*dt -> 0, fitted where "
+                                             "it is resolved in long double; coef > 0 means "
+                                             "unstable for every small dt; NaN: rho = 1 to "
+                                             "round-off (neutral, stable)");
     rc |= h5_table_attr_str(t, "uncertainty",
                             "limit_measured_low..high: the limits the measurement allows (its "
                             "bracket and finite-step bias); measured_resolution: half of it "

@@ -29,6 +29,7 @@ typedef struct stability_rows {
     int64_t *lanes, *steps;
     double *limit_measured_low, *limit_measured_high, *measured_resolution;
     int64_t *intervals_theory, *intervals_measured;
+    double *rho_excess_power, *rho_excess_coef; /* theory: rho - 1 ~ coef h^power, h -> 0 */
 } stability_rows;
 
 /* /stability_intervals: every stable interval [lower, upper] of omega0*dt, per (method, zeta)

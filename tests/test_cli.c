@@ -1485,6 +1485,14 @@ static void test_stability_intervals(void **state)
     assert_true(fabs(lm[1] - lt[1]) <= 2 * res[1] * lm[1]); /* within twice its resolution */
     assert_true(lt[2] == 0 && lm[2] == 0 && lo[2] == 0 && hi[2] > 0 && isfinite(hi[2]));
     assert_int_equal(nt[2], 0);
+    /* the evidence for never: rho - 1 = h^2/2 + O(h^4) for undamped Euler (fitted over two
+     * decades of small h: the power to 1e-2); forest-ruth undamped is neutral (rho = 1) */
+    double *pw = read_f64(h, "/stability/rho_excess_power", 4);
+    double *cf = read_f64(h, "/stability/rho_excess_coef", 4);
+    assert_true(fabs(pw[2] - 2) < 1e-2 && cf[2] > 0);
+    assert_true(isnan(pw[0]) && isnan(cf[0]));
+    assert_non_null(strstr(p.out, "never stable near omega0*dt = 0"));
+    free(pw), free(cf);
     size_t rows = 0;
     for (int i = 0; i < 4; i++)
         rows += (size_t)(nt[i] + nm[i]);
