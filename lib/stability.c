@@ -169,8 +169,9 @@ static long double excess(const osc_method *m, double zeta, double h, long doubl
  * rho - 1 cannot give it: a weakly unstable method (two-stage RK2 undamped: rho - 1 = h^4/8 +
  * O(h^8)) has rho - 1 below any fixed tolerance for small enough h, and reads "stable there".
  * Instead: probe h = 0.1 down to OSC_STAB_H_MIN at 4 points per decade; take the smallest h at
- * which rho - 1 is resolved above round-off (h_res) and fit log|rho - 1| against log h over the
- * points from there up (at most two decades, while the sign stays the same). The fit gives p and
+ * which rho - 1 is resolved above round-off, with the same sign, at it and the next two points
+ * up (h_res), and fit log|rho - 1| against log h over the points from there up (at most two
+ * decades, while the sign stays the same). The fit gives p and
  * C; as rho - 1 is analytic in h, its lowest-order term dominates more and more below h_res, so
  * the sign of C holds on all of (0, h_res]: C > 0 unstable for every small h (e.g. the RK2
  * example, p = 4; explicit Euler undamped, p = 2), C < 0 contracting (any damped consistent
@@ -198,11 +199,14 @@ static trend small_h_trend(const osc_method *m, double zeta)
         es[k] = (double)e;
         resolved[k] = fabsl(e) > roundoff || isnan(es[k]);
     }
+    /* the smallest h that starts three resolved points of one sign (a lone point above the
+     * round-off level is not a trend) */
     int k0 = npts - 1;
-    while (k0 >= 0 && !resolved[k0])
+    while (k0 >= 2 && !(resolved[k0] && resolved[k0 - 1] && resolved[k0 - 2] &&
+                        (es[k0] > 0) == (es[k0 - 1] > 0) && (es[k0] > 0) == (es[k0 - 2] > 0)))
         k0--;
     trend t = {0, TREND_H_TOP, NAN, NAN};
-    if (k0 < 0)
+    if (k0 < 2)
         return t; /* neutral down to H_MIN */
     t.sign = es[k0] > 0 || isnan(es[k0]) ? 1 : -1;
     t.h_res = hs[k0];
