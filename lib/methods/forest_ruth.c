@@ -60,8 +60,9 @@ static void F(vid_ref_step)(real s[OSC_MAX_STATE], coef c, real dt)
 }
 
 /* The reference's weights: the literals in float and double; in long double computed to its
- * precision (the double literal is off by ~1e-17, which would leave an O(dt^3) term of that
- * size in the extended-precision map and spoil its 4th order there). */
+ * precision. Rounded to double, the weights meet 2 w1 + w0 = 1 and 2 w1^3 + w0^3 = 0 only to
+ * ~1e-16, which leaves O(1e-16 dt) and O(1e-16 dt^3) error terms in the extended-precision map:
+ * it would not be 4th order there. */
 #undef FR_REF_W1
 #undef FR_REF_W0
 #ifdef OSC_PASS_LD
