@@ -196,7 +196,7 @@ static osc_stab_measured measured(const osc_method *m, osc_precision p, double z
     return r;
 }
 
-/* Measured against theory to 1e-3 relative (issue 4), and the measurement's own resolution
+/* Measured against theory to 1e-3 relative, and the measurement's own resolution
  * claim must be that good too. */
 static void assert_measured_matches(const osc_method *m, osc_precision p, double zeta)
 {
