@@ -240,16 +240,102 @@ static bool alloc_stab(stability_rows *s, size_t rows)
     return (s->method = calloc(rows, sizeof *s->method)) && (s->zeta = calloc(rows, sizeof(double))) &&
            (s->limit_theory = calloc(rows, sizeof(double))) &&
            (s->limit_measured = calloc(rows, sizeof(double))) &&
-           (s->lanes = calloc(rows, sizeof(int64_t))) && (s->steps = calloc(rows, sizeof(int64_t)));
+           (s->lanes = calloc(rows, sizeof(int64_t))) && (s->steps = calloc(rows, sizeof(int64_t))) &&
+           (s->limit_measured_low = calloc(rows, sizeof(double))) &&
+           (s->limit_measured_high = calloc(rows, sizeof(double))) &&
+           (s->measured_resolution = calloc(rows, sizeof(double))) &&
+           (s->intervals_theory = calloc(rows, sizeof(int64_t))) &&
+           (s->intervals_measured = calloc(rows, sizeof(int64_t))) &&
+           (s->rho_excess_power = calloc(rows, sizeof(double))) &&
+           (s->rho_excess_coef = calloc(rows, sizeof(double)));
 }
 
-static int stability_analysis(const osc_config *cfg, bool show_progress, stability_rows *out)
+static bool alloc_intervals(stability_interval_rows *s, size_t rows)
 {
+    s->rows = 0; /* filled by add_interval_row */
+    return (s->method = calloc(rows, sizeof *s->method)) &&
+           (s->source = calloc(rows, sizeof *s->source)) &&
+           (s->zeta = calloc(rows, sizeof(double))) && (s->lower = calloc(rows, sizeof(double))) &&
+           (s->upper = calloc(rows, sizeof(double))) &&
+           (s->lower_resolution = calloc(rows, sizeof(double))) &&
+           (s->upper_resolution = calloc(rows, sizeof(double)));
+}
+
+static void add_interval_row(stability_interval_rows *s, const char *method, double zeta,
+                             const char *source, osc_stab_interval iv, double lower_res,
+                             double upper_res)
+{
+    size_t r = s->rows++;
+    s->method[r] = method, s->zeta[r] = zeta, s->source[r] = source;
+    s->lower[r] = iv.lower, s->upper[r] = iv.upper;
+    s->lower_resolution[r] = lower_res, s->upper_resolution[r] = upper_res;
+}
+
+/* /stability_intervals from each row's theory and measurement, in row order. */
+static int collect_intervals(const stability_rows *st, const osc_stab_theory *th,
+                             const osc_stab_measured *me, stability_interval_rows *out)
+{
+    if (!alloc_intervals(out, st->rows * 2 * OSC_STAB_MAX_INTERVALS + 1))
+        return OSC_ENOMEM;
+    for (size_t r = 0; r < st->rows; r++) {
+        for (size_t i = 0; i < th[r].nintervals; i++)
+            add_interval_row(out, st->method[r], st->zeta[r], "theory", th[r].intervals[i], NAN,
+                             NAN);
+        for (size_t i = 0; i < me[r].nintervals; i++)
+            add_interval_row(out, st->method[r], st->zeta[r], "measured", me[r].intervals[i],
+                             me[r].lower_resolution[i], me[r].upper_resolution[i]);
+    }
+    return OSC_OK;
+}
+
+/* Points of the dense zeta grid the theory is drawn on. The theory costs ~2-15 ms per (method,
+ * zeta) (long double, 1100 points of omega0*dt): 201 points per method stay around a second. */
+#define DENSE_ZETAS 201
+
+static int dense_theory(const osc_config *cfg, const double *zetas, size_t nz,
+                        stability_theory_rows *out)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < nz; i++)
+        lo = fmin(lo, zetas[i]), hi = fmax(hi, zetas[i]);
+    size_t per_method = hi > lo ? DENSE_ZETAS : 1;
+    size_t rows = cfg->nmethods * per_method;
+    out->rows = rows;
+    if (!(out->method = calloc(rows, sizeof *out->method)) ||
+        !(out->zeta = calloc(rows, sizeof(double))) || !(out->limit = calloc(rows, sizeof(double))) ||
+        !(out->intervals = calloc(rows, sizeof(int64_t))))
+        return OSC_ENOMEM;
+    int failed = OSC_OK;
+#pragma omp parallel for schedule(dynamic, 4)
+    for (size_t r = 0; r < rows; r++) {
+        size_t j = r % per_method;
+        double zeta = per_method > 1 ? lo + (hi - lo) * (double)j / (double)(per_method - 1) : lo;
+        osc_stab_theory th;
+        int rc = osc_stability_theory(cfg->methods[r / per_method], zeta, &th);
+        if (rc) {
+#pragma omp atomic write
+            failed = rc;
+            continue;
+        }
+        out->method[r] = cfg->methods[r / per_method]->name, out->zeta[r] = zeta;
+        out->limit[r] = th.limit, out->intervals[r] = (int64_t)th.nintervals;
+    }
+    return failed;
+}
+
+static int stability_analysis(const osc_config *cfg, bool show_progress, analysis_result *ana)
+{
+    stability_rows *out = &ana->stab;
     const double *zetas = cfg->has_stability_zeta ? cfg->stability_zeta.values : default_zetas;
     size_t nz = cfg->has_stability_zeta ? cfg->stability_zeta.count
                                         : sizeof default_zetas / sizeof *default_zetas;
-    if (!alloc_stab(out, cfg->nmethods * nz))
+    size_t rows = cfg->nmethods * nz;
+    osc_stab_theory *th = calloc(rows ? rows : 1, sizeof *th);
+    osc_stab_measured *me = calloc(rows ? rows : 1, sizeof *me);
+    if (!th || !me || !alloc_stab(out, rows)) {
+        free(th), free(me);
         return OSC_ENOMEM;
+    }
     int failed = OSC_OK;
     progress prog;
     progress_init(&prog, (double)out->rows, "limits", show_progress);
@@ -260,22 +346,32 @@ static int stability_analysis(const osc_config *cfg, bool show_progress, stabili
     for (size_t r = 0; r < out->rows; r++) {
         const osc_method *m = cfg->methods[r / nz];
         double zeta = zetas[r % nz];
-        osc_stab_theory th;
-        osc_stab_measured me;
-        int rc = osc_stability_theory(m, zeta, &th);
+        int rc = osc_stability_theory(m, zeta, &th[r]);
         if (!rc)
-            rc = osc_stability_measured(m, cfg->precision, zeta, NULL, &me);
+            rc = osc_stability_measured(m, cfg->precision, zeta, NULL, &me[r]);
         if (rc) {
 #pragma omp atomic write
             failed = rc;
             continue;
         }
         out->method[r] = m->name, out->zeta[r] = zeta;
-        out->limit_theory[r] = th.limit, out->limit_measured[r] = me.limit;
-        out->lanes[r] = (int64_t)me.lanes, out->steps[r] = me.max_steps;
+        out->limit_theory[r] = th[r].limit, out->limit_measured[r] = me[r].limit;
+        out->lanes[r] = (int64_t)me[r].lanes, out->steps[r] = me[r].max_steps;
+        out->limit_measured_low[r] = me[r].limit_low;
+        out->limit_measured_high[r] = me[r].limit_high;
+        out->measured_resolution[r] = me[r].resolution;
+        out->intervals_theory[r] = (int64_t)th[r].nintervals;
+        out->intervals_measured[r] = (int64_t)me[r].nintervals;
+        out->rho_excess_power[r] = th[r].small_h_power;
+        out->rho_excess_coef[r] = th[r].small_h_coef;
         progress_add(&prog, 1);
     }
     progress_finish(&prog);
+    if (!failed)
+        failed = collect_intervals(out, th, me, &ana->stab_intervals);
+    if (!failed)
+        failed = dense_theory(cfg, zetas, nz, &ana->stab_theory);
+    free(th), free(me);
     return failed;
 }
 
@@ -288,7 +384,7 @@ int analyses_run(const osc_config *cfg, const sweep_result *res, bool show_progr
     if (!rc && cfg->convergence)
         rc = convergence_analysis(cfg, res, &out->conv);
     if (!rc && cfg->stability)
-        rc = stability_analysis(cfg, show_progress, &out->stab);
+        rc = stability_analysis(cfg, show_progress, out);
     out->seconds = omp_get_wtime() - t0;
     if (rc)
         snprintf(err, errlen, "%s: analyses: %s", cfg->path, osc_strerror(rc));
@@ -307,5 +403,13 @@ void analyses_free(analysis_result *a)
     stability_rows *s = &a->stab;
     free(s->method), free(s->zeta), free(s->limit_theory), free(s->limit_measured);
     free(s->lanes), free(s->steps);
+    free(s->limit_measured_low), free(s->limit_measured_high), free(s->measured_resolution);
+    free(s->intervals_theory), free(s->intervals_measured);
+    free(s->rho_excess_power), free(s->rho_excess_coef);
+    stability_interval_rows *iv = &a->stab_intervals;
+    free(iv->method), free(iv->source), free(iv->zeta), free(iv->lower), free(iv->upper);
+    free(iv->lower_resolution), free(iv->upper_resolution);
+    stability_theory_rows *dt = &a->stab_theory;
+    free(dt->method), free(dt->zeta), free(dt->limit), free(dt->intervals);
     memset(a, 0, sizeof *a);
 }

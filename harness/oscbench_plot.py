@@ -116,34 +116,89 @@ def plot_convergence(f, out):
     return save(fig, out, "convergence")
 
 
+def theory_segments(z, lim, top):
+    """The theory curve as pieces to draw with lines, broken where the limit jumps so that a
+    jump is drawn as a jump: a change between finite and inf/0, or a step between neighbours of
+    the dense grid more than 4 times the steps on either side of it (a smooth curve, however
+    steep, changes by similar steps) and more than 1% of the plot's height."""
+    y = np.where(np.isinf(lim), top, lim)
+    d = np.abs(np.diff(y))
+    pieces, start = [], 0
+    for i in range(1, len(z)):
+        a, b = lim[i - 1], lim[i]
+        around = max(d[i - 2] if i >= 2 else 0.0, d[i] if i < len(d) else 0.0)
+        jump = (np.isinf(a) != np.isinf(b)) or ((a == 0) != (b == 0)) or (
+            d[i - 1] > 4 * around and d[i - 1] > 0.01 * top)
+        if jump:
+            pieces.append((z[start:i], y[start:i]))
+            start = i
+    pieces.append((z[start:], y[start:]))
+    return pieces
+
+
+def overlap_note(curves):
+    """Methods whose theory curves coincide (to 0.1% at every zeta), so one hides the other."""
+    names, groups = list(curves), []
+    used = set()
+    for i, a in enumerate(names):
+        if a in used:
+            continue
+        same = [a]
+        for b in names[i + 1:]:
+            ya, yb = curves[a], curves[b]
+            if b not in used and len(ya) == len(yb) and np.allclose(ya, yb, rtol=1e-3, atol=0):
+                same.append(b)
+                used.add(b)
+        if len(same) > 1:
+            groups.append(same)
+    return groups
+
+
 def plot_stability(f, out):
     st = table(f, "stability")
     if st is None or len(st["method"]) == 0:
         return None
-    fig, ax = plt.subplots(figsize=(7.5, 5.2))
+    dense = table(f, "stability_theory")
+    fig, ax = plt.subplots(figsize=(8.5, 5.8))
     finite_max = max([v for v in np.concatenate([st["limit_theory"], st["limit_measured"]])
                       if math.isfinite(v)] + [3.0])
     top = 1.15 * finite_max
+    curves = {}
     for j, m in enumerate(method_order(st["method"])):
         sel = st["method"] == m
         z = st["zeta"][sel]
         order = np.argsort(z)
-        th = np.where(np.isinf(st["limit_theory"][sel]), top, st["limit_theory"][sel])[order]
         me = np.where(np.isinf(st["limit_measured"][sel]), top, st["limit_measured"][sel])[order]
         s = style(j)
-        ax.plot(z[order], th, "-", color=s["color"], lw=1.3, label=m)
+        if dense is not None and (dense["method"] == m).any():
+            dsel = dense["method"] == m
+            dz, dl = dense["zeta"][dsel], dense["limit"][dsel]
+            dorder = np.argsort(dz)
+            dz, dl = dz[dorder], dl[dorder]
+        else:  # an older file: theory at the measured zetas only
+            dz, dl = z[order], st["limit_theory"][sel][order]
+        curves[m] = np.where(np.isinf(dl), top, dl)
+        for k, (pz, py) in enumerate(theory_segments(dz, dl, top)):
+            ax.plot(pz, py, "-", color=s["color"], lw=1.3, label=m if k == 0 else None,
+                    zorder=2)
         ax.plot(z[order], me, linestyle="none", marker=s["marker"], color=s["color"], ms=5,
-                mfc="none")
+                mfc="none", zorder=3)
+    groups = overlap_note(curves)
+    if groups:
+        note = "theory curves drawn on top of each other:\n" + "\n".join(
+            " = ".join(g) for g in groups)
+        ax.text(0.01, 0.86, note, transform=ax.transAxes, fontsize=7, ha="left", va="top",
+                bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9))
     ax.axhline(2.0, color="k", ls=":", lw=1)
     ax.annotate("omega0*dt = 2", (ax.get_xlim()[0], 2.02), fontsize=8)
     ax.axhline(top, color="grey", ls="-", lw=0.5)
     ax.annotate("stable for every dt (inf)", (ax.get_xlim()[0], top * 1.005), fontsize=7)
     ax.set_ylim(0, top * 1.06)
     ax.set_xlabel("damping ratio zeta")
-    ax.set_ylabel("largest stable omega0*dt")
-    ax.set_title("stability limit: theory (lines) and measured (markers)")
+    ax.set_ylabel("largest omega0*dt with (0, omega0*dt] stable")
+    ax.set_title("stability limit: theory (lines, dense in zeta) and measured (markers)")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=2, loc="upper right")
     return save(fig, out, "stability")
 
 

@@ -173,17 +173,74 @@ static void print_limit(FILE *out, double limit)
         fprintf(out, " %12.6f", limit);
 }
 
-static void print_stability(FILE *out, const stability_rows *s)
+/* The stable intervals of one (method, zeta, source), as "(0, a], [b, c]". */
+static void print_intervals(FILE *out, const stability_interval_rows *iv, const char *method,
+                            double zeta, const char *source)
 {
+    bool first = true;
+    for (size_t i = 0; i < iv->rows; i++) {
+        if (iv->zeta[i] != zeta || strcmp(iv->method[i], method) || strcmp(iv->source[i], source))
+            continue;
+        fprintf(out, "%s", first ? "" : ", ");
+        if (iv->lower[i] == 0)
+            fprintf(out, "(0, ");
+        else
+            fprintf(out, "[%.6g, ", iv->lower[i]);
+        if (isinf(iv->upper[i]))
+            fprintf(out, "inf)");
+        else
+            fprintf(out, "%.6g]", iv->upper[i]);
+        first = false;
+    }
+    if (first)
+        fprintf(out, "none");
+}
+
+static void print_stability(FILE *out, const analysis_result *ana)
+{
+    const stability_rows *s = &ana->stab;
     if (!s->rows)
         return;
-    fprintf(out, "\nstability limit of omega0*dt (theory: spectral radius of the one-step map; "
-                 "measured: stepping lanes)\n");
-    fprintf(out, "%-20s %8s %12s %12s\n", "method", "zeta", "theory", "measured");
+    fprintf(out, "\nstability limit of omega0*dt, the first edge (theory: spectral radius of the "
+                 "one-step map; measured: stepping lanes, with its relative resolution)\n");
+    fprintf(out, "%-20s %8s %12s %12s %9s\n", "method", "zeta", "theory", "measured", "+- rel");
+    size_t multi = 0, never = 0;
     for (size_t i = 0; i < s->rows; i++) {
+        never += s->limit_theory[i] == 0;
         fprintf(out, "%-20s %8.4g", s->method[i], s->zeta[i]);
         print_limit(out, s->limit_theory[i]);
         print_limit(out, s->limit_measured[i]);
+        if (isfinite(s->measured_resolution[i]))
+            fprintf(out, " %9.1e", s->measured_resolution[i]);
+        else if (s->limit_measured[i] == 0 && isfinite(s->limit_measured_high[i]))
+            fprintf(out, "  (< %.3g)", s->limit_measured_high[i]); /* what the steps resolve */
+        fputc('\n', out);
+        /* a stable set that is not one interval from 0 */
+        bool from_zero = s->limit_theory[i] > 0;
+        multi += s->intervals_theory[i] > 1 || (!from_zero && s->intervals_theory[i] > 0) ||
+                 s->intervals_measured[i] > 1;
+    }
+    if (never) {
+        fprintf(out, "\nnever stable near omega0*dt = 0 (theory: the trend of rho - 1 = C h^p as "
+                     "h = omega0*dt -> 0, C > 0)\n");
+        for (size_t i = 0; i < s->rows; i++)
+            if (s->limit_theory[i] == 0)
+                fprintf(out, "  %-20s zeta %-6.4g rho - 1 ~ %.3g h^%.2f\n", s->method[i],
+                        s->zeta[i], s->rho_excess_coef[i], s->rho_excess_power[i]);
+    }
+    if (!multi)
+        return;
+    fprintf(out, "\nstable on more than one interval of omega0*dt (or not from 0): the limit above "
+                 "is the first edge\n");
+    for (size_t i = 0; i < s->rows; i++) {
+        bool from_zero = s->limit_theory[i] > 0;
+        if (!(s->intervals_theory[i] > 1 || (!from_zero && s->intervals_theory[i] > 0) ||
+              s->intervals_measured[i] > 1))
+            continue;
+        fprintf(out, "  %-20s zeta %-6.4g theory ", s->method[i], s->zeta[i]);
+        print_intervals(out, &ana->stab_intervals, s->method[i], s->zeta[i], "theory");
+        fprintf(out, "; measured ");
+        print_intervals(out, &ana->stab_intervals, s->method[i], s->zeta[i], "measured");
         fputc('\n', out);
     }
 }
@@ -197,7 +254,7 @@ void report_print(FILE *out, const osc_config *cfg, const sweep_result *res,
             cfg->stiffness.count, cfg->drag.count, osc_precision_name(cfg->precision), cfg->dim);
     print_methods(out, cfg, res);
     print_convergence(out, &ana->conv);
-    print_stability(out, &ana->stab);
+    print_stability(out, ana);
     if (res->t_end_rounded)
         fprintf(out, "\nnote: t_end is not a whole number of steps for some dt; those runs last "
                      "steps*dt (the t_end column)\n");

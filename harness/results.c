@@ -127,8 +127,60 @@ static h5_table *stability_table(const stability_rows *s)
     rc |= h5_table_f64(t, "limit_measured", s->limit_measured);
     rc |= h5_table_i64(t, "lanes", s->lanes);
     rc |= h5_table_i64(t, "steps", s->steps);
-    rc |= h5_table_attr_str(t, "units", "limits as omega0*dt; inf: stable for every dt tried, "
-                                        "0: unstable for every dt > 0");
+    rc |= h5_table_f64(t, "limit_measured_low", s->limit_measured_low);
+    rc |= h5_table_f64(t, "limit_measured_high", s->limit_measured_high);
+    rc |= h5_table_f64(t, "measured_resolution", s->measured_resolution);
+    rc |= h5_table_i64(t, "intervals_theory", s->intervals_theory);
+    rc |= h5_table_i64(t, "intervals_measured", s->intervals_measured);
+    rc |= h5_table_f64(t, "rho_excess_power", s->rho_excess_power);
+    rc |= h5_table_f64(t, "rho_excess_coef", s->rho_excess_coef);
+    rc |= h5_table_attr_str(t, "units", "limits as omega0*dt: the first edge, the largest h "
+                                        "with every omega0*dt in (0, h] stable; inf: stable for "
+                                        "every dt tried, 0: unstable on every (0, h] (the "
+                                        "method may be stable further up: /stability_intervals)");
+    rc |= h5_table_attr_str(t, "rho_excess", "theory: rho - 1 ~ rho_excess_coef * (omega0*dt)"
+                                             "^rho_excess_power as omega0*dt -> 0, fitted where "
+                                             "it is resolved in long double; coef > 0 means "
+                                             "unstable for every small dt; NaN: rho = 1 to "
+                                             "round-off (neutral, stable)");
+    rc |= h5_table_attr_str(t, "uncertainty",
+                            "limit_measured_low..high: the limits the measurement allows (its "
+                            "bracket and finite-step bias); measured_resolution: half of it "
+                            "relative to limit_measured (NaN when not bounded). The "
+                            "measurement resolves growth rates above 4e-5 per step near 0 (its "
+                            "first scan: 50000 steps); for 0 (never), limit_measured_high is the "
+                            "smallest omega0*dt it saw growing");
+    return complete_or_null(t, rc);
+}
+
+static h5_table *stability_intervals_table(const stability_interval_rows *s)
+{
+    h5_table *t = h5_table_new("stability_intervals", s->rows);
+    if (!t)
+        return NULL;
+    int rc = h5_table_str(t, "method", s->method);
+    rc |= h5_table_f64(t, "zeta", s->zeta);
+    rc |= h5_table_str(t, "source", s->source);
+    rc |= h5_table_f64(t, "lower", s->lower);
+    rc |= h5_table_f64(t, "upper", s->upper);
+    rc |= h5_table_f64(t, "lower_resolution", s->lower_resolution);
+    rc |= h5_table_f64(t, "upper_resolution", s->upper_resolution);
+    rc |= h5_table_attr_str(t, "units", "omega0*dt; lower 0: (0, upper]; upper inf: stable up to "
+                                        "the end of the scan (1e3)");
+    return complete_or_null(t, rc);
+}
+
+static h5_table *stability_theory_table(const stability_theory_rows *s)
+{
+    h5_table *t = h5_table_new("stability_theory", s->rows);
+    if (!t)
+        return NULL;
+    int rc = h5_table_str(t, "method", s->method);
+    rc |= h5_table_f64(t, "zeta", s->zeta);
+    rc |= h5_table_f64(t, "limit", s->limit);
+    rc |= h5_table_i64(t, "intervals", s->intervals);
+    rc |= h5_table_attr_str(t, "about", "the theory's limit_theory on a dense zeta grid over the "
+                                        "run's stability zetas, for plotting");
     return complete_or_null(t, rc);
 }
 
@@ -249,8 +301,11 @@ int results_write(h5_out *out, const osc_config *cfg, const sweep_result *res,
         rc |= write_and_free(out, convergence_table(&ana->conv));
     if (cfg->convergence)
         rc |= write_and_free(out, convergence_local_table(&ana->conv.local));
-    if (cfg->stability)
+    if (cfg->stability) {
         rc |= write_and_free(out, stability_table(&ana->stab));
+        rc |= write_and_free(out, stability_intervals_table(&ana->stab_intervals));
+        rc |= write_and_free(out, stability_theory_table(&ana->stab_theory));
+    }
     rc |= write_and_free(out, work_table(&ana->work));
     for (size_t i = 0; i < res->ntraces && !rc; i++)
         rc |= write_and_free(out, trace_table(&res->traces[i]));

@@ -32,13 +32,35 @@ typedef struct convergence_rows {
     convergence_local_rows local;
 } convergence_rows;
 
-/* /stability: one row per (method, zeta). */
+/* /stability: one row per (method, zeta). limit_*: the first edge (the largest h with the
+ * method stable on all of (0, h]); limit_measured_low..high: the limits the measurement allows;
+ * intervals_*: how many stable intervals each found (rows in /stability_intervals). */
 typedef struct stability_rows {
     size_t rows;
     const char **method;
     double *zeta, *limit_theory, *limit_measured;
     int64_t *lanes, *steps;
+    double *limit_measured_low, *limit_measured_high, *measured_resolution;
+    int64_t *intervals_theory, *intervals_measured;
+    double *rho_excess_power, *rho_excess_coef; /* theory: rho - 1 ~ coef h^power, h -> 0 */
 } stability_rows;
+
+/* /stability_intervals: every stable interval [lower, upper] of omega0*dt, per (method, zeta)
+ * and source ("theory" or "measured"); *_resolution: the measured edge's relative uncertainty
+ * (NaN for theory, whose edges are bisected to 1e-14). */
+typedef struct stability_interval_rows {
+    size_t rows;
+    const char **method, **source;
+    double *zeta, *lower, *upper, *lower_resolution, *upper_resolution;
+} stability_interval_rows;
+
+/* /stability_theory: the theory's first edge on a dense zeta grid, for plotting. */
+typedef struct stability_theory_rows {
+    size_t rows;
+    const char **method;
+    double *zeta, *limit;
+    int64_t *intervals;
+} stability_theory_rows;
 
 /* /work_precision: one row per (method, dt): cost against the error reached. */
 typedef struct work_rows {
@@ -51,6 +73,8 @@ typedef struct work_rows {
 typedef struct analysis_result {
     convergence_rows conv;
     stability_rows stab;
+    stability_interval_rows stab_intervals;
+    stability_theory_rows stab_theory;
     work_rows work;
     double seconds; /* wall clock of the analyses */
 } analysis_result;
@@ -59,7 +83,8 @@ int analyses_run(const osc_config *cfg, const sweep_result *res, bool show_progr
                  analysis_result *out, char *err, size_t errlen);
 void analyses_free(analysis_result *a);
 
-/* Writes /points, /convergence, /stability, /work_precision, /traces and the root provenance
+/* Writes /points, /convergence, /stability (with /stability_intervals and /stability_theory),
+ * /work_precision, /traces and the root provenance
  * attributes. Returns 0 or EXIT_RUNTIME with err set. */
 int results_write(h5_out *out, const osc_config *cfg, const sweep_result *res,
                   const analysis_result *ana, char *err, size_t errlen);

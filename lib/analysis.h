@@ -3,6 +3,7 @@
 #ifndef OSC_ANALYSIS_H
 #define OSC_ANALYSIS_H
 
+#include <float.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -120,27 +121,48 @@ double osc_student_t975(int dof);
 
 typedef enum osc_stab_kind {
     OSC_STAB_BOUNDED = 0, /* stable for omega0*dt in (0, limit], unstable just above */
-    OSC_STAB_ALWAYS = 1,  /* stable at every omega0*dt tested: limit = INFINITY */
-    OSC_STAB_NEVER = 2,   /* unstable at every omega0*dt > 0 tested: limit = 0 */
+    OSC_STAB_ALWAYS = 1,  /* stable at every omega0*dt examined: limit = INFINITY */
+    OSC_STAB_NEVER = 2,   /* unstable on every (0, h]: limit = 0. The method may still be stable
+                           * on an interval further up: see the intervals */
 } osc_stab_kind;
 
 /* One-step amplification matrix A (state' = A state, A[row][col]) of method m at h = omega0*dt
  * and damping ratio zeta, from its reference step on the unit states (w2 = 1, gam = 2 zeta,
- * g = 0, dt = h). Components beyond m->nstate are zero. */
+ * g = 0, dt = h). Components beyond m->nstate are zero. The _ld form steps the long double
+ * reference (m->ref_ld), the other the double one. */
 void osc_amplification(const osc_method *m, double zeta, double h,
                        double A[OSC_MAX_STATE][OSC_MAX_STATE]);
-/* Spectral radius of the leading n x n block (n = 1, 2 or 3) of A. */
+void osc_amplification_ld(const osc_method *m, long double zeta, long double h,
+                          long double A[OSC_MAX_STATE][OSC_MAX_STATE]);
+/* Spectral radius of the leading n x n block (n = 1, 2 or 3) of A (computed in long double). */
 double osc_spectral_radius(int n, const double A[OSC_MAX_STATE][OSC_MAX_STATE]);
+long double osc_spectral_radius_ld(int n, const long double A[OSC_MAX_STATE][OSC_MAX_STATE]);
 
-#define OSC_STAB_RHO_TOL 1e-12 /* stable when rho <= 1 + tol */
-#define OSC_STAB_H_MIN 1e-4    /* scan range of the theory (below h_min: probed by decades) */
+/* The theory decides in long double (x87 extended on x86-64, eps 1.08e-19; where long double is
+ * double the same code works with double's resolution). rho - 1 is "resolved" at h when
+ * |rho - 1| exceeds OSC_STAB_ROUNDOFF * max(1, max|A_ij|)^2 / max(1, rho) (~7e-18 for the O(1)
+ * matrices of small h). Below the smallest h where it is resolved, the verdict comes from the
+ * trend of rho - 1 as h -> 0 (see stability.c), never from a threshold. */
+#define OSC_STAB_ROUNDOFF (64 * LDBL_EPSILON)
+#define OSC_STAB_H_MIN 1e-8 /* scan range of the theory */
 #define OSC_STAB_H_MAX 1e3
+#define OSC_STAB_MAX_INTERVALS 8 /* stable intervals kept per (method, zeta) */
+
+/* A stable interval of omega0*dt: [lower, upper] (lower = 0: (0, upper]; upper = INFINITY:
+ * stable up to the end of the scan). */
+typedef struct osc_stab_interval { double lower, upper; } osc_stab_interval;
 
 typedef struct osc_stab_theory {
     osc_stab_kind kind;
-    double limit;   /* omega0*dt: finite, INFINITY (always) or 0 (never) */
-    double h_low;   /* smallest omega0*dt examined: NEVER means unstable from here up */
+    double limit;   /* the first edge, omega0*dt: finite, INFINITY (always) or 0 (never) */
+    double h_low;   /* smallest omega0*dt examined */
     double h_high;  /* largest omega0*dt examined: ALWAYS means stable up to here */
+    /* rho - 1 ~ small_h_coef * h^small_h_power as h -> 0, fitted over the smallest decades of h
+     * where rho - 1 is resolved; NaN when it is below round-off down to h_low (rho = 1). */
+    double small_h_power, small_h_coef;
+    size_t nintervals; /* every stable interval in [h_low, h_high], ascending */
+    bool intervals_truncated; /* more than OSC_STAB_MAX_INTERVALS */
+    osc_stab_interval intervals[OSC_STAB_MAX_INTERVALS];
 } osc_stab_theory;
 
 /* The stability limit of m at damping ratio zeta >= 0 from the spectral radius. */
@@ -150,21 +172,34 @@ typedef struct osc_stab_options {
     size_t coarse_lanes; /* lanes of the first, log-spaced scan (default 512) */
     size_t fine_lanes;   /* lanes of each refining batch (default 256) */
     double growth;       /* a lane is unstable once its energy norm grows beyond this (1e6) */
-    double h_low, h_high; /* range of the first scan (0.05, 1e3) */
+    double h_low, h_high; /* range of the first scan (1e-6, 1e3) */
     double rel_tol;      /* target relative resolution (2e-4) */
-    long max_steps;      /* cap on the steps of one batch (400000) */
+    long max_steps;      /* cap on the steps of one batch refining the first edge (2e6);
+                          * batches refining the other edges get a fifth of it */
+    long coarse_steps;   /* steps of the first scan (100000) */
 } osc_stab_options;
 
 typedef struct osc_stab_measured {
     osc_stab_kind kind;
-    double limit;       /* omega0*dt: finite, INFINITY or 0 */
+    double limit;       /* the first edge, omega0*dt: finite, INFINITY or 0 */
     double resolution;  /* relative uncertainty of limit (half the bracket plus the bias of a
                          * finite step count); NaN for ALWAYS / NEVER */
-    double h_low, h_high; /* range of the first scan: NEVER = unstable down to h_low */
+    /* The limits consistent with the measurement: [limit (1 - res), limit (1 + res)] when
+     * bounded; ALWAYS: [h_high, inf] (stable as far as it looked); NEVER: [0, h_unstable], where
+     * h_unstable is the smallest omega0*dt seen to grow (below it growth was too slow to see in
+     * the steps taken, and the trend of the growth rates says it continues to 0). */
+    double limit_low, limit_high;
+    double h_low, h_high; /* range of the first scan */
+    double rate_floor;  /* smallest |log growth per step| the first scan resolves */
     size_t lanes;       /* lanes stepped, over all batches */
     long max_steps;     /* the most steps of one batch */
     double lane_steps;  /* total lane-steps */
     int batches;
+    size_t nintervals;  /* stable intervals, ascending; edges refined like limit */
+    bool intervals_truncated;
+    osc_stab_interval intervals[OSC_STAB_MAX_INTERVALS];
+    /* relative uncertainty of each interval's lower and upper edge (0 for 0 or INFINITY) */
+    double lower_resolution[OSC_STAB_MAX_INTERVALS], upper_resolution[OSC_STAB_MAX_INTERVALS];
 } osc_stab_measured;
 
 /* Measure the limit by stepping lanes (w2 = omega0^2 per lane, dt = 1, x0 = 1, v0 = 0, drag

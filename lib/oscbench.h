@@ -35,6 +35,7 @@ const char *osc_precision_name(osc_precision p);
 /* Per-lane coefficients of one axis, as the steps see them: a(u, v) = -w2 u - gam v - g. */
 typedef struct osc_coef_d { double w2, gam, g; } osc_coef_d;
 typedef struct osc_coef_f { float w2, gam, g; } osc_coef_f;
+typedef struct osc_coef_ld { long double w2, gam, g; } osc_coef_ld;
 
 /* One axis of a lane range, structure-of-arrays: s[j] is state component j (a method's own
  * layout; readout turns it into x and v), w2/gam/g are per-lane coefficients, all in the
@@ -64,6 +65,15 @@ typedef struct osc_ref_f {
     void (*step)(float s[OSC_MAX_STATE], osc_coef_f c, float dt);
     void (*readout)(const float s[OSC_MAX_STATE], osc_coef_f c, float dt, float *x, float *v);
 } osc_ref_f;
+/* The same reference in long double (x87 extended on x86-64: 64-bit mantissa), for the
+ * stability theory, which must see rho - 1 far below double's round-off (analysis.h). */
+typedef struct osc_ref_ld {
+    void (*init)(long double s[OSC_MAX_STATE], long double x0, long double v0, osc_coef_ld c,
+                 long double dt);
+    void (*step)(long double s[OSC_MAX_STATE], osc_coef_ld c, long double dt);
+    void (*readout)(const long double s[OSC_MAX_STATE], osc_coef_ld c, long double dt,
+                    long double *x, long double *v);
+} osc_ref_ld;
 
 typedef struct osc_method {
     const char *name;       /* registry name, e.g. "semi-implicit" */
@@ -80,6 +90,7 @@ typedef struct osc_method {
     osc_kernels kernels[OSC_NPRECISION];
     osc_ref_d ref_d;
     osc_ref_f ref_f;
+    osc_ref_ld ref_ld;
 } osc_method;
 
 /* The registry: every method, in a fixed order. */

@@ -24,174 +24,295 @@ void osc_amplification(const osc_method *m, double zeta, double h,
     }
 }
 
-/* a d - b c to within an ulp or so (Kahan): the undamped symplectic methods have det = 1 and
- * rho = sqrt(det) on their whole stable range, so this decides rho <= 1 + tol there. */
-static double det2(double a, double b, double c, double d)
+void osc_amplification_ld(const osc_method *m, long double zeta, long double h,
+                          long double A[OSC_MAX_STATE][OSC_MAX_STATE])
 {
-    double bc = b * c;
-    double err = fma(-b, c, bc);
-    return fma(a, d, -bc) + err;
+    const osc_coef_ld unit = {.w2 = 1, .gam = 2 * zeta, .g = 0};
+    for (int i = 0; i < OSC_MAX_STATE; i++)
+        for (int j = 0; j < OSC_MAX_STATE; j++)
+            A[i][j] = 0;
+    for (int j = 0; j < m->nstate; j++) {
+        long double s[OSC_MAX_STATE] = {0, 0, 0};
+        s[j] = 1;
+        m->ref_ld.step(s, unit, h);
+        for (int i = 0; i < m->nstate; i++)
+            A[i][j] = s[i];
+    }
+}
+
+/* a d - b c. The undamped symplectic methods have det = 1 and rho = sqrt(det) on their whole
+ * stable range, so this decides rho - 1 there: in long double its error is a few ulps of
+ * max(|a d|, |b c|) (~1e-19 for the O(1) products of small h), inside the round-off level the
+ * theory allows (64 ulps times max|A|^2), so it needs no fma (which is software, and slow, for
+ * the x87 format). */
+static long double det2(long double a, long double b, long double c, long double d)
+{
+    return a * d - b * c;
 }
 
 /* Largest |root| of l^2 + p l + q. */
-static double quadratic_radius(double p, double q)
+static long double quadratic_radius(long double p, long double q)
 {
-    double half = -p / 2, disc = half * half - q;
-    return disc >= 0 ? fabs(half) + sqrt(disc) : sqrt(q);
+    long double half = -p / 2, disc = half * half - q;
+    return disc >= 0 ? fabsl(half) + sqrtl(disc) : sqrtl(q);
 }
 
 /* Eigenvalues (a+d)/2 +- sqrt(((a-d)/2)^2 + bc): this discriminant has no cancellation between
  * the trace and the determinant. Complex pair: |l|^2 = det. */
-static double radius2(double a, double b, double c, double d)
+static long double radius2(long double a, long double b, long double c, long double d)
 {
-    double mean = (a + d) / 2, half_diff = (a - d) / 2;
-    double disc = half_diff * half_diff + b * c;
-    return disc >= 0 ? fabs(mean) + sqrt(disc) : sqrt(fmax(det2(a, b, c, d), 0));
+    long double mean = (a + d) / 2, half_diff = (a - d) / 2;
+    long double disc = half_diff * half_diff + b * c;
+    return disc >= 0 ? fabsl(mean) + sqrtl(disc) : sqrtl(fmaxl(det2(a, b, c, d), 0));
 }
 
-static double cubic(double a, double b, double c, double l) { return ((l + a) * l + b) * l + c; }
-
-/* A real root of l^3 + a l^2 + b l + c by bisection from the Cauchy bound (the cubic changes
- * sign there) down to adjacent doubles: slow but it cannot fail. */
-static double cubic_real_root(double a, double b, double c)
+static long double cubic(long double a, long double b, long double c, long double l)
 {
-    double lo = -(1 + fmax(fabs(a), fmax(fabs(b), fabs(c)))), hi = -lo;
-    for (int it = 0; it < 2200; it++) {
-        double mid = lo / 2 + hi / 2;
-        if (mid <= lo || mid >= hi)
-            break;
+    return ((l + a) * l + b) * l + c;
+}
+
+/* A real root of l^3 + a l^2 + b l + c: bisection from the Cauchy bound (the cubic changes
+ * sign there) for 24 halvings, then Newton kept inside the bracket (a step that leaves it
+ * bisects instead), until a step is below LDBL_EPSILON relative, or absolute LDBL_EPSILON^2
+ * times the bound for a root at 0 (an error that small moves the deflated quadratic below by
+ * ~eps^2 bound^2: nothing). It cannot fail, and ends in ~30 evaluations. */
+static long double cubic_real_root(long double a, long double b, long double c)
+{
+    long double bound = 1 + fmaxl(fabsl(a), fmaxl(fabsl(b), fabsl(c)));
+    long double lo = -bound, hi = bound, floor = LDBL_EPSILON * LDBL_EPSILON * bound;
+    for (int it = 0; it < 24; it++) {
+        long double mid = lo / 2 + hi / 2;
         if (cubic(a, b, c, mid) < 0)
             lo = mid;
         else
             hi = mid;
     }
-    return lo / 2 + hi / 2;
+    long double x = lo / 2 + hi / 2;
+    for (int it = 0; it < 200; it++) {
+        long double f = cubic(a, b, c, x);
+        if (f == 0)
+            break;
+        if (f < 0)
+            lo = x;
+        else
+            hi = x;
+        long double df = (3 * x + 2 * a) * x + b, next = x - f / df;
+        if (!(next > lo && next < hi))
+            next = lo / 2 + hi / 2;
+        long double step = fabsl(next - x);
+        x = next;
+        if (step <= LDBL_EPSILON * fmaxl(fabsl(x), floor) || !(lo < x && x < hi))
+            break;
+    }
+    return x;
 }
 
 /* 3x3: the characteristic cubic l^3 + a l^2 + b l + c, one real root r by bisection, the other
  * two from the deflated quadratic l^2 + (a + r) l + q. Forward deflation q = b + r (a + r) is
  * accurate when r is the smaller root (e.g. the 0 eigenvalue of a stored-acceleration state),
  * backward q = -c / r when r is the larger one; pick by comparing r^2 with |q|. */
-static double radius3(const double A[OSC_MAX_STATE][OSC_MAX_STATE])
+static long double radius3(const long double A[OSC_MAX_STATE][OSC_MAX_STATE])
 {
-    double trace = A[0][0] + A[1][1] + A[2][2];
-    double minors = det2(A[0][0], A[0][1], A[1][0], A[1][1]) +
-                    det2(A[0][0], A[0][2], A[2][0], A[2][2]) +
-                    det2(A[1][1], A[1][2], A[2][1], A[2][2]);
-    double det = A[0][0] * det2(A[1][1], A[1][2], A[2][1], A[2][2]) -
-                 A[0][1] * det2(A[1][0], A[1][2], A[2][0], A[2][2]) +
-                 A[0][2] * det2(A[1][0], A[1][1], A[2][0], A[2][1]);
-    double a = -trace, b = minors, c = -det;
-    double r = cubic_real_root(a, b, c);
-    double p = a + r, q = b + r * p;
-    if (r != 0 && r * r > fabs(q))
+    long double trace = A[0][0] + A[1][1] + A[2][2];
+    long double minors = det2(A[0][0], A[0][1], A[1][0], A[1][1]) +
+                         det2(A[0][0], A[0][2], A[2][0], A[2][2]) +
+                         det2(A[1][1], A[1][2], A[2][1], A[2][2]);
+    long double det = A[0][0] * det2(A[1][1], A[1][2], A[2][1], A[2][2]) -
+                      A[0][1] * det2(A[1][0], A[1][2], A[2][0], A[2][2]) +
+                      A[0][2] * det2(A[1][0], A[1][1], A[2][0], A[2][1]);
+    long double a = -trace, b = minors, c = -det;
+    long double r = cubic_real_root(a, b, c);
+    long double p = a + r, q = b + r * p;
+    if (r != 0 && r * r > fabsl(q))
         q = -c / r;
-    return fmax(fabs(r), quadratic_radius(p, q));
+    return fmaxl(fabsl(r), quadratic_radius(p, q));
 }
 
-double osc_spectral_radius(int n, const double A[OSC_MAX_STATE][OSC_MAX_STATE])
+long double osc_spectral_radius_ld(int n, const long double A[OSC_MAX_STATE][OSC_MAX_STATE])
 {
     switch (n) {
-    case 1: return fabs(A[0][0]);
+    case 1: return fabsl(A[0][0]);
     case 2: return radius2(A[0][0], A[0][1], A[1][0], A[1][1]);
     case 3: return radius3(A);
     default: return NAN;
     }
 }
 
-/* ---- theory ------------------------------------------------------------------------------- */
-
-/* rho - 1 at h. */
-static double excess(const osc_method *m, double zeta, double h)
+double osc_spectral_radius(int n, const double A[OSC_MAX_STATE][OSC_MAX_STATE])
 {
-    double A[OSC_MAX_STATE][OSC_MAX_STATE];
-    osc_amplification(m, zeta, h, A);
-    return osc_spectral_radius(m->nstate, A) - 1;
+    long double Al[OSC_MAX_STATE][OSC_MAX_STATE];
+    for (int i = 0; i < OSC_MAX_STATE; i++)
+        for (int j = 0; j < OSC_MAX_STATE; j++)
+            Al[i][j] = A[i][j];
+    return (double)osc_spectral_radius_ld(n, Al);
 }
 
-/* The tolerance: rho of an undamped symplectic method is 1 to a few ulps (the entries of A are
- * O(1) to O(h^4) near the limits found here, each rounded once or twice); 1e-12 is ~5000 ulps
- * above that, and shifts a limit where rho - 1 grows linearly by ~1e-12 / slope, or by
- * (1e-12)^2 where it grows like a square root: far below the bisection's resolution. */
-static bool stable_at(const osc_method *m, double zeta, double h)
+/* ---- theory ------------------------------------------------------------------------------- */
+
+/* rho - 1 at h in long double, and the round-off level below which its sign means nothing:
+ * the entries of A carry a few ulps each, and rho^2 (from products of two entries) a few ulps
+ * of max|A|^2, so rho a few of max|A|^2 / rho; OSC_STAB_ROUNDOFF is 64 ulps of that. */
+static long double excess(const osc_method *m, double zeta, double h, long double *roundoff)
 {
-    return excess(m, zeta, h) <= OSC_STAB_RHO_TOL; /* NaN counts as unstable */
+    long double A[OSC_MAX_STATE][OSC_MAX_STATE];
+    osc_amplification_ld(m, zeta, h, A);
+    long double norm = 1;
+    for (int i = 0; i < m->nstate; i++)
+        for (int j = 0; j < m->nstate; j++)
+            norm = fmaxl(norm, fabsl(A[i][j]));
+    long double rho = osc_spectral_radius_ld(m->nstate, A);
+    *roundoff = OSC_STAB_ROUNDOFF * norm * norm / fmaxl(1, rho);
+    return rho - 1;
+}
+
+/* The verdict as h -> 0: the sign of the leading term of rho - 1 = C h^p + ... . A threshold on
+ * rho - 1 cannot give it: a weakly unstable method (two-stage RK2 undamped: rho - 1 = h^4/8 +
+ * O(h^8)) has rho - 1 below any fixed tolerance for small enough h, and reads "stable there".
+ * Instead: probe h = 0.1 down to OSC_STAB_H_MIN at 4 points per decade; take the smallest h at
+ * which rho - 1 is resolved above round-off, with the same sign, at it and the next two points
+ * up (h_res), and fit log|rho - 1| against log h over the points from there up (at most two
+ * decades, while the sign stays the same). The fit gives p and
+ * C; as rho - 1 is analytic in h, its lowest-order term dominates more and more below h_res, so
+ * the sign of C holds on all of (0, h_res]: C > 0 unstable for every small h (e.g. the RK2
+ * example, p = 4; explicit Euler undamped, p = 2), C < 0 contracting (any damped consistent
+ * method, p = 1). Nothing resolved down to H_MIN: rho = 1 to round-off (an undamped symplectic
+ * method), neutral, which is stable. A sign change of C below H_MIN is not seen: e.g. explicit
+ * Euler at zeta 1e-12, whose limit 2e-12 lies below the scan, reads never. */
+#define TREND_H_TOP 0.1
+#define TREND_PER_DECADE 4
+#define TREND_FIT_MAX 9 /* two decades */
+
+typedef struct trend {
+    int sign;         /* +1 unstable near 0, -1 contracting, 0 neutral */
+    double h_res;     /* below this the verdict is the trend's */
+    double power, coef;
+} trend;
+
+static trend small_h_trend(const osc_method *m, double zeta)
+{
+    const int npts = (int)lround(TREND_PER_DECADE * log10(TREND_H_TOP / OSC_STAB_H_MIN)) + 1;
+    double hs[64], es[64];
+    bool resolved[64];
+    for (int k = 0; k < npts && k < 64; k++) {
+        hs[k] = TREND_H_TOP * pow(10, -(double)k / TREND_PER_DECADE);
+        long double roundoff, e = excess(m, zeta, hs[k], &roundoff);
+        es[k] = (double)e;
+        resolved[k] = fabsl(e) > roundoff || isnan(es[k]);
+    }
+    /* the smallest h that starts three resolved points of one sign (a lone point above the
+     * round-off level is not a trend) */
+    int k0 = npts - 1;
+    while (k0 >= 2 && !(resolved[k0] && resolved[k0 - 1] && resolved[k0 - 2] &&
+                        (es[k0] > 0) == (es[k0 - 1] > 0) && (es[k0] > 0) == (es[k0 - 2] > 0)))
+        k0--;
+    trend t = {0, TREND_H_TOP, NAN, NAN};
+    if (k0 < 2)
+        return t; /* neutral down to H_MIN */
+    t.sign = es[k0] > 0 || isnan(es[k0]) ? 1 : -1;
+    t.h_res = hs[k0];
+    /* least squares of log|e| on log h over the same-signed resolved points from k0 up */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int n = 0;
+    for (int k = k0; k >= 0 && n < TREND_FIT_MAX && resolved[k] && isfinite(es[k]) &&
+                     (es[k] > 0) == (t.sign > 0);
+         k--, n++) {
+        double x = log(hs[k]), y = log(fabs(es[k]));
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+    }
+    if (n >= 2) {
+        t.power = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+        t.coef = t.sign * exp((sy - t.power * sx) / n);
+    }
+    return t;
+}
+
+/* Stable at h: the trend's verdict below h_res, else rho - 1 <= its round-off level (NaN counts
+ * as unstable). At the edges found here rho - 1 grows linearly or like a square root, so the
+ * round-off level (~1e-17) moves them by ~1e-17 / slope or ~1e-34: far below the bisection. */
+static bool stable_at(const osc_method *m, double zeta, double h, const trend *t)
+{
+    if (h < t->h_res)
+        return t->sign <= 0;
+    long double roundoff, e = excess(m, zeta, h, &roundoff);
+    return e <= roundoff;
 }
 
 #define GRID_PER_DECADE 100
-#define H_PROBE_MIN 1e-9
 
-/* Unstable at H_MIN: probe down by decades. A contracting h (rho < 1 - tol) starts the scan
- * there (*start). Otherwise rho - 1 shrinks below the tolerance (it goes like h^2 for undamped
- * explicit Euler, 5e-9 at 1e-4, 5e-13 at 1e-6) while still positive: never stable, and *start
- * is the smallest h at which the instability was resolved. */
-static bool probe_small_h(const osc_method *m, double zeta, double *start)
+/* The edge between h_a (verdict sa) and h_b (the other verdict), to 1e-14 relative; returns the
+ * stable end. */
+static double bisect_theory(const osc_method *m, double zeta, const trend *t, double a, double b,
+                            bool stable_a)
 {
-    double h = OSC_STAB_H_MIN;
-    *start = h;
-    while (h / 10 >= H_PROBE_MIN) {
-        double e = excess(m, zeta, h / 10);
-        if (e < -OSC_STAB_RHO_TOL) {
-            *start = h / 10;
-            return true;
-        }
-        if (!(e > OSC_STAB_RHO_TOL))
-            return false;
-        h /= 10;
-        *start = h;
-    }
-    return false;
-}
-
-static double bisect_theory(const osc_method *m, double zeta, double lo, double hi)
-{
-    while (hi - lo > 1e-13 * hi) {
-        double mid = lo + (hi - lo) / 2;
-        if (mid <= lo || mid >= hi)
+    while (fabs(b - a) > 1e-14 * fmax(a, b)) {
+        double mid = a + (b - a) / 2;
+        if (mid == a || mid == b)
             break;
-        if (stable_at(m, zeta, mid))
-            lo = mid;
+        if (stable_at(m, zeta, mid, t) == stable_a)
+            a = mid;
         else
-            hi = mid;
+            b = mid;
     }
-    return lo;
+    return stable_a ? a : b;
 }
 
+static void add_interval(osc_stab_interval *iv, size_t *n, bool *truncated, double lo, double hi)
+{
+    if (*n < OSC_STAB_MAX_INTERVALS)
+        iv[(*n)++] = (osc_stab_interval){lo, hi};
+    else
+        *truncated = true;
+}
+
+/* The scan: the trend decides (0, h_res]; a log grid of GRID_PER_DECADE points per decade over
+ * [H_MIN, H_MAX] finds every change of verdict, each bisected. An unstable gap narrower than
+ * the grid spacing (2.3%) between two stable points can be missed; the one known here
+ * (forest-ruth at large zeta) is ~6% wide. */
 int osc_stability_theory(const osc_method *m, double zeta, osc_stab_theory *out)
 {
     if (!m || !out || !(zeta >= 0 && isfinite(zeta)) || m->nstate < 1 ||
-        m->nstate > OSC_MAX_STATE)
+        m->nstate > OSC_MAX_STATE || !m->ref_ld.step)
         return OSC_EINVAL;
     *out = (osc_stab_theory){.kind = OSC_STAB_ALWAYS, .limit = INFINITY,
                              .h_low = OSC_STAB_H_MIN, .h_high = OSC_STAB_H_MAX};
-    double start = OSC_STAB_H_MIN;
-    if (!stable_at(m, zeta, start) && !probe_small_h(m, zeta, &start)) {
-        out->kind = OSC_STAB_NEVER, out->limit = 0, out->h_low = start;
-        return OSC_OK;
-    }
-    out->h_low = start;
-    const double ratio = pow(10, 1.0 / GRID_PER_DECADE);
-    for (double lo = start, h = start * ratio; lo < OSC_STAB_H_MAX; lo = h, h *= ratio) {
-        h = fmin(h, OSC_STAB_H_MAX);
-        if (!stable_at(m, zeta, h)) {
-            out->kind = OSC_STAB_BOUNDED;
-            out->limit = bisect_theory(m, zeta, lo, h);
-            return OSC_OK;
+    trend t = small_h_trend(m, zeta);
+    out->small_h_power = t.power, out->small_h_coef = t.coef;
+    bool was_stable = t.sign <= 0;
+    double lower = 0, prev = OSC_STAB_H_MIN;
+    const int n = (int)lround(GRID_PER_DECADE * log10(OSC_STAB_H_MAX / OSC_STAB_H_MIN));
+    for (int i = 1; i <= n; i++) {
+        double h = i == n ? OSC_STAB_H_MAX : OSC_STAB_H_MIN * pow(10, (double)i / GRID_PER_DECADE);
+        bool stable = stable_at(m, zeta, h, &t);
+        if (stable != was_stable) {
+            double edge = bisect_theory(m, zeta, &t, prev, h, was_stable);
+            if (stable)
+                lower = edge;
+            else
+                add_interval(out->intervals, &out->nintervals, &out->intervals_truncated, lower,
+                             edge);
         }
+        was_stable = stable, prev = h;
     }
+    if (was_stable)
+        add_interval(out->intervals, &out->nintervals, &out->intervals_truncated, lower, INFINITY);
+    if (t.sign > 0)
+        out->kind = OSC_STAB_NEVER, out->limit = 0;
+    else if (isfinite(out->intervals[0].upper))
+        out->kind = OSC_STAB_BOUNDED, out->limit = out->intervals[0].upper;
     return OSC_OK;
 }
 
 /* ---- measured ----------------------------------------------------------------------------- */
 
 /* A lane is unstable when its energy norm has grown beyond `growth` (1e6) or is not finite.
- * 1. A first scan: coarse_lanes log-spaced over [h_low, h_high], long enough to see undamped
- *    Euler grow at h_low. The first unstable lane after a stable one brackets the limit; none
- *    stable: NEVER (0, unstable down to h_low); none unstable: ALWAYS (INFINITY, up to h_high).
+ * 1. A first scan: coarse_lanes log-spaced over [h_low, h_high] (1e-6 to 1e3), coarse_steps
+ *    steps. Its lanes give the verdict near 0 (see near_zero_verdict) and bracket every edge:
+ *    each change between "grew beyond growth" and "did not" along the lanes.
  * 2. A short rerun of the same lanes (256 steps) measures how fast log(rho) grows with h past
- *    the limit (the long run overflowed there).
- * 3. Refining batches of fine_lanes spread linearly over the bracket, each long enough for its
- *    spacing (see refine), until the bracket and the finite-step bias are within rel_tol.
+ *    each edge (the long run overflowed there).
+ * 3. Each edge is refined by batches of fine_lanes spread linearly over its bracket, each long
+ *    enough for its spacing (see refine), until the bracket and the finite-step bias are within
+ *    rel_tol, or the step cap is reached: its resolution says how far it got.
  * The verdict of every lane comes from stepping the batch kernels; nothing uses the theory. */
 
 /* Lane i: omega0 = h[i] with dt = 1 (so omega0*dt = h[i]), c = 2 zeta omega0, m = 1, x0 = 1,
@@ -235,6 +356,8 @@ typedef struct scan {
     double *h, *L;
 } scan;
 
+static bool grew(const scan *s, size_t i) { return s->L[i] > s->log_growth_limit; }
+
 /* Step the lanes s->h[0..n) for `steps` and return the first unstable lane (n if none). */
 static int run_scan(scan *s, long steps, size_t *first_unstable)
 {
@@ -244,44 +367,66 @@ static int run_scan(scan *s, long steps, size_t *first_unstable)
     s->out->max_steps = steps > s->out->max_steps ? steps : s->out->max_steps;
     s->out->batches++;
     size_t i = 0;
-    while (i < s->n && !(s->L[i] > s->log_growth_limit))
+    while (i < s->n && !grew(s, i))
         i++;
     *first_unstable = i;
     return status;
 }
 
-/* d(log rho)/dh beyond the boundary, from the growth rates L/steps of the first unstable lane iu
- * and one a few lanes further (a secant: it cancels the lanes' similar start-up transients).
- * Where the rates grow like a square root of the distance (undamped symplectic methods) the
- * secant underestimates the slope near the boundary, which only makes later batches longer. */
+/* Secant of the growth rates L/steps between lanes i and j (NaN if either overflowed). */
+static double rate_secant(const scan *s, size_t i, size_t j, long steps)
+{
+    if (j >= s->n || !isfinite(s->L[i]) || !isfinite(s->L[j]))
+        return NAN;
+    return fabs((s->L[j] - s->L[i]) / (double)steps / (s->h[j] - s->h[i]));
+}
+
+/* The effective |d(log rho)/dh| between the edge and the first unstable lane iu: the one that
+ * makes bias = log(growth) / (steps * slope) the distance from the edge to iu. Secants of the
+ * rates L/steps over 16 lanes (long enough that the lanes' O(h) start-up transients do not
+ * matter, and those cancel in part), iu to iu + 16 and iu + 16 to iu + 32, give the slope s at
+ * iu and the curvature k. Where log rho is convex past the edge (explicit Euler: log rho ~
+ * h (h - 2 zeta) / 2) the slope at the edge is smaller, and the bias larger, than the linear
+ * estimate: the distance d solves r - s d + k d^2 / 2 = 0 (r = log(growth) / steps, the rate at
+ * iu). Where it is concave (a square root: undamped symplectic methods) the linear distance
+ * r / s is an upper bound: kept. Near the end of the lanes or past an overflow, shorter secants. */
 static double growth_slope(const scan *s, size_t iu, long steps)
 {
-    for (size_t j = iu + 4 < s->n ? iu + 4 : s->n - 1; j > iu; j--)
-        if (isfinite(s->L[j]) && s->L[j] > s->L[iu])
-            return (s->L[j] - s->L[iu]) / (double)steps / (s->h[j] - s->h[iu]);
+    size_t span = 16;
+    while (span > 1 && !isfinite(rate_secant(s, iu, iu + span, steps)))
+        span /= 2;
+    double near = rate_secant(s, iu, iu + span, steps);
+    if (near > 0) {
+        double far = rate_secant(s, iu + span, iu + 2 * span, steps);
+        double dist = fabs(s->h[iu + span] - s->h[iu]);
+        double k = (far - near) / dist, r = s->log_growth_limit / (double)steps;
+        if (k > 0) {
+            double slope = fmax(near - k * dist / 2, 0);
+            double disc = slope * slope - 2 * k * r;
+            double d = disc > 0 ? (slope - sqrt(disc)) / k : fmax(slope / k, r / near);
+            return r / d;
+        }
+        return near;
+    }
     /* Fallback: the first unstable lane alone, measured from the last stable one; an overflowed
      * lane grew at least to the largest finite value of its precision. */
-    double dh = s->h[iu] - s->h[iu - 1];
+    double dh = fabs(s->h[iu] - s->h[iu - 1]);
     double overflow = s->p == OSC_FLOAT ? log(FLT_MAX) : log(DBL_MAX);
     return (isfinite(s->L[iu]) ? s->L[iu] : overflow) / (double)steps / dh;
 }
 
-/* The first scan runs long, so the lanes past the limit overflow and say nothing of the growth
- * rate. A short rerun of the same lanes does: the secant slope of the rates L/steps between the
- * first two lanes (from iu on) that grew past the threshold, still finite. */
-static double short_run_slope(scan *s, size_t iu, int *status)
+/* The growth slope past the edge between coarse lanes a and b (adjacent, b unstable), from the
+ * short rerun's log growth Ls: the secant between the first two lanes from b on, going away
+ * from a, that grew past the threshold in 256 steps and are still finite. NaN if none. */
+static double short_run_slope(const scan *s, const double *Ls, size_t b, int dir)
 {
-    const long short_steps = 256;
-    size_t first;
-    *status = run_scan(s, short_steps, &first);
-    if (first < iu)
-        first = iu;
-    for (size_t i = first; *status == OSC_OK && i + 1 < s->n; i++) {
-        bool grew = s->L[i] > s->log_growth_limit && s->L[i + 1] > s->L[i];
-        if (grew && isfinite(s->L[i + 1]))
-            return (s->L[i + 1] - s->L[i]) / (double)short_steps / (s->h[i + 1] - s->h[i]);
+    const double short_steps = 256;
+    for (size_t i = b; i < s->n && i + dir < s->n; i += dir) {
+        size_t j = i + dir;
+        if (Ls[i] > s->log_growth_limit && Ls[j] > Ls[i] && isfinite(Ls[j]))
+            return fabs((Ls[j] - Ls[i]) / short_steps / (s->h[j] - s->h[i]));
     }
-    return first > 0 && first < s->n ? growth_slope(s, first, short_steps) : NAN;
+    return NAN;
 }
 
 static void fill_linear(double *h, size_t n, double lo, double hi)
@@ -299,13 +444,14 @@ static void fill_log(double *h, size_t n, double lo, double hi)
 static osc_stab_options with_defaults(const osc_stab_options *opt)
 {
     osc_stab_options o = opt ? *opt : (osc_stab_options){0};
-    o.coarse_lanes = o.coarse_lanes >= 16 ? o.coarse_lanes : 512;
+    o.coarse_lanes = o.coarse_lanes >= 16 ? o.coarse_lanes : 1024;
     o.fine_lanes = o.fine_lanes >= 16 ? o.fine_lanes : 256;
     o.growth = o.growth > 1 ? o.growth : 1e6;
-    o.h_low = o.h_low > 0 ? o.h_low : 0.05;
+    o.h_low = o.h_low > 0 ? o.h_low : 1e-6;
     o.h_high = o.h_high > o.h_low ? o.h_high : fmax(1e3, 10 * o.h_low);
     o.rel_tol = o.rel_tol > 0 ? o.rel_tol : 2e-4;
-    o.max_steps = o.max_steps > 0 ? o.max_steps : 400000;
+    o.max_steps = o.max_steps > 0 ? o.max_steps : 2000000;
+    o.coarse_steps = o.coarse_steps > 0 ? o.coarse_steps : 50000;
     return o;
 }
 
@@ -317,43 +463,156 @@ static long clamp_steps(double steps, long max_steps)
     return steps < min_steps ? min_steps : (long)ceil(steps);
 }
 
-/* Refine the bracket [a, b] (a stable, b unstable at `steps`): each batch spreads the fine lanes
- * over [a - 1.5 bias, b], where bias = log(growth) / (steps * slope) is how far beyond the true
- * limit a lane must sit to grow by `growth` in `steps` (so the limit lies above a - bias), and
- * runs long enough that a lane one spacing w beyond the limit grows by `growth`:
- * steps = log(growth) / (slope * w). Stops when both the bracket and the bias are below rel_tol
- * of the limit, or when the step cap is reached. */
-static int refine(scan *s, const osc_stab_options *o, double a, double b, double slope, long steps)
+/* A refined edge: its value and relative half-width. */
+typedef struct edge {
+    double value, resolution;
+} edge;
+
+/* Refine the edge between a (did not grow) and b (grew), adjacent lanes of the first scan; b > a
+ * for the upper edge of a stable interval, b < a for a lower one (dir = sign(b - a)). Each batch
+ * spreads the fine lanes from a - 1.5 bias dir to b, where bias = log(growth) / (steps * slope)
+ * is how far past the true edge a lane must sit to grow by `growth` in `steps` (so the edge lies
+ * beyond a - bias dir), and runs long enough that a lane one spacing w past the edge grows by
+ * `growth`: steps = log(growth) / (slope * w). The edge lies between a - bias dir and b: report
+ * the middle and the half width. Stops when both the bracket and the bias are below rel_tol of
+ * the edge, or when the step cap is reached. */
+static int refine(scan *s, const osc_stab_options *o, double a, double b, double slope,
+                  long steps, long cap, edge *out)
 {
+    const double dir = b > a ? 1 : -1;
     int status = OSC_OK;
     double bias = s->log_growth_limit / ((double)steps * slope);
-    s->out->limit = (a - bias + b) / 2; /* the first scan's verdict, until a batch improves it */
-    s->out->resolution = (b - a + bias) / 2 / s->out->limit;
+    out->value = (a - dir * bias + b) / 2; /* the first scan's verdict, until a batch improves it */
+    out->resolution = (fabs(b - a) + bias) / 2 / out->value;
     for (int round = 0; round < 12 && status == OSC_OK; round++) {
-        double lo = fmax(a - 1.5 * bias, a / 2), hi = b;
+        double lo = a - dir * fmin(1.5 * bias, a / 2), hi = b;
         fill_linear(s->h, s->n, lo, hi);
-        double w = (hi - lo) / (double)(s->n - 1);
-        steps = clamp_steps(s->log_growth_limit / (slope * w), o->max_steps);
+        double w = fabs(hi - lo) / (double)(s->n - 1);
+        steps = clamp_steps(s->log_growth_limit / (slope * w), cap);
         size_t iu;
         status = run_scan(s, steps, &iu);
-        if (iu == 0) { /* the limit is below lo: look lower */
-            b = lo + w, a = fmax(lo - (hi - lo), lo / 2), bias = 0;
+        if (iu == 0) { /* the edge is before lo: look further on the stable side */
+            b = lo + dir * w, a = lo - dir * fmin(fabs(hi - lo), lo / 2), bias = 0;
             continue;
         }
-        if (iu == s->n) { /* above hi: look higher */
-            a = hi - w, b = hi + (hi - lo), bias = 0;
+        if (iu == s->n) { /* beyond hi: look further on the unstable side */
+            a = hi - dir * w, b = hi + dir * fabs(hi - lo), bias = 0;
             continue;
         }
         a = s->h[iu - 1], b = s->h[iu];
         slope = growth_slope(s, iu, steps);
         bias = s->log_growth_limit / ((double)steps * slope);
-        /* The limit lies in (a - bias, b]: report the middle and the half width. */
-        s->out->limit = (a - bias + b) / 2;
-        s->out->resolution = (b - a + bias) / 2 / s->out->limit;
-        if ((b - a <= o->rel_tol * a && bias <= o->rel_tol * a) || steps >= o->max_steps)
+        out->value = (a - dir * bias + b) / 2;
+        out->resolution = (fabs(b - a) + bias) / 2 / out->value;
+        if ((fabs(b - a) <= o->rel_tol * a && bias <= o->rel_tol * a) || steps >= cap)
             break;
     }
     return status;
+}
+
+/* The verdict near 0 from the first scan, by the trend of the lanes' log growth L as h -> 0 (the
+ * measured counterpart of the theory's trend): the lowest lanes whose energy norm changed by
+ * more than e^2 either way (TREND_MIN_LOG; a stable lane's norm oscillates by O(h) at small h)
+ * say which way rho - 1 leans. If the lowest TREND_LANES such lanes below h = 1 all grew, and
+ * grew less the smaller h, rho - 1 > 0 shrinks toward h = 0 with no sign of crossing zero:
+ * unstable near 0 (explicit Euler undamped: L = steps h^2/2). A decaying lowest lane means
+ * stable near 0; no resolved lane below h = 1 means neutral (rho = 1 as far as the steps show),
+ * stable. Returns the first such lane in *resolved (n if none). */
+#define TREND_MIN_LOG 2.0
+#define TREND_LANES 3
+
+static bool unstable_near_zero(const scan *s, size_t *resolved)
+{
+    size_t idx[TREND_LANES], k = 0;
+    for (size_t i = 0; i < s->n && s->h[i] < 1 && k < TREND_LANES; i++)
+        if (fabs(s->L[i]) > TREND_MIN_LOG)
+            idx[k++] = i;
+    *resolved = k ? idx[0] : s->n;
+    if (k < TREND_LANES)
+        return false;
+    for (size_t j = 0; j < k; j++)
+        if (!(s->L[idx[j]] > TREND_MIN_LOG) || (j && !(s->L[idx[j]] >= s->L[idx[j - 1]])))
+            return false;
+    return true;
+}
+
+/* Every change of verdict along the first scan's lanes, refined, as stable intervals. When the
+ * method is unstable near 0 the lanes below the first one that grew are not a stable interval
+ * (their growth was only too slow to see). */
+static int measure_intervals(scan *s, const osc_stab_options *o, const double *hc,
+                             const double *Lc, const double *Ls, bool never, long steps)
+{
+    osc_stab_measured *out = s->out;
+    size_t nc = o->coarse_lanes;
+    int status = OSC_OK;
+    bool in_interval = !(Lc[0] > s->log_growth_limit);
+    size_t start = 1;
+    if (never) { /* intervals start above the first lane that grew */
+        while (start < nc && !(Lc[start - 1] > s->log_growth_limit))
+            start++;
+        in_interval = false;
+    }
+    double lower = 0, lower_res = 0;
+    for (size_t i = start; i < nc && status == OSC_OK; i++) {
+        bool stable = !(Lc[i] > s->log_growth_limit);
+        if (stable == in_interval)
+            continue;
+        /* a: the lane that did not grow, b: the one that did */
+        size_t ia = stable ? i : i - 1, ib = stable ? i - 1 : i;
+        scan cs = *s;
+        cs.h = (double *)hc, cs.L = (double *)Lc, cs.n = nc;
+        double slope = short_run_slope(&cs, Ls, ib, stable ? -1 : 1);
+        if (!(slope > 0)) /* no growth in the short run: the slowest that could pass unseen */
+            slope = s->log_growth_limit / (double)steps / fabs(hc[ib] - hc[ia]);
+        /* The first edge (the limit) may take max_steps; the others a fifth, which keeps a
+         * method with several slowly growing edges (forest-ruth damped) affordable. */
+        bool first = !never && !stable && out->nintervals == 0;
+        long cap = first ? o->max_steps : (o->max_steps + 4) / 5;
+        edge e;
+        status = refine(s, o, hc[ia], hc[ib], slope, steps, cap < 200 ? 200 : cap, &e);
+        if (stable) {
+            lower = e.value, lower_res = e.resolution, in_interval = true;
+            continue;
+        }
+        if (out->nintervals < OSC_STAB_MAX_INTERVALS) {
+            size_t k = out->nintervals++;
+            out->intervals[k] = (osc_stab_interval){lower, e.value};
+            out->lower_resolution[k] = lower_res, out->upper_resolution[k] = e.resolution;
+        } else {
+            out->intervals_truncated = true;
+        }
+        in_interval = false;
+    }
+    if (in_interval && status == OSC_OK) {
+        if (out->nintervals < OSC_STAB_MAX_INTERVALS) {
+            size_t k = out->nintervals++;
+            out->intervals[k] = (osc_stab_interval){lower, INFINITY};
+            out->lower_resolution[k] = lower_res, out->upper_resolution[k] = 0;
+        } else {
+            out->intervals_truncated = true;
+        }
+    }
+    return status;
+}
+
+/* The first edge from the intervals: NEVER when unstable near 0 ([0, h of the lowest lane seen
+ * growing] is what the measurement allows), ALWAYS when stable up to h_high, else the upper
+ * edge of the interval that starts at 0. */
+static void first_edge(osc_stab_measured *out, bool never)
+{
+    if (never) {
+        out->kind = OSC_STAB_NEVER, out->limit = 0, out->limit_low = 0;
+        return;
+    }
+    double upper = out->nintervals ? out->intervals[0].upper : INFINITY;
+    if (isinf(upper)) {
+        out->kind = OSC_STAB_ALWAYS, out->limit = INFINITY;
+        out->limit_low = out->h_high, out->limit_high = INFINITY;
+        return;
+    }
+    out->kind = OSC_STAB_BOUNDED, out->limit = upper;
+    out->resolution = out->upper_resolution[0];
+    out->limit_low = upper * (1 - out->resolution), out->limit_high = upper * (1 + out->resolution);
 }
 
 int osc_stability_measured(const osc_method *m, osc_precision p, double zeta,
@@ -363,32 +622,41 @@ int osc_stability_measured(const osc_method *m, osc_precision p, double zeta,
         return OSC_EINVAL;
     osc_stab_options o = with_defaults(opt);
     *out = (osc_stab_measured){.kind = OSC_STAB_BOUNDED, .limit = NAN, .resolution = NAN,
-                               .h_low = o.h_low, .h_high = o.h_high};
-    size_t cap = o.coarse_lanes > o.fine_lanes ? o.coarse_lanes : o.fine_lanes;
-    scan s = {m, p, zeta, log(o.growth), out, o.coarse_lanes, malloc(cap * sizeof(double)),
-              malloc(cap * sizeof(double))};
-    int status = s.h && s.L ? OSC_OK : OSC_ENOMEM;
-    /* First scan: long enough that rho - 1 = h^2 / 2 (undamped explicit Euler, the slowest
-     * growth a method of this registry shows) grows by growth^2 at the smallest h: a clear
-     * margin over the threshold. */
-    long steps = clamp_steps(4 * s.log_growth_limit / (o.h_low * o.h_low), o.max_steps);
-    size_t iu = 0;
+                               .limit_low = NAN, .limit_high = NAN, .h_low = o.h_low,
+                               .h_high = o.h_high};
+    const size_t nc = o.coarse_lanes;
+    double *hc = malloc(nc * sizeof *hc), *Lc = malloc(nc * sizeof *Lc);
+    double *Ls = malloc(nc * sizeof *Ls);
+    double *hf = malloc(o.fine_lanes * sizeof *hf), *Lf = malloc(o.fine_lanes * sizeof *Lf);
+    scan s = {m, p, zeta, log(o.growth), out, nc, hc, Lc};
+    int status = hc && Lc && Ls && hf && Lf ? OSC_OK : OSC_ENOMEM;
+    /* A stable lane is one whose norm did not grow by `growth` in coarse_steps: a growth rate
+     * below log(growth) / coarse_steps per step (2.8e-4 by default) passes unseen here, and one
+     * below TREND_MIN_LOG / coarse_steps (4e-5) is not even resolved for the trend. The refining
+     * batches run up to max_steps and say in their resolution how far they got. */
+    out->rate_floor = TREND_MIN_LOG / (double)o.coarse_steps;
+    size_t iu;
     if (status == OSC_OK) {
-        fill_log(s.h, s.n, o.h_low, o.h_high);
-        status = run_scan(&s, steps, &iu);
+        fill_log(hc, nc, o.h_low, o.h_high);
+        status = run_scan(&s, o.coarse_steps, &iu);
     }
-    if (status == OSC_OK && iu == 0)
-        out->kind = OSC_STAB_NEVER, out->limit = 0;
-    else if (status == OSC_OK && iu == s.n)
-        out->kind = OSC_STAB_ALWAYS, out->limit = INFINITY;
-    else if (status == OSC_OK) {
-        double a = s.h[iu - 1], b = s.h[iu];
-        double slope = short_run_slope(&s, iu, &status);
-        if (!(slope > 0)) /* no growth in the short run: the slowest that could pass unseen */
-            slope = s.log_growth_limit / (double)steps / (b - a);
-        s.n = o.fine_lanes;
-        status = refine(&s, &o, a, b, slope, steps);
+    if (status == OSC_OK) {
+        s.L = Ls;
+        status = run_scan(&s, 256, &iu);
+        s.L = Lc;
     }
-    free(s.h), free(s.L);
+    size_t resolved = nc;
+    bool never = status == OSC_OK && unstable_near_zero(&s, &resolved);
+    if (status == OSC_OK && !never && Lc[0] > s.log_growth_limit) /* grew even at h_low */
+        never = true, resolved = 0;
+    if (never)
+        out->limit_high = hc[resolved];
+    if (status == OSC_OK) {
+        s.h = hf, s.L = Lf, s.n = o.fine_lanes;
+        status = measure_intervals(&s, &o, hc, Lc, Ls, never, o.coarse_steps);
+    }
+    if (status == OSC_OK)
+        first_edge(out, never);
+    free(hc), free(Lc), free(Ls), free(hf), free(Lf);
     return status;
 }

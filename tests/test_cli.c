@@ -1153,8 +1153,9 @@ static void compare_dataset(hid_t fa, hid_t fb, const char *path)
 /* Every dataset under each group identical in the two files; returns how many were compared. */
 static size_t compare_files(const char *dir, const char *a, const char *b)
 {
-    static const char *const groups[] = {"/points", "/convergence", "/convergence_local",
-                                         "/stability", "/traces"};
+    static const char *const groups[] = {"/points",    "/convergence",         "/convergence_local",
+                                         "/stability", "/stability_intervals", "/stability_theory",
+                                         "/traces"};
     hid_t fa = open_h5(dir, a), fb = open_h5(dir, b);
     size_t total = 0;
     static name_list la, lb;
@@ -1818,6 +1819,79 @@ static void test_free_fall_inconclusive(void **state)
     proc_free(&p);
 }
 
+/* The stability tables: verlet at zeta 0.3 is stable on two intervals of omega0*dt, (0, 1.82]
+ * and [6.06, 6.67] (theory and measurement; forest-ruth at zeta 25 too, but its measurement costs
+ * more than this test should), explicit Euler undamped on none. /stability keeps its
+ * first edge with the measured range, /stability_intervals lists every interval, the summary
+ * says so, and /stability_theory has the dense grid. */
+static const char intervals_config[] = "name: ivals\n"
+                                       "methods: [verlet, euler]\n"
+                                       "stiffness: 1\n"
+                                       "dt: [0.1]\n"
+                                       "steps: 10\n"
+                                       "analyses: [stability]\n"
+                                       "stability: {zeta: [0, 0.3]}\n";
+
+static void test_stability_intervals(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ivals.yaml", intervals_config);
+    proc p = run_in(f->dir, "run", "ivals.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    assert_non_null(strstr(p.out, "stable on more than one interval"));
+    const char *note = strstr(p.out, "\n  verlet ");
+    assert_non_null(note);
+    assert_non_null(strstr(note, "zeta 0.3"));
+    hid_t h = open_h5(f->dir, "results/ivals.h5");
+    assert_int_equal(table_rows(h, "/stability"), 4);
+    double *lt = read_f64(h, "/stability/limit_theory", 4);
+    double *lm = read_f64(h, "/stability/limit_measured", 4);
+    double *lo = read_f64(h, "/stability/limit_measured_low", 4);
+    double *hi = read_f64(h, "/stability/limit_measured_high", 4);
+    double *res = read_f64(h, "/stability/measured_resolution", 4);
+    int64_t *nt = read_i64(h, "/stability/intervals_theory", 4);
+    int64_t *nm = read_i64(h, "/stability/intervals_measured", 4);
+    /* rows: verlet 0, verlet 0.3, euler 0, euler 0.3 */
+    assert_int_equal(nt[1], 2);
+    assert_int_equal(nm[1], 2);
+    assert_true(lo[1] < lm[1] && lm[1] < hi[1]);
+    assert_true(fabs(lm[1] - lt[1]) <= 2 * res[1] * lm[1]); /* within twice its resolution */
+    assert_true(lt[2] == 0 && lm[2] == 0 && lo[2] == 0 && hi[2] > 0 && isfinite(hi[2]));
+    assert_int_equal(nt[2], 0);
+    /* the evidence for never: rho - 1 = h^2/2 + O(h^4) for undamped Euler (fitted over two
+     * decades of small h: the power to 1e-2); verlet undamped is neutral (rho = 1) */
+    double *pw = read_f64(h, "/stability/rho_excess_power", 4);
+    double *cf = read_f64(h, "/stability/rho_excess_coef", 4);
+    assert_true(fabs(pw[2] - 2) < 1e-2 && cf[2] > 0);
+    assert_true(isnan(pw[0]) && isnan(cf[0]));
+    assert_non_null(strstr(p.out, "never stable near omega0*dt = 0"));
+    free(pw), free(cf);
+    size_t rows = 0;
+    for (int i = 0; i < 4; i++)
+        rows += (size_t)(nt[i] + nm[i]);
+    assert_int_equal(table_rows(h, "/stability_intervals"), rows);
+    char **src = read_str(h, "/stability_intervals/source", rows);
+    double *lower = read_f64(h, "/stability_intervals/lower", rows);
+    double *upper = read_f64(h, "/stability_intervals/upper", rows);
+    double *ivz = read_f64(h, "/stability_intervals/zeta", rows);
+    size_t theory_03 = 0;
+    for (size_t r = 0; r < rows; r++) {
+        assert_true(lower[r] >= 0 && upper[r] > lower[r]);
+        if (ivz[r] == 0.3 && !strcmp(src[r], "theory") && theory_03++ == 0)
+            assert_true(lower[r] == 0 && upper[r] == lt[1]); /* the first edge is limit_theory */
+    }
+    assert_int_equal(theory_03, 2 + 1); /* verlet's two, euler's one at zeta 0.3 */
+    size_t dense = table_rows(h, "/stability_theory");
+    assert_int_equal(dense, 2 * 201);
+    double *dz = read_f64(h, "/stability_theory/zeta", dense);
+    assert_true(dz[0] == 0 && dz[200] == 0.3);
+    free(lt), free(lm), free(lo), free(hi), free(res), free(nt), free(nm);
+    free_strs(src), free(lower), free(upper), free(ivz), free(dz);
+    H5Fclose(h);
+    proc_free(&p);
+}
+
 /* A summary of many convergence fits (more than 40 rows: grouped per method and drag) must not
  * put the number of rows on the stack. 10^5 fits of one step each, with the run's stack limited
  * to 256 KiB (the rest of a run of this size needs far less: 10^4 fits pass either way). */
@@ -1924,6 +1998,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_instability_criteria, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_start_never_passes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_free_fall_inconclusive, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stability_intervals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_of_many_fits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plot, setup, teardown),
     };

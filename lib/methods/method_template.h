@@ -14,7 +14,13 @@
  *   and, if it defines OSC_CUSTOM_INIT, F(lane_init) and F(lane_readout) (see the defaults below).
  *
  * <tgmath.h> makes fma, sqrt, ... follow the argument type; write constants as (real)0.5 so a
- * float kernel is not silently promoted to double. */
+ * float kernel is not silently promoted to double.
+ *
+ * A third pass, with OSC_PASS_LD defined, includes the method file for `real` = long double and
+ * uses only its reference step (ref_init_ld, ref_step_ld, ref_readout_ld; no kernels): the
+ * stability theory needs rho - 1 of the one-step map far below double's round-off. A constant
+ * written as a double literal is only double-accurate there: such a method file computes it in
+ * long double under OSC_PASS_LD (see forest_ruth.c). */
 #ifndef OSC_SELF
 #error "define OSC_SELF before including method_template.h"
 #endif
@@ -65,10 +71,43 @@ static inline int osc_isa_level(void)
 #undef coef
 #undef F
 
+/* Long double: the reference only. F(fast_step) is compiled but unused (static inline). */
+#define OSC_PASS_LD
+#define real long double
+#define coef osc_coef_ld
+#define F(name) name##_ld
+#include OSC_SELF
+#ifndef OSC_CUSTOM_INIT
+/* The defaults of kernel_loops.h: (x, v) as they are. */
+static inline void F(lane_init)(real s[OSC_MAX_STATE], real x0, real v0, coef c, real dt)
+{
+    (void)c, (void)dt;
+    s[0] = x0, s[1] = v0, s[2] = 0;
+}
+static inline void F(lane_readout)(const real s[OSC_MAX_STATE], coef c, real dt, real *x, real *v)
+{
+    (void)c, (void)dt;
+    *x = s[0], *v = s[1];
+}
+#endif
+static void F(ref_init)(real s[OSC_MAX_STATE], real x0, real v0, coef c, real dt)
+{
+    F(lane_init)(s, x0, v0, c, dt);
+}
+static void F(ref_readout)(const real s[OSC_MAX_STATE], coef c, real dt, real *x, real *v)
+{
+    F(lane_readout)(s, c, dt, x, v);
+}
+#undef real
+#undef coef
+#undef F
+#undef OSC_PASS_LD
+
 #undef OSC_PASS
 
 #define OSC_KERNELS                                                                              \
     .nstate = OSC_NSTATE,                                                                        \
     .kernels = {[OSC_DOUBLE] = {advance_d, init_soa_d, readout_soa_d},                           \
                 [OSC_FLOAT] = {advance_f, init_soa_f, readout_soa_f}},                           \
-    .ref_d = {ref_init_d, ref_step_d, ref_readout_d}, .ref_f = {ref_init_f, ref_step_f, ref_readout_f}
+    .ref_d = {ref_init_d, ref_step_d, ref_readout_d}, .ref_f = {ref_init_f, ref_step_f, ref_readout_f}, \
+    .ref_ld = {ref_init_ld, ref_step_ld, ref_readout_ld}
