@@ -1,5 +1,5 @@
 /* oscbench-bench: throughput of every method's tiled kernels, in C on Google Benchmark through
- * the shim (bench_shim.h). Names and counters are CONTRACT.md's:
+ * the shim (bench_shim.h). Names and counters are a public interface (README, "Performance"):
  *
  *   step/<method>/<precision>/<lanes>[/threads:1]   osc_batch_run over all lanes, bare
  *   baseline/naive/<precision>/<lanes>               semi-implicit Euler, one pass over all lanes

@@ -1,6 +1,6 @@
 /* The YAML config of `oscbench run`: loading, validation and sweep expansion.
  *
- * Keys (CONTRACT.md "Config (YAML)", plus the extras marked *):
+ * Keys (README, "Configs"; those marked * were added after the first release):
  *   name         run name: 1..128 of [A-Za-z0-9._+-], not starting with '.'    default: file stem
  *                (sanitized the same way)
  *   methods      a registry name, a list of them (config order kept), or `all`   default: all

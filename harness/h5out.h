@@ -1,5 +1,5 @@
 /* HDF5 results: tables built in memory, written to a temporary file that is renamed into place
- * only when complete (CONTRACT.md "HDF5 results").
+ * only when complete (README, "Results file").
  *
  * A table is a group of 1-D datasets of equal length, one per column (a "_2d" column is rows x
  * width). Each dataset is chunked with shuffle + deflate(4) + fletcher32, except string columns:

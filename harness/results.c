@@ -1,4 +1,4 @@
-/* Writing a run's tables and provenance to the HDF5 results file (CONTRACT.md "HDF5 results"). */
+/* Writing a run's tables and provenance to the HDF5 results file (README, "Results file"). */
 #define _POSIX_C_SOURCE 200809L
 #include "results.h"
 

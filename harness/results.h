@@ -1,5 +1,5 @@
 /* The analyses a run adds to its sweep (convergence, stability, work-precision), and writing
- * everything to the results file as CONTRACT.md lays it out. */
+ * everything to the results file as README ("Results file") lays it out. */
 #ifndef OSCBENCH_RESULTS_H
 #define OSCBENCH_RESULTS_H
 

@@ -1,5 +1,5 @@
 /* Every method of the registry: SoA kernels against their scalar references, bit reproducibility
- * across tiling, audit intervals and threads, the worked trace of SPEC.md, explicit and
+ * across tiling, audit intervals and threads, the worked trace of docs/model.md, explicit and
  * semi-implicit Euler's energy behaviour, convergence orders, pinned lanes and input validation.
  * The tests loop over the registry, so a new method is covered without edits here. */
 #include <float.h>
@@ -305,7 +305,7 @@ static void test_tiled_matches_untiled(void **state)
     omp_set_num_threads(omp_get_num_procs());
 }
 
-/* ---- 3. the worked trace of SPEC.md ------------------------------------------------------- */
+/* ---- 3. the worked trace of docs/model.md ------------------------------------------------------- */
 
 /* A ball thrown from the origin at v = (2, 3) under a = (0, -10), semi-implicit Euler, dt = 0.5.
  * Every value is a small dyadic rational, so both precisions must give it exactly. */

@@ -10,7 +10,7 @@
  *       one step of one lane, written with fma() so that it vectorizes and gives the same bits on
  *       every ISA; kernel_loops.h runs it over register blocks of lanes, per ISA;
  *   static void F(ref_step)(real s[OSC_MAX_STATE], coef c, real dt);
- *       the plain scalar reference, written as SPEC.md states the method (no fma);
+ *       the plain scalar reference, written as docs/model.md defines the method (no fma);
  *   and, if it defines OSC_CUSTOM_INIT, F(lane_init) and F(lane_readout) (see the defaults below).
  *
  * <tgmath.h> makes fma, sqrt, ... follow the argument type; write constants as (real)0.5 so a
