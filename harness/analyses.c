@@ -9,6 +9,8 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "exact.h"
+#include "layout.h"
 #include "progress.h"
 #include "results.h"
 
@@ -74,7 +76,8 @@ static double step_cost_ns(const osc_method *m, osc_precision p)
  * evaluations) against the median and worst max_error of the batch's stable lanes. */
 static int work_precision(const osc_config *cfg, const sweep_result *res, work_rows *w)
 {
-    size_t lanes = cfg->stiffness.count * cfg->drag.count;
+    const sweep_layout lay = layout_of(cfg);
+    const size_t lanes = layout_lanes(lay);
     double *errors = malloc(lanes * sizeof *errors);
     double *cost = calloc(cfg->nmethods, sizeof *cost);
     if (!errors || !cost || !alloc_work(w, res->nbatches)) {
@@ -85,17 +88,18 @@ static int work_precision(const osc_config *cfg, const sweep_result *res, work_r
         cost[m] = step_cost_ns(cfg->methods[m], cfg->precision);
     for (size_t b = 0; b < res->nbatches; b++) {
         const sweep_batch_time *bt = &res->batches[b];
+        const size_t row0 = layout_batch_row0(lay, b), method = layout_index(lay, row0).method;
         size_t n = 0;
-        for (size_t r = b * lanes; r < (b + 1) * lanes; r++)
+        for (size_t r = row0; r < row0 + lanes; r++)
             if (res->points.stable[r] && isfinite(res->points.max_error[r]))
                 errors[n++] = res->points.max_error[r];
         qsort(errors, n, sizeof *errors, cmp_double);
         w->method[b] = bt->method;
         w->dt[b] = bt->dt;
-        w->steps[b] = res->points.steps[b * lanes];
-        w->ns_per_osc_step[b] = cost[b / cfg->dt.count];
+        w->steps[b] = res->points.steps[row0];
+        w->ns_per_osc_step[b] = cost[method];
         w->ns_per_lane[b] = w->ns_per_osc_step[b] * (double)w->steps[b] * cfg->dim;
-        w->force_evals[b] = cfg->methods[b / cfg->dt.count]->force_evals * w->steps[b];
+        w->force_evals[b] = cfg->methods[method]->force_evals * w->steps[b];
         w->median_error[b] = n ? (errors[(n - 1) / 2] + errors[n / 2]) / 2 : NAN;
         w->worst_error[b] = n ? errors[n - 1] : NAN;
         w->stable_points[b] = (int64_t)n;
@@ -161,32 +165,13 @@ static void add_local(convergence_local_rows *l, const char *method, double k, d
     }
 }
 
-/* The size of the motion in position units, which sets the round-off floor of its errors: the
- * initial distance from rest plus how far the initial velocity carries it (v0 / omega0), or, for
- * a free particle, how far it travels by t_end: v0 t_end plus gravity's g t min(t/2, 1/gam). */
-static double motion_scale(const osc_config *cfg, double k, double c, double t_end)
-{
-    double x2 = 0, v2 = 0;
-    for (int a = 0; a < cfg->dim; a++) {
-        double x = cfg->x0[a];
-        if (a == cfg->dim - 1 && k > 0 && cfg->mass > 0)
-            x += cfg->gravity * cfg->mass / k; /* distance from the rest point -g m / k */
-        x2 += x * x, v2 += cfg->v0[a] * cfg->v0[a];
-    }
-    double w2 = cfg->mass > 0 ? k / cfg->mass : 0;
-    if (w2 > 0)
-        return sqrt(x2) + sqrt(v2 / w2);
-    double gam = cfg->mass > 0 ? c / cfg->mass : 0;
-    double fall = fabs(cfg->gravity) * t_end * (gam > 0 ? fmin(t_end / 2, 1 / gam) : t_end / 2);
-    return sqrt(x2) + sqrt(v2) * t_end + fall;
-}
-
 static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
                                 convergence_rows *out)
 {
     const sweep_points *p = &res->points;
-    size_t nk = cfg->stiffness.count, nc = cfg->drag.count, ndt = cfg->dt.count;
-    size_t rows = ndt >= 2 ? cfg->nmethods * nk * nc : 0;
+    const sweep_layout lay = layout_of(cfg);
+    const size_t ndt = lay.ndt, lanes = layout_lanes(lay);
+    size_t rows = ndt >= 2 ? cfg->nmethods * lanes : 0;
     osc_conv_point *pts = calloc(ndt, sizeof *pts);
     osc_local_order *local = calloc(ndt ? ndt : 1, sizeof *local);
     bool *used = calloc(ndt ? ndt : 1, sizeof *used);
@@ -195,19 +180,21 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
         !alloc_local(&out->local, rows * (ndt ? ndt - 1 : 0)))
         rc = OSC_ENOMEM;
     for (size_t r = 0; r < rows && rc == OSC_OK; r++) {
-        size_t mi = r / (nk * nc), lane = r % (nk * nc);
-        const osc_method *m = cfg->methods[mi];
-        double k = cfg->stiffness.values[lane / nc], c = cfg->drag.values[lane % nc];
+        /* fit r: lane r % lanes of each dt batch of method r / lanes */
+        sweep_index at = layout_index_in(lay, r / lanes, 0, r % lanes);
+        const osc_method *m = cfg->methods[at.method];
+        double k = cfg->stiffness.values[at.stiffness], c = cfg->drag.values[at.drag];
         double t_end = 0;
-        for (size_t d = 0; d < ndt; d++) {
-            size_t row = (mi * ndt + d) * nk * nc + lane;
-            pts[d] = (osc_conv_point){p->dt[row], p->max_error[row], (long)p->steps[row],
-                                      p->stable[row]};
+        for (at.dt = 0; at.dt < ndt; at.dt++) {
+            size_t row = layout_row(lay, at);
+            pts[at.dt] = (osc_conv_point){p->dt[row], p->max_error[row], (long)p->steps[row],
+                                          p->stable[row]};
             t_end = fmax(t_end, p->t_end[row]);
         }
-        double w0 = cfg->mass > 0 ? sqrt(k / cfg->mass) : 0;
-        osc_fit_params par = {osc_precision_eps(cfg->precision), motion_scale(cfg, k, c, t_end),
-                              w0 * t_end, osc_method_declared_order(m, c)};
+        double scale = osc_motion_scale(cfg->dim, k, c, cfg->mass, cfg->gravity, cfg->x0,
+                                        cfg->v0, t_end);
+        osc_fit_params par = {osc_precision_eps(cfg->precision), scale,
+                              osc_omega0(k, cfg->mass) * t_end, osc_method_declared_order(m, c)};
         osc_order_fit fit;
         size_t nlocal = 0;
         rc = osc_fit_order(pts, ndt, &par, &fit, used);

@@ -11,6 +11,7 @@
 
 #include "audit.h"
 #include "commit.h"
+#include "layout.h"
 #include "progress.h"
 
 /* The audit schedule. max_error and max_abs_drift are maxima over the audits, and the
@@ -107,23 +108,16 @@ void sweep_result_free(sweep_result *r)
     memset(r, 0, sizeof *r);
 }
 
-static double zeta_of(double k, double c, double m)
-{
-    if (c == 0)
-        return 0;
-    return k > 0 && m > 0 ? c / (2 * sqrt(k * m)) : INFINITY;
-}
-
 int sweep_set_lanes(osc_batch *b, const osc_config *cfg)
 {
-    size_t nc = cfg->drag.count;
-    for (size_t ki = 0; ki < cfg->stiffness.count; ki++)
-        for (size_t ci = 0; ci < nc; ci++) {
-            int rc = osc_batch_set_lane(b, ki * nc + ci, cfg->stiffness.values[ki],
-                                        cfg->drag.values[ci], cfg->mass, cfg->x0, cfg->v0);
-            if (rc)
-                return rc;
-        }
+    const sweep_layout lay = layout_of(cfg);
+    for (size_t lane = 0; lane < layout_lanes(lay); lane++) {
+        sweep_index at = layout_index_in(lay, 0, 0, lane);
+        int rc = osc_batch_set_lane(b, lane, cfg->stiffness.values[at.stiffness],
+                                    cfg->drag.values[at.drag], cfg->mass, cfg->x0, cfg->v0);
+        if (rc)
+            return rc;
+    }
     return OSC_OK;
 }
 
@@ -173,15 +167,16 @@ static void record_metrics(sweep_points *p, size_t r, const osc_lane_metrics *lm
 static void record_rows(sweep_points *p, size_t row0, const osc_config *cfg, const osc_method *m,
                         double dt, long steps, const osc_audit *audit)
 {
-    size_t nc = cfg->drag.count;
-    for (size_t lane = 0; lane < cfg->stiffness.count * nc; lane++) {
+    const sweep_layout lay = layout_of(cfg);
+    for (size_t lane = 0; lane < layout_lanes(lay); lane++) {
         size_t r = row0 + lane;
-        double k = cfg->stiffness.values[lane / nc], c = cfg->drag.values[lane % nc];
+        sweep_index at = layout_index_in(lay, 0, 0, lane);
+        double k = cfg->stiffness.values[at.stiffness], c = cfg->drag.values[at.drag];
         const osc_lane_metrics *lm = osc_audit_lane(audit, lane);
         p->method[r] = m->name;
         p->dt[r] = dt, p->stiffness[r] = k, p->drag[r] = c;
-        p->omega_dt[r] = cfg->mass > 0 ? sqrt(k / cfg->mass) * dt : 0;
-        p->zeta[r] = zeta_of(k, c, cfg->mass);
+        p->omega_dt[r] = osc_omega0(k, cfg->mass) * dt;
+        p->zeta[r] = osc_zeta(k, c, cfg->mass);
         p->steps[r] = steps, p->t_end[r] = (double)steps * dt;
         record_metrics(p, r, lm);
     }
@@ -190,7 +185,7 @@ static void record_rows(sweep_points *p, size_t row0, const osc_config *cfg, con
 static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size_t row0,
                      progress *prog, sweep_result *out, char *err, size_t errlen)
 {
-    size_t lanes = cfg->stiffness.count * cfg->drag.count;
+    size_t lanes = layout_lanes(layout_of(cfg));
     long steps = sweep_steps_for(cfg, dt);
     osc_batch *b = NULL;
     osc_audit *audit = NULL;
@@ -295,26 +290,20 @@ static int run_trace(const osc_config *cfg, const osc_method *m, double dt, doub
     return rc;
 }
 
-static size_t rows_per_method(const osc_config *cfg)
-{
-    return cfg->dt.count * cfg->stiffness.count * cfg->drag.count;
-}
-
 /* The traced rows: those listed, or the first point of each method. */
 static int run_traces(const osc_config *cfg, sweep_result *out)
 {
-    size_t per_method = rows_per_method(cfg);
+    const sweep_layout lay = layout_of(cfg);
     size_t n = cfg->ntrace_points ? cfg->ntrace_points : cfg->nmethods;
     if (!(out->traces = calloc(n, sizeof *out->traces)))
         return OSC_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        size_t row = cfg->ntrace_points ? cfg->trace_points[i] : i * per_method;
-        size_t in_method = row % per_method, lanes = cfg->stiffness.count * cfg->drag.count;
-        const osc_method *m = cfg->methods[row / per_method];
-        double dt = cfg->dt.values[in_method / lanes];
-        size_t lane = in_method % lanes;
-        double k = cfg->stiffness.values[lane / cfg->drag.count];
-        double c = cfg->drag.values[lane % cfg->drag.count];
+        size_t row = cfg->ntrace_points ? cfg->trace_points[i]
+                                        : layout_row(lay, (sweep_index){.method = i});
+        sweep_index at = layout_index(lay, row);
+        const osc_method *m = cfg->methods[at.method];
+        double dt = cfg->dt.values[at.dt];
+        double k = cfg->stiffness.values[at.stiffness], c = cfg->drag.values[at.drag];
         out->ntraces = i + 1;
         int rc = run_trace(cfg, m, dt, k, c, row, &out->traces[i]);
         if (rc)
@@ -327,23 +316,23 @@ int sweep_run(const osc_config *cfg, bool show_progress, sweep_result *out, char
               size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    size_t per_method = rows_per_method(cfg);
-    if (!alloc_points(&out->points, cfg->nmethods * per_method) ||
+    const sweep_layout lay = layout_of(cfg);
+    if (!alloc_points(&out->points, layout_rows(lay)) ||
         !(out->batches = calloc(cfg->nmethods * cfg->dt.count, sizeof *out->batches))) {
         snprintf(err, errlen, "%s: out of memory for the results table", cfg->path);
         return OSC_ENOMEM;
     }
     double total = 0;
     for (size_t d = 0; d < cfg->dt.count; d++)
-        total += (double)sweep_steps_for(cfg, cfg->dt.values[d]) * cfg->stiffness.count *
-                 cfg->drag.count * cfg->dim;
+        total += (double)sweep_steps_for(cfg, cfg->dt.values[d]) * (double)layout_lanes(lay) *
+                 cfg->dim;
     progress prog;
     progress_init(&prog, total * cfg->nmethods, "osc-steps", show_progress);
     double t0 = omp_get_wtime();
     int rc = OSC_OK;
     for (size_t mi = 0; mi < cfg->nmethods && !rc; mi++)
         for (size_t di = 0; di < cfg->dt.count && !rc; di++) {
-            size_t row0 = (mi * cfg->dt.count + di) * cfg->stiffness.count * cfg->drag.count;
+            size_t row0 = layout_batch_row0(lay, layout_batch(lay, mi, di));
             rc = run_batch(cfg, cfg->methods[mi], cfg->dt.values[di], row0, &prog, out, err,
                            errlen);
             if (mi == 0 && di == 0)

@@ -161,3 +161,30 @@ void osc_exact_map(const osc_exact *e, double T, double *p11, double *p12, doubl
     *q1 = g != 0 ? -(g * forced) : 0;
     *q2 = -(g * phi12);
 }
+
+double osc_omega0(double k, double m) { return m > 0 ? sqrt(k / m) : 0; }
+
+double osc_zeta(double k, double c, double m)
+{
+    if (c == 0)
+        return 0;
+    return k > 0 && m > 0 ? c / (2 * sqrt(k * m)) : INFINITY;
+}
+
+double osc_motion_scale(int dim, double k, double c, double m, double g, const double *x0,
+                        const double *v0, double t_end)
+{
+    double x2 = 0, v2 = 0;
+    for (int a = 0; a < dim; a++) {
+        double x = x0[a];
+        if (a == dim - 1 && k > 0 && m > 0)
+            x += g * m / k; /* distance from the rest point -g m / k */
+        x2 += x * x, v2 += v0[a] * v0[a];
+    }
+    double w2 = m > 0 ? k / m : 0;
+    if (w2 > 0)
+        return sqrt(x2) + sqrt(v2 / w2);
+    double gam = m > 0 ? c / m : 0;
+    double fall = fabs(g) * t_end * (gam > 0 ? fmin(t_end / 2, 1 / gam) : t_end / 2);
+    return sqrt(x2) + sqrt(v2) * t_end + fall;
+}

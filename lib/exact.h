@@ -33,6 +33,18 @@ void osc_exact_eval(const osc_exact *e, double t, double *x, double *v);
 void osc_exact_map(const osc_exact *e, double T, double *p11, double *p12, double *p22, double *q1,
                    double *q2);
 
+/* The model's dimensionless parameters: omega0 = sqrt(k/m) (0 for a pinned lane, m = 0) and
+ * zeta = c / (2 sqrt(k m)) (0 without drag; +inf with drag but no spring or no mass). */
+double osc_omega0(double k, double m);
+double osc_zeta(double k, double c, double m);
+
+/* The size of a lane's motion over [0, t_end] in position units, the scale of its errors' round-
+ * off: |x0 - rest| + |v0| / omega0 with a spring; for a free particle (k = 0) how far it travels,
+ * |x0| + |v0| t_end + |g| t_end min(t_end/2, 1/gam), gam = c/m. x0, v0: dim values; gravity g
+ * on the last axis. */
+double osc_motion_scale(int dim, double k, double c, double m, double g, const double *x0,
+                        const double *v0, double t_end);
+
 #ifdef __cplusplus
 }
 #endif
