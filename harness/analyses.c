@@ -52,20 +52,22 @@ static double step_cost_ns(const osc_method *m, osc_precision p)
     osc_batch *b = NULL;
     if (osc_batch_create(&b, m, p, 1, LANES, 0))
         return NAN;
-    for (size_t i = 0; i < LANES; i++) {
+    int rc = OSC_OK;
+    for (size_t i = 0; i < LANES && !rc; i++) {
         double x0 = 1, v0 = 0;
-        osc_batch_set_lane(b, i, 1 + (double)(i % 13) * 0.1, 0.01, 1, &x0, &v0);
+        rc = osc_batch_set_lane(b, i, 1 + (double)(i % 13) * 0.1, 0.01, 1, &x0, &v0);
     }
-    osc_batch_start(b, 1e-3);
-    double best = INFINITY;
-    for (int rep = 0; rep < 3; rep++) {
+    if (!rc)
+        rc = osc_batch_start(b, 1e-3);
+    double best = rc ? NAN : INFINITY; /* NaN: no price, rather than a made-up one */
+    for (int rep = 0; rep < 3 && !rc; rep++) {
         double t0 = omp_get_wtime(), t;
         long steps = 0;
         do {
-            osc_batch_run(b, steps_per_run, steps_per_run, NULL, NULL);
+            rc = osc_batch_run(b, steps_per_run, steps_per_run, NULL, NULL);
             steps += steps_per_run;
-        } while ((t = omp_get_wtime() - t0) < 0.03);
-        best = fmin(best, 1e9 * t / ((double)steps * (double)LANES));
+        } while (!rc && (t = omp_get_wtime() - t0) < 0.03);
+        best = rc ? NAN : fmin(best, 1e9 * t / ((double)steps * (double)LANES));
     }
     osc_batch_free(b);
     return best;

@@ -361,7 +361,10 @@ static bool grew(const scan *s, size_t i) { return s->L[i] > s->log_growth_limit
 /* Step the lanes s->h[0..n) for `steps` and return the first unstable lane (n if none). */
 static int run_scan(scan *s, long steps, size_t *first_unstable)
 {
+    *first_unstable = s->n;
     int status = step_lanes(s->m, s->p, s->zeta, s->h, s->n, steps, s->L);
+    if (status != OSC_OK)
+        return status; /* s->L was not written */
     s->out->lanes += s->n;
     s->out->lane_steps += (double)s->n * (double)steps;
     s->out->max_steps = steps > s->out->max_steps ? steps : s->out->max_steps;
@@ -491,6 +494,8 @@ static int refine(scan *s, const osc_stab_options *o, double a, double b, double
         steps = clamp_steps(s->log_growth_limit / (slope * w), cap);
         size_t iu;
         status = run_scan(s, steps, &iu);
+        if (status != OSC_OK)
+            break;
         if (iu == 0) { /* the edge is before lo: look further on the stable side */
             b = lo + dir * w, a = lo - dir * fmin(fabs(hi - lo), lo / 2), bias = 0;
             continue;

@@ -420,9 +420,23 @@ static void test_two_intervals(void **state)
     assert_intervals_match(fr, 25, &tf);
 }
 
+/* A scan whose lanes cannot be set up (omega0*dt = 1e200: its stiffness h^2 overflows to inf,
+ * which the batch refuses) reports the batch's error instead of reading growth it never
+ * computed. */
+static void test_measured_reports_setup_failure(void **state)
+{
+    (void)state;
+    osc_stab_options o = {.h_high = 1e200};
+    osc_stab_measured r;
+    assert_int_equal(osc_stability_measured(osc_method_find("semi-implicit"), OSC_DOUBLE, 0, &o,
+                                            &r),
+                     OSC_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_measured_reports_setup_failure),
         cmocka_unit_test(test_radius_2x2),
         cmocka_unit_test(test_radius_3x3),
         cmocka_unit_test(test_amplification_semi_implicit),
