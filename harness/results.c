@@ -177,7 +177,10 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
                               : "none: t_end is a whole number of steps for every dt");
     rc |= h5_out_attr_str(out, "audit_schedule",
                           "metrics are sampled at audits: every dt at the same times t_end*j/A "
-                          "(nearest step) and at the last step; max_* are maxima over them");
+                          "(nearest step) and at the last step; max_* are maxima over every "
+                          "step or over the audits, as the maxima attribute says");
+    rc |= h5_out_attr_str(out, "maxima",
+                          cfg->maxima_sampled ? "audits" : "every_step");
     return rc;
 }
 
