@@ -204,22 +204,27 @@ static void F(advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, doub
  * the x86-64-v3 assembly): co-step 4 (2 fma + 2 fma-or-mul), dx dv 2, sums 2, err2/A/B 3
  * (fma, or mul on the first axis) = 11 per axis; per lane 3 for dE (mul, fma, fma), 1 abs, 2 max:
  *     audit_ops = 11 D + 6 in double (D = 1: 17, 2: 28, 3: 39), plus the method's readout (0
- *     for most; stormer's is its own), plus 2 D conversions for float.
+ *     for most; stormer's: 7 per axis).
  * In vector instructions a double op covers half as many lanes as a float one, so against a float
- * method the audit weighs 2 (11 D + 6) + 4 D conversion instructions (cvtps2pd of each half) per
- * vector of floats.
+ * method the audit weighs 2 (11 D + 6) + 4 D conversions (cvtps2pd of x and v, each in two
+ * halves; plus 2 D extractions of the upper halves, not counted) per vector of floats: 38, 64, 90
+ * for D = 1, 2, 3. The x86-64-v3 and v4 assembly of every method (objdump -d of the method's
+ * object, the loop of audited_v3_d1_d and friends) has exactly method_ops D + audit_ops
+ * arithmetic instructions per vector and step.
  *
  * Round-off of the co-step. It starts each interval from the audit's exact state (re-anchored at
  * every audit from the closed form or its maps, accurate to (16 R + 8 + omega t) eps of the
  * motion's scale S, audit.h) and applies the one-step map N times (N = the interval). Each map is
- * non-expansive in the energy norm, its entries carry the closed form's few ulps, and its four
- * roundings add <= ~8 eps S, so after N steps the co-stepped state is within ~(c + 8) N eps S of
- * the true motion, c ~ 4 the map's entries' error (relative error of the map times the number of
- * steps: the systematic part); the random part grows like sqrt(N). With the harness's intervals
- * (N <= t_end / 64 / dt, e.g. 625 steps for dt = 1e-3 over 40 s) this is ~1e-13 S, below the
- * convergence fits' round-off floor 10 eps S (sqrt(steps) + omega t) (= 2000 eps S for 4e4
- * steps) and far below any method error it is compared with. The maxima are thus the true maxima
- * over every step, to within that bound.
+ * non-expansive in the energy norm, its entries carry the closed form's few ulps (c ~ 4) and its
+ * four roundings add <= ~8 eps S, so after N steps the co-stepped state is within
+ * (c + 8) N eps S + eps omega N dt S of the true motion (the last term: the phase of the map's
+ * own rounded frequency), and typically far less, the roundings being random: measured against
+ * osc_exact_eval at every step over N = 2100 steps (the default config's longest interval, 19
+ * audits at dt = 1e-3), 10-800 eps S for k from 0.01 to 1e4 and drag 0 to 1, and 5.8e3 eps S at
+ * omega dt = 3.2 where the closed form's own phase error eps omega t dominates. That stays below
+ * the convergence fits' round-off floor 10 eps S (sqrt(steps) + omega t) (>= 2000 eps S for 4e4
+ * steps) and far below any method error it is compared with: the maxima are the maxima over
+ * every step to within that bound (tests/test_maxima.c checks it against the closed form).
  *
  * NaN. The running max is written max = isgreater(max, e) ? max : e, which lets a NaN e through (a
  * NaN max is replaced by the next finite e). A non-finite state stays non-finite (the steps are
@@ -231,9 +236,15 @@ static void F(advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, doub
  * sizes (lanes, powers of two from 8 to 128, so that they divide every lane range) per ISA and
  * precision for D = 1, halved for D = 2 and quartered for D = 3 (at least 8); a method file may set
  *     #define OSC_FUSED_LANES_V3_D 8    (and _V4_D, _BASE_D, _F likewise)
- * On AVX2 (16 ymm) 8 lanes (2 vectors of double) keep method and exact state in registers: the
- * co-step's chains are short (2 fma deep) and independent of the method's, which covers the FMA
- * latency that the small block would leave exposed in advance(). */
+ * Measured on AVX2 (Zen 3, 16 ymm, default config, one thread): 16 double lanes (4 ymm per array;
+ * part of the exact state and maxima live in L1) are best overall: rk4 and forest-ruth, whose
+ * step is a 12-21 fma deep chain, need 4 vectors to cover its latency (0.79 -> 0.87 and
+ * 0.69 -> 0.90-0.97 of the op-count ceiling against 8 lanes), while the short-chain methods keep
+ * 1.2-2x their ceiling at either size (the co-step's chains are 2 fma deep and independent of the
+ * method's; the adds, subs and maxima also use the FP add pipes). Float: 8 lanes (one ymm of
+ * floats, two of doubles per exact quantity). Stormer sets 8 double lanes: beyond that GCC no
+ * longer hoists its reciprocal and divides every step. The AVX-512 sizes (32 double, 16 float
+ * lanes) follow the register count (32 zmm) and are not measured. */
 #ifndef OSC_FUSED_LANES_V4_D
 #define OSC_FUSED_LANES_V4_D 32
 #endif

@@ -3,7 +3,8 @@
 #define OSC_SELF "stormer.c"
 #define OSC_NSTATE 2
 #define OSC_CUSTOM_INIT
-#define OSC_FUSED_LANES_V3_D 8 /* the fused kernel's AVX2 block (kernel_loops.h), measured */
+#define OSC_FUSED_LANES_V3_D 8 /* the fused kernel's blocks (kernel_loops.h): AVX2, measured, */
+#define OSC_FUSED_LANES_V4_D 16 /* and AVX-512, the largest fully unrolled */
 #include "method_template.h"
 
 const osc_method osc_method_stormer = {
