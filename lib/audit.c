@@ -31,6 +31,16 @@
  *   and max_abs_drift = max |dE| / scale exactly), and the stability bound is decided by a
  *   comparison of squares with a margin that covers every rounding; the rare lane within that
  *   margin, or whose drift could overflow, is decided by the plain scalar definition (classify).
+ * - Maxima over every step (the default mode). osc_audit_run steps the batch with the fused
+ *   kernel (kernel_loops.h), which co-steps the exact motion from each lane's exact state xe, ve at
+ *   its previous audit by the one-step map (o11 ... oq2, prepared with the other maps) and leaves
+ *   the interval's largest squared error and |dE| in iv_err2, iv_de. The vector loop folds them
+ *   into max_err2, max_de together with the audit point's own values, under the same condition
+ *   (the lane is stable at this audit); NaN interval maxima make the lane unstable, and the drift
+ *   limit applies to the interval's largest |dE|. In the sampled mode (or when the batch was run
+ *   by plain osc_batch_run) iv_err2 and iv_de stay 0 and only the audit points count.
+ * - Energy errors are differences of squares (osc_energy_error), like the fused kernel's: the
+ *   vector loop, classify and osc_audit_lane form E_num - E_exact the same way.
  * - Per audit a lane's metrics write only its numeric state (xf, vf) and, when they grow, the
  *   largest energy error and squared error; final energy, drift and error are recomputed from
  *   xf, vf and the exact state (frozen with them when a lane turns unstable) by osc_audit_lane,

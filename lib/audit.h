@@ -71,7 +71,8 @@ typedef struct osc_audit osc_audit;
 int osc_audit_create(osc_audit **out, const osc_batch *b);
 void osc_audit_free(osc_audit *a);
 
-/* The osc_audit_fn to pass to osc_batch_run with ctx = the osc_audit. Returns 0 (a non-finite
+/* The osc_audit_fn that osc_audit_run calls (or, for maxima at the audits only, to pass to
+ * osc_batch_run with ctx = the osc_audit). Returns 0 (a non-finite
  * or runaway lane is data, recorded as unstable, never an error); it allocates nothing. Safe to
  * call concurrently on disjoint ranges; each lane's audits must come in order of step (as
  * osc_batch_run makes them).
