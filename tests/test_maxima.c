@@ -23,7 +23,7 @@ static double unit_roundoff(osc_precision p)
     return p == OSC_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
 }
 
-/* ---- (a) a stiff damped lane against the scalar reference, every step -------------------------- */
+/* ---- (a) a stiff damped lane against the scalar reference, every step --------------------- */
 
 /* The lane: k = 400, c = 4, m = 1 (omega0 = 20, zeta = 0.1, decay rate 2/s), x0 = 1, v0 = 0,
  * stepped at 60 and 120 Hz for 40 s and audited once a second: its error peaks in the first
@@ -159,7 +159,7 @@ static void test_stiff_damped_lane_every_step(void **state)
             }
 }
 
-/* ---- (b) the fused maxima against the audit at every step -------------------------------------- */
+/* ---- (b) the fused maxima against the audit at every step --------------------------------- */
 
 typedef struct lane {
     double k, c, m, x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
@@ -258,7 +258,7 @@ static void test_fused_equals_every_audit(void **state)
                 }
 }
 
-/* ---- the bits: threads, and the method's state against plain stepping -------------------------- */
+/* ---- the bits: threads, and the method's state against plain stepping --------------------- */
 
 /* Several tiles of mixed, partly unstable lanes in 3-D: the fused run's metrics (maxima included)
  * are bit-identical on 1 and 2 threads, and its method state equals plain osc_batch_run's. */

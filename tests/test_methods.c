@@ -202,7 +202,7 @@ typedef struct run_plan {
     long chunks[4]; /* steps per osc_batch_run call, 0-terminated */
     long audit_every;
     int threads;
-    bool fused; /* by osc_batch_run_costep (the fused audited kernel), with an exact motion at rest */
+    bool fused; /* by osc_batch_run_costep (the fused audited kernel), exact motion at rest */
 } run_plan;
 
 /* A co-step for batch b: every map and state zero (the exact motion at rest); its maxima are of

@@ -270,7 +270,8 @@ static void F(advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, doub
 _Static_assert(OSC_FBL_POW2(OSC_FBL_V4) && OSC_FBL_POW2(OSC_FBL_V3) && OSC_FBL_POW2(OSC_FBL_BASE),
                "fused blocks must be powers of two from 8 to 128 lanes");
 /* the block for D axes: BL, BL/2, BL/4 lanes for D = 1, 2, 3, at least 8 */
-#define OSC_FBL_DIM(BL, D) ((D) == 1 ? (BL) : (BL) / (2 * ((D) - 1)) >= 8 ? (BL) / (2 * ((D) - 1)) : 8)
+#define OSC_FBL_DIM(BL, D)                                                                         \
+    ((D) == 1 ? (BL) : (BL) / (2 * ((D) - 1)) >= 8 ? (BL) / (2 * ((D) - 1)) : 8)
 
 /* The readout inside the fused step. A method whose F(lane_readout) divides by lane constants
  * (a division per step the compiler may not turn into a multiplication) declares
