@@ -13,11 +13,11 @@
 #include "progress.h"
 
 /* The audit schedule. max_error and max_abs_drift are maxima over every step (the fused kernel,
- * audit.h), or over the audits with `maxima: audits`; the convergence fit compares them across
- * dt, so every dt of a run that lasts t_end is audited at
- * the same physical times t_end * j / A (to the nearest step), plus the last step. A is chosen so
- * that the largest dt still has MIN_AUDIT_INTERVAL steps between audits (an audit costs about as
- * much as a few tens of steps of a lane), and at most MAX_AUDITS. */
+ * audit.h), or over the audits with `maxima: audits`; stability is decided at the audits, and
+ * the convergence fit compares the maxima across dt, so every dt of a run that lasts t_end is
+ * audited at the same physical times t_end * j / A (to the nearest step), plus the last step. A
+ * is chosen so that the largest dt still has MIN_AUDIT_INTERVAL steps between audits (an audit
+ * costs about as much as a few tens of steps of a lane), and at most MAX_AUDITS. */
 enum { MIN_AUDIT_INTERVAL = 64, MAX_AUDITS = 64 };
 
 long sweep_steps_for(const osc_config *cfg, double dt)
