@@ -241,8 +241,9 @@ static void F(advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, doub
  * step is a 12-21 fma deep chain, need 4 vectors to cover its latency (0.79 -> 0.87 and
  * 0.69 -> 0.90-0.97 of the op-count ceiling against 8 lanes), while the short-chain methods keep
  * 1.2-2x their ceiling at either size (the co-step's chains are 2 fma deep and independent of the
- * method's; the adds, subs and maxima also use the FP add pipes). Float: 8 lanes (one ymm of
- * floats, two of doubles per exact quantity). Stormer sets 8 double lanes: beyond that GCC no
+ * method's; the adds, subs and maxima also use the FP add pipes). Float: 16 lanes too (2 ymm of
+ * floats, 4 of doubles per exact quantity: rk4 0.64 -> 0.95, forest-ruth 0.50 -> 0.91 of the
+ * ceiling against 8 lanes, the others 1.0-1.2 at either). Stormer sets 8 double lanes: beyond that GCC no
  * longer hoists its reciprocal and divides every step. The AVX-512 sizes (32 double, 16 float
  * lanes) follow the register count (32 zmm) and are not measured. */
 #ifndef OSC_FUSED_LANES_V4_D
@@ -255,7 +256,7 @@ static void F(advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, doub
 #define OSC_FUSED_LANES_V3_D 16
 #endif
 #ifndef OSC_FUSED_LANES_V3_F
-#define OSC_FUSED_LANES_V3_F 8
+#define OSC_FUSED_LANES_V3_F 16
 #endif
 #ifndef OSC_FUSED_LANES_BASE_D
 #define OSC_FUSED_LANES_BASE_D 8
