@@ -159,6 +159,80 @@ static void test_stiff_damped_lane_every_step(void **state)
             }
 }
 
+/* The drift limit in the every-step mode applies to every step: the stiff lane's |drift| peaks
+ * at 0.127 (max |dE| 25.4 of E(0) = 200, semi-implicit at 60 Hz) in its first periods, while at
+ * the audits (once a second) it stays below 0.1. A limit of 0.1 makes it unstable at its first
+ * audit in the default mode, and leaves it stable when the maxima are sampled at the audits. */
+static void test_drift_limit_every_step(void **state)
+{
+    (void)state;
+    const osc_method *m = osc_method_find("semi-implicit");
+    const double dt = 1.0 / 60;
+    const long nsteps = 2400, interval = 60;
+    for (int sampled = 0; sampled <= 1; sampled++) {
+        const double x0 = 1, v0 = 0;
+        osc_batch *b;
+        osc_audit *a;
+        assert_int_equal(osc_batch_create(&b, m, OSC_DOUBLE, 1, 1, 0), OSC_OK);
+        assert_int_equal(osc_batch_set_lane(b, 0, stiff_k, stiff_c, stiff_m, &x0, &v0), OSC_OK);
+        assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+        assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+        assert_int_equal(osc_audit_set_instability(a, OSC_UNSTABLE_FACTOR, 0.1), OSC_OK);
+        assert_int_equal(osc_audit_set_maxima(a, sampled ? OSC_MAXIMA_AUDITS
+                                                         : OSC_MAXIMA_EVERY_STEP), OSC_OK);
+        assert_int_equal(osc_audit_run(a, b, nsteps, interval, NULL, NULL), OSC_OK);
+        const osc_lane_metrics *mt = osc_audit_lane(a, 0);
+        if (sampled) {
+            assert_int_equal(mt->unstable_step, -1);
+            assert_true(mt->max_abs_drift < 0.1);
+        } else {
+            assert_int_equal(mt->unstable_step, interval);
+            assert_true(mt->max_error == 0 && mt->last_step == 0); /* its t = 0 values */
+        }
+        osc_audit_free(a);
+        osc_batch_free(b);
+    }
+}
+
+/* A lane that blows up (explicit Euler, undamped, omega dt = 2: |state| x sqrt(5) per step) is
+ * audited at step 5 (x 56: stable) and next at step 2000, by when it has overflowed to inf and
+ * NaN inside the interval. It is unstable there, and its maxima stay those of every step up to
+ * its last stable audit: the same bits as a run stopped at step 5 (a NaN of the interval where it
+ * blew up neither leaks into them nor lets a finite value of that interval in). */
+static void test_unstable_lane_keeps_last_stable_maxima(void **state)
+{
+    (void)state;
+    const osc_method *m = osc_method_find("euler");
+    const double dt = 0.02, k = 1e4, x0 = 1, v0 = 0;
+    double max_error = 0, max_drift = 0;
+    for (int run = 0; run < 2; run++) {
+        osc_batch *b;
+        osc_audit *a;
+        assert_int_equal(osc_batch_create(&b, m, OSC_DOUBLE, 1, 1, 0), OSC_OK);
+        assert_int_equal(osc_batch_set_lane(b, 0, k, 0, 1, &x0, &v0), OSC_OK);
+        assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+        assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+        assert_int_equal(osc_audit_run(a, b, 5, 5, NULL, NULL), OSC_OK);
+        if (run == 0)
+            assert_int_equal(osc_audit_run(a, b, 1995, 2000, NULL, NULL), OSC_OK);
+        const osc_lane_metrics *mt = osc_audit_lane(a, 0);
+        if (run == 0) {
+            double x, v;
+            osc_batch_readout(b, 0, 1, &x, &v);
+            assert_false(isfinite(x) && isfinite(v)); /* it did blow up */
+            assert_int_equal(mt->unstable_step, 2000);
+            assert_int_equal(mt->last_step, 5);
+            max_error = mt->max_error, max_drift = mt->max_abs_drift;
+            assert_true(isfinite(max_error) && isfinite(max_drift) && max_error > 0);
+        } else {
+            assert_int_equal(mt->unstable_step, -1);
+            assert_true(mt->max_error == max_error && mt->max_abs_drift == max_drift);
+        }
+        osc_audit_free(a);
+        osc_batch_free(b);
+    }
+}
+
 /* ---- (b) the fused maxima against the audit at every step --------------------------------- */
 
 typedef struct lane {
@@ -319,6 +393,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stiff_damped_lane_every_step),
+        cmocka_unit_test(test_drift_limit_every_step),
+        cmocka_unit_test(test_unstable_lane_keeps_last_stable_maxima),
         cmocka_unit_test(test_fused_equals_every_audit),
         cmocka_unit_test(test_fused_bits),
     };
