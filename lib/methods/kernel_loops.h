@@ -273,7 +273,7 @@ _Static_assert(OSC_FBL_POW2(OSC_FBL_V4) && OSC_FBL_POW2(OSC_FBL_V3) && OSC_FBL_P
                "fused blocks must be powers of two from 8 to 128 lanes");
 /* the block for D axes: BL, BL/2, BL/4 lanes for D = 1, 2, 3, at least 8 */
 #define OSC_FBL_DIM(BL, D)                                                                         \
-    ((D) == 1 ? (BL) : (BL) / (2 * ((D) - 1)) >= 8 ? (BL) / (2 * ((D) - 1)) : 8)
+    ((D) == 1 ? (BL) : (D) == 2 ? ((BL) / 2 >= 8 ? (BL) / 2 : 8) : ((BL) / 4 >= 8 ? (BL) / 4 : 8))
 
 /* The readout inside the fused step. A method whose F(lane_readout) divides by lane constants
  * (a division per step the compiler may not turn into a multiplication) declares
@@ -297,12 +297,15 @@ static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt
 }
 #endif
 
-/* One axis A of D in the fused step of lane j (in OSC_DEFINE_FUSED_BLOCK's loop; A a constant). */
+/* One axis A of D in the fused step of lane j (in OSC_DEFINE_FUSED_BLOCK's loop; A a constant,
+ * called only for A < D: OSC_AXIS keeps the indices in bounds where the call is dead code). */
+#define OSC_AXIS(A, D) ((A) < (D) ? (A) : 0)
 #define OSC_FUSED_AXIS(A, D)                                                                       \
-    F(fused_axis)(&b0[A][j], &b1[A][j], &b2[A][j], bw[j], bc[j], (A) == (D) - 1 ? bg[j] : (real)0, \
-                  dt, p11[j], p12[j], p21[j], p22[j], (A) == (D) - 1 ? q1[j] : 0.0,                \
-                  (A) == (D) - 1 ? q2[j] : 0.0, &xe[A][j], &ve[A][j], (A) == 0, &err2, &sum_v,     \
-                  &sum_x, &dx_last, (A) == (D) - 1 ? rl[j] : r0[j])
+    F(fused_axis)(&b0[OSC_AXIS(A, D)][j], &b1[OSC_AXIS(A, D)][j], &b2[OSC_AXIS(A, D)][j], bw[j],   \
+                  bc[j], (A) == (D) - 1 ? bg[j] : (real)0, dt, p11[j], p12[j], p21[j], p22[j],     \
+                  (A) == (D) - 1 ? q1[j] : 0.0, (A) == (D) - 1 ? q2[j] : 0.0,                      \
+                  &xe[OSC_AXIS(A, D)][j], &ve[OSC_AXIS(A, D)][j], (A) == 0, &err2, &sum_v, &sum_x, \
+                  &dx_last, (A) == (D) - 1 ? rl[j] : r0[j])
 
 /* The method's step of one axis, its readout, the exact motion's step, and the error sums. */
 static inline __attribute__((always_inline)) void F(fused_axis)(
@@ -510,5 +513,6 @@ static void F(ref_readout)(const real s[OSC_MAX_STATE], coef c, real dt, real *x
 #undef OSC_FBL_DIM
 #undef OSC_DEFINE_FUSED_BLOCK
 #undef OSC_FUSED_AXIS
+#undef OSC_AXIS
 #undef OSC_FUSED_SCHED
 #undef OSC_DEFINE_ADVANCE_AUDITED
