@@ -5,10 +5,16 @@
  *   baseline/naive/<precision>/<lanes>               semi-implicit Euler, one pass over all lanes
  *                                                     per step, arrays in memory: the yardstick
  *   audited/<method>/double/1048576                  stepping with the sweep harness's audit
+ *                                                     (the fused kernel: maxima over every step)
  *   default/<method>                                 configs/default.yaml's batches for one
- *                                                     method, bare and then audited exactly as
- *                                                     `oscbench run` audits them: the counter
- *                                                     audited_fraction is bare time / audited time
+ *                                                     method, bare, then audited exactly as
+ *                                                     `oscbench run` audits them (fused, every
+ *                                                     step), then with `maxima: audits`
+ *
+ * default/ counters: audited_fraction = bare time / audited time (the fused, every-step audit);
+ * sampled_fraction = bare time / time audited with maxima at the audits only; op_ceiling =
+ * method_ops / (method_ops + audit_ops), what audited_fraction would be if time followed the
+ * operation count (fused_audit_ops below); ceiling_fraction = audited_fraction / op_ceiling.
  *
  * Counters: osc_steps_per_s (oscillator-steps per wall-clock second), fma_per_step (the method's
  * FMAs per oscillator-step per axis), peak_fraction (achieved FMA rate over the FMA peak that
@@ -20,13 +26,15 @@
  *
  * Lane counts 2^12, 2^16 and 2^20; OSCBENCH_BENCH_LARGE=1 adds 2^24 and 2^26 (several GB).
  * The audited runs audit every 128 steps (OSCBENCH_BENCH_AUDIT_EVERY=N to change). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_PROCESS_CPUTIME_ID */
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <tgmath.h> /* fma() follows the argument type: fmaf for float */
+#include <tgmath.h>
+#include <time.h> /* fma() follows the argument type: fmaf for float */
 
 #include "audit.h"
 #include "bench_shim.h"
@@ -178,7 +186,7 @@ static void bench_step(osc_bench_state *st, void *arg)
             }
         }
         if (audited)
-            osc_batch_run(b, steps, audit_every, osc_audit_tile, audit);
+            osc_audit_run(audit, b, steps, audit_every, NULL, NULL);
         else
             osc_batch_run(b, steps, steps, NULL, NULL);
     }
@@ -193,10 +201,25 @@ static void bench_step(osc_bench_state *st, void *arg)
 /* ---- default/<method>: the README's main job, bare against audited ----------------------- */
 
 static osc_config default_cfg;
+/* Rounds per benchmark iteration of default/ (each: bare, audited, sampled), whose fastest runs
+ * the counters take. */
+#define DEFAULT_ROUNDS 3
 
-/* Wall seconds of stepping (and, if audited, auditing: preparing the exact solutions included)
- * every dt batch of the default config for method m, as `oscbench run` does. */
-static double run_default_batches(const osc_method *m, bool audited, double *osc_steps)
+/* How default/ runs the batches: bare, audited as `oscbench run` does, audited at the audits. */
+typedef enum { RUN_BARE, RUN_EVERY_STEP, RUN_SAMPLED } default_run;
+
+static double process_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Wall seconds (and, in *cpu, the process's CPU seconds) of stepping (and, if audited,
+ * auditing: preparing the exact solutions included) every dt batch of the default config for
+ * method m, as `oscbench run` does. */
+static double run_default_batches(const osc_method *m, default_run how, double *osc_steps,
+                                  double *cpu)
 {
     const osc_config *cfg = &default_cfg;
     size_t lanes = cfg->stiffness.count * cfg->drag.count;
@@ -211,12 +234,16 @@ static double run_default_batches(const osc_method *m, bool audited, double *osc
             osc_batch_free(b);
             return NAN;
         }
-        double t0 = omp_get_wtime();
-        if (audited && osc_audit_create(&audit, b) == OSC_OK)
-            osc_batch_run(b, steps, sweep_audit_interval(cfg, dt), osc_audit_tile, audit);
-        else
+        double t0 = omp_get_wtime(), c0 = process_cpu_seconds();
+        if (how != RUN_BARE && osc_audit_create(&audit, b) == OSC_OK) {
+            osc_audit_set_maxima(audit, how == RUN_SAMPLED ? OSC_MAXIMA_AUDITS
+                                                           : OSC_MAXIMA_EVERY_STEP);
+            osc_audit_run(audit, b, steps, sweep_audit_interval(cfg, dt), NULL, NULL);
+        } else {
             osc_batch_run(b, steps, steps, NULL, NULL);
+        }
         seconds += omp_get_wtime() - t0;
+        *cpu += process_cpu_seconds() - c0;
         *osc_steps += (double)lanes * (double)steps * cfg->dim;
         osc_audit_free(audit);
         osc_batch_free(b);
@@ -224,21 +251,54 @@ static double run_default_batches(const osc_method *m, bool audited, double *osc
     return seconds;
 }
 
+/* The fused kernel's operations per oscillator-step beside the method's, in units of the
+ * method's vector operations (lib/methods/kernel_loops.h derives the count; the x86-64-v3 and
+ * v4 assembly of every method, precision and dim has exactly method_ops D + this): 11 per axis and
+ * 6 per lane in double. For float a double vector holds half as many lanes, so each counts 2,
+ * plus the conversions of x and v to double (4 per axis per vector of floats; the 2 extractions
+ * of upper halves that go with them are not counted). A method's own readout is not counted
+ * (stormer's: 7 per axis), so its ceiling is the higher, harder one. */
+static double fused_audit_ops(osc_precision p, int dim)
+{
+    const double double_ops = 11.0 * dim + 6;
+    return p == OSC_FLOAT ? 2 * double_ops + 4.0 * dim : double_ops;
+}
+
 static void bench_default(osc_bench_state *st, void *arg)
 {
     const bench_case *c = arg;
-    double bare = 0, audited = 0, steps = 0, audited_steps = 0;
+    /* The three runs alternate, and each counter takes the fastest of its iterations: on a
+     * machine shared with other work that is the least disturbed one (sums would mix in
+     * whatever else ran meanwhile). */
+    double bare = INFINITY, audited = INFINITY, sampled = INFINITY, steps = 0;
+    double cpu_bare = INFINITY, cpu_audited = INFINITY;
     while (osc_bench_keep_running(st)) {
-        bare += run_default_batches(c->method, false, &steps);
-        audited += run_default_batches(c->method, true, &audited_steps);
+        for (int round = 0; round < DEFAULT_ROUNDS; round++) {
+            double per_run = 0, cpu[3] = {0, 0, 0};
+            bare = fmin(bare, run_default_batches(c->method, RUN_BARE, &per_run, &cpu[0]));
+            audited = fmin(audited,
+                           run_default_batches(c->method, RUN_EVERY_STEP, &per_run, &cpu[1]));
+            sampled = fmin(sampled, run_default_batches(c->method, RUN_SAMPLED, &per_run, &cpu[2]));
+            cpu_bare = fmin(cpu_bare, cpu[0]), cpu_audited = fmin(cpu_audited, cpu[1]);
+            steps = per_run / 3;
+        }
     }
-    if (!(bare > 0 && audited > 0)) {
+    if (!(bare > 0 && audited > 0 && sampled > 0 && isfinite(bare + audited + sampled))) {
         osc_bench_error(st, "cannot run the default config's batches");
         return;
     }
+    const double method_ops = c->method->fma_per_step;
+    const double ceiling =
+        method_ops / (method_ops + fused_audit_ops(default_cfg.precision, default_cfg.dim));
     osc_bench_counter(st, "bare_osc_steps_per_s", steps / bare, 0);
-    osc_bench_counter(st, "audited_osc_steps_per_s", audited_steps / audited, 0);
+    osc_bench_counter(st, "audited_osc_steps_per_s", steps / audited, 0);
     osc_bench_counter(st, "audited_fraction", bare / audited, 0);
+    osc_bench_counter(st, "sampled_fraction", bare / sampled, 0);
+    osc_bench_counter(st, "op_ceiling", ceiling, 0);
+    osc_bench_counter(st, "ceiling_fraction", bare / audited / ceiling, 0);
+    /* the same two over the process's CPU seconds: less disturbed by other work on the cores */
+    osc_bench_counter(st, "audited_cpu_fraction", cpu_bare / cpu_audited, 0);
+    osc_bench_counter(st, "ceiling_cpu_fraction", cpu_bare / cpu_audited / ceiling, 0);
 }
 
 /* ---- baseline/naive: what one writes first -------------------------------------------------- */

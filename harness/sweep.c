@@ -14,11 +14,12 @@
 #include "layout.h"
 #include "progress.h"
 
-/* The audit schedule. max_error and max_abs_drift are maxima over the audits, and the
- * convergence fit compares them across dt, so every dt of a run that lasts t_end is audited at
- * the same physical times t_end * j / A (to the nearest step), plus the last step. A is chosen so
- * that the largest dt still has MIN_AUDIT_INTERVAL steps between audits (an audit costs about as
- * much as a few tens of steps of a lane), and at most MAX_AUDITS. */
+/* The audit schedule. max_error and max_abs_drift are maxima over every step (the fused kernel,
+ * audit.h), or over the audits with `maxima: audits`; stability is decided at the audits, and
+ * the convergence fit compares the maxima across dt, so every dt of a run that lasts t_end is
+ * audited at the same physical times t_end * j / A (to the nearest step), plus the last step. A
+ * is chosen so that the largest dt still has MIN_AUDIT_INTERVAL steps between audits (an audit
+ * costs about as much as a few tens of steps of a lane), and at most MAX_AUDITS. */
 enum { MIN_AUDIT_INTERVAL = 64, MAX_AUDITS = 64 };
 
 long sweep_steps_for(const osc_config *cfg, double dt)
@@ -198,6 +199,9 @@ static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size
         rc = osc_audit_create(&audit, b);
     if (!rc)
         rc = osc_audit_set_instability(audit, cfg->unstable_factor, cfg->unstable_drift);
+    if (!rc)
+        rc = osc_audit_set_maxima(audit, cfg->maxima_sampled ? OSC_MAXIMA_AUDITS
+                                                             : OSC_MAXIMA_EVERY_STEP);
     if (rc) {
         snprintf(err, errlen, "%s: %s, dt=%g: %s", cfg->path, m->name, dt, osc_strerror(rc));
         osc_batch_free(b);
@@ -208,7 +212,7 @@ static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size
     progress_label(prog, label);
     audit_ctx ctx = {audit, prog, sweep_audit_interval(cfg, dt), cfg->dim};
     double t0 = omp_get_wtime();
-    osc_batch_run(b, steps, ctx.interval, audit_with_progress, &ctx);
+    osc_audit_run(audit, b, steps, ctx.interval, audit_with_progress, &ctx);
     double seconds = omp_get_wtime() - t0;
     record_rows(&out->points, row0, cfg, m, dt, steps, audit);
     out->batches[out->nbatches++] =

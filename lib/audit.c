@@ -31,6 +31,16 @@
  *   and max_abs_drift = max |dE| / scale exactly), and the stability bound is decided by a
  *   comparison of squares with a margin that covers every rounding; the rare lane within that
  *   margin, or whose drift could overflow, is decided by the plain scalar definition (classify).
+ * - Maxima over every step (the default mode). osc_audit_run steps the batch with the fused
+ *   kernel (kernel_loops.h), which co-steps the exact motion from each lane's exact state xe, ve at
+ *   its previous audit by the one-step map (o11 ... oq2, prepared with the other maps) and leaves
+ *   the interval's largest squared error and |dE| in iv_err2, iv_de. The vector loop folds them
+ *   into max_err2, max_de together with the audit point's own values, under the same condition
+ *   (the lane is stable at this audit); NaN interval maxima make the lane unstable, and the drift
+ *   limit applies to the interval's largest |dE|. In the sampled mode (or when the batch was run
+ *   by plain osc_batch_run) iv_err2 and iv_de stay 0 and only the audit points count.
+ * - Energy errors are differences of squares (osc_energy_error), like the fused kernel's: the
+ *   vector loop, classify and osc_audit_lane form E_num - E_exact the same way.
  * - Per audit a lane's metrics write only its numeric state (xf, vf) and, when they grow, the
  *   largest energy error and squared error; final energy, drift and error are recomputed from
  *   xf, vf and the exact state (frozen with them when a lane turns unstable) by osc_audit_lane,
@@ -91,8 +101,14 @@ struct osc_audit {
      * state at the chain's last anchor, the numeric state at the last stable audit */
     double *xe[OSC_MAX_DIM], *ve[OSC_MAX_DIM], *xa[OSC_MAX_DIM], *va[OSC_MAX_DIM];
     double *xf[OSC_MAX_DIM], *vf[OSC_MAX_DIM];
-    /* per lane: largest |E_num - E_exact| and squared error over the stable audits */
+    /* per lane: largest |E_num - E_exact| and squared error over the stable audits (and, in the
+     * every-step mode, over every step of the intervals up to them) */
     double *max_de, *max_err2;
+    /* the every-step mode: the one-step map (o: p11, p12, p21, p22, q1, q2) the fused kernel
+     * co-steps with, and the maxima of the interval just stepped, which it leaves here */
+    bool every_step;
+    double *o11, *o12, *o21, *o22, *oq1, *oq2, *iv_err2, *iv_de;
+    osc_costep costep;
     long *unstable;    /* unstable_step */
     long *audits;
     long *at;          /* step of the last audit */
@@ -120,6 +136,21 @@ double osc_energy(int dim, double k, double m, double g, const double *x, const 
     /* m = 0: a pinned lane has v = 0 and feels no gravity; never form 0 * inf. */
     double kinetic = m > 0 ? 0.5 * m * v2 : 0, gravity = m > 0 ? m * g * x[dim - 1] : 0;
     return kinetic + 0.5 * k * x2 + gravity;
+}
+
+double osc_energy_error(int dim, double k, double m, double g, const double *x, const double *v,
+                        const double *xe, const double *ve)
+{
+    /* the fused kernel's operations, in its order (kernel_loops.h): the same bits */
+    double sum_v = 0, sum_x = 0, dx = 0;
+    for (int a = 0; a < dim; a++) {
+        const double dv = v[a] - ve[a];
+        dx = x[a] - xe[a];
+        sum_v = a == 0 ? dv * (v[a] + ve[a]) : fma(dv, v[a] + ve[a], sum_v);
+        sum_x = a == 0 ? dx * (x[a] + xe[a]) : fma(dx, x[a] + xe[a], sum_x);
+    }
+    const double half_m = 0.5 * m, half_k = 0.5 * k, mg = m * g; /* m = 0: v = 0, g = 0 */
+    return fma(mg, dx, fma(half_k, sum_x, half_m * sum_v));
 }
 
 void osc_audit_free(osc_audit *a)
@@ -158,6 +189,9 @@ static double energy_scale(int dim, double k, double m, double g, const double *
     return about_rest > 0 ? about_rest : 1;
 }
 
+static void map_over(const osc_audit *au, size_t i, double T, double *p11, double *p12,
+                     double *p22, double *q1, double *q2);
+
 static void prepare_lane(osc_audit *au, const osc_batch *b, size_t i, double gravity)
 {
     int dim = au->dim;
@@ -183,6 +217,8 @@ static void prepare_lane(osc_audit *au, const osc_batch *b, size_t i, double gra
     au->half_m[i] = 0.5 * m, au->half_k[i] = 0.5 * k, au->mg[i] = m * g;
     au->rest2[i] = au->rest_norm[i] * au->rest_norm[i];
     au->drift_lim[i] = drift_bound(au, scale);
+    map_over(au, i, au->dt, &au->o11[i], &au->o12[i], &au->o22[i], &au->oq1[i], &au->oq2[i]);
+    au->o21[i] = -(au->w2[i] * au->o12[i]);
     for (int a = 0; a < dim; a++) {
         au->xe[a][i] = au->xa[a][i] = au->xf[a][i] = x0[a];
         au->ve[a][i] = au->va[a][i] = au->vf[a][i] = v0[a];
@@ -222,11 +258,12 @@ int osc_audit_create(osc_audit **out, const osc_batch *b)
     au->anchor = OSC_AUDIT_ANCHOR_EVERY;
     au->drift_limit = INFINITY;
     set_factor(au, OSC_UNSTABLE_FACTOR);
-    au->cap = (n + 7) / 8 * 8; /* whole 64-byte lines per array */
+    au->cap = osc_batch_padded_lanes(b); /* whole blocks: the fused kernel's range */
     double **dbl[] = {&au->k, &au->c, &au->m, &au->g, &au->w2, &au->rest_norm, &au->half_m,
                       &au->half_k, &au->mg, &au->rest2, &au->drift_lim, &au->p11, &au->p12,
                       &au->p22, &au->q1, &au->q2, &au->r11, &au->r12, &au->r22, &au->s1,
-                      &au->s2, &au->max_de, &au->max_err2};
+                      &au->s2, &au->max_de, &au->max_err2, &au->o11, &au->o12, &au->o21,
+                      &au->o22, &au->oq1, &au->oq2, &au->iv_err2, &au->iv_de};
     long **lng[] = {&au->unstable, &au->audits, &au->at, &au->per, &au->chain_base,
                     &au->frozen_last};
     const size_t ndbl = sizeof dbl / sizeof *dbl, nlng = sizeof lng / sizeof *lng;
@@ -263,6 +300,12 @@ int osc_audit_create(osc_audit **out, const osc_batch *b)
      * fields (it raced here once) */
     for (size_t i = 0; i < n && !au->gravity; i++)
         au->gravity = au->g[i] != 0;
+    au->every_step = true;
+    au->costep = (osc_costep){au->o11, au->o12, au->o21, au->o22, au->oq1, au->oq2,
+                              au->half_m, au->half_k, au->mg, .max_err2 = au->iv_err2,
+                              .max_de = au->iv_de};
+    for (int a = 0; a < dim; a++)
+        au->costep.xe[a] = au->xe[a], au->costep.ve[a] = au->ve[a];
     *out = au;
     return OSC_OK;
 }
@@ -301,7 +344,8 @@ static void classify(const osc_audit *au, size_t i, double t, const double *x, c
     for (int a = 0; a < dim; a++)
         err2 += (x[a] - p->x_exact[a]) * (x[a] - p->x_exact[a]);
     p->error = sqrt(err2);
-    p->drift = (p->energy - p->exact_energy) / au->lanes[i].energy_scale;
+    p->drift = osc_energy_error(dim, au->k[i], au->m[i], au->g[i], x, v, p->x_exact, p->v_exact) /
+               au->lanes[i].energy_scale;
     /* the last test catches a finite state whose energy error overflows the scale */
     p->stable = state_finite(dim, x, v, p->energy) && within_bound(au, i, x, v, p, t) &&
                 isfinite(p->drift) && fabs(p->drift) <= au->drift_limit;
@@ -403,7 +447,8 @@ static void closed_lane(const osc_audit *au, size_t i, size_t j, size_t len, dou
  * (metrics updated), surely unstable (frozen) or undecided (slow[j] = 1 and its exact state in
  * xnb, vnb, left for classify). Returns whether any lane is undecided. */
 static AUDIT_INLINE int audit_lanes(const osc_audit *au, size_t c0, size_t len, const int D,
-                                    const bool G, const bool general, long step, double inv_t2,
+                                    const bool G, const bool general, const bool E, long step,
+                                    double inv_t2,
                                     const double *x, const double *v, const double *xc,
                                     const double *vc, const long *mode, const long *gap,
                                     long *slow, double *xnb, double *vnb)
@@ -416,6 +461,7 @@ static AUDIT_INLINE int audit_lanes(const osc_audit *au, size_t c0, size_t len, 
     const double *restrict r11 = au->r11 + c0, *restrict r12 = au->r12 + c0;
     const double *restrict r22 = au->r22 + c0, *restrict s1 = au->s1 + c0, *restrict s2 = au->s2 + c0;
     double *restrict max_de = au->max_de + c0, *restrict max_err2 = au->max_err2 + c0;
+    const double *restrict iv_de = au->iv_de + c0, *restrict iv_err2 = au->iv_err2 + c0;
     long *restrict unstable = au->unstable + c0, *restrict frozen = au->frozen_last + c0;
     double *xe[OSC_MAX_DIM], *ve[OSC_MAX_DIM], *xa[OSC_MAX_DIM], *va[OSC_MAX_DIM];
     double *xf[OSC_MAX_DIM], *vf[OSC_MAX_DIM];
@@ -436,7 +482,8 @@ static AUDIT_INLINE int audit_lanes(const osc_audit *au, size_t c0, size_t len, 
             c1 = G ? s1[j] : 0, c2 = G ? s2[j] : 0;
         }
         double XN[OSC_MAX_DIM], VN[OSC_MAX_DIM], X[OSC_MAX_DIM], V[OSC_MAX_DIM];
-        double v2 = 0, x2 = 0, ve2 = 0, xe2 = 0, err2 = 0, dist2 = 0, ex2 = 0;
+        double v2 = 0, x2 = 0, err2 = 0, dist2 = 0, ex2 = 0;
+        double sum_v = 0, sum_x = 0, dx_last = 0; /* osc_energy_error's sums */
         int finite = 1;
 #pragma GCC unroll 3
         for (int a = 0; a < D; a++) {
@@ -455,20 +502,27 @@ static AUDIT_INLINE int audit_lanes(const osc_audit *au, size_t c0, size_t len, 
             const double xq = x[(size_t)a * len + j], vq = v[(size_t)a * len + j];
             XN[a] = xn, VN[a] = vn, X[a] = xq, V[a] = vq;
             v2 += vq * vq, x2 += xq * xq;
-            ve2 += vn * vn, xe2 += xn * xn;
             const double dx = xq - xn, dv = vq - vn;
             err2 += dx * dx;
+            sum_v = a == 0 ? dv * (vq + vn) : fma(dv, vq + vn, sum_v);
+            sum_x = a == 0 ? dx * (xq + xn) : fma(dx, xq + xn, sum_x);
+            dx_last = dx;
             dist2 += w2e * dx * dx + dv * dv;
             ex2 += w2e * xn * xn + vn * vn;
             finite &= islessequal(fabs(xq), DBL_MAX) & islessequal(fabs(vq), DBL_MAX);
         }
-        double energy = hm[j] * v2 + hk[j] * x2, exact_energy = hm[j] * ve2 + hk[j] * xe2;
-        if (G) {
+        double energy = hm[j] * v2 + hk[j] * x2; /* only for its finiteness */
+        if (G)
             energy = energy + mg[j] * X[D - 1];
-            exact_energy = exact_energy + mg[j] * XN[D - 1];
-        }
-        const double de = energy - exact_energy, ade = fabs(de);
+        const double de = fma(mg[j], dx_last, fma(hk[j], sum_x, hm[j] * sum_v));
         finite &= islessequal(fabs(energy), DBL_MAX);
+        /* every step: the interval's maxima join the audit point's; a NaN among them (the lane
+         * went non-finite inside the interval) makes the lane unstable, never a dropped value */
+        const double ive = E ? iv_err2[j] : 0, ivd = E ? iv_de[j] : 0;
+        if (E)
+            finite &= !isunordered(ive, ivd);
+        const double ade = isgreater(ivd, fabs(de)) ? ivd : fabs(de);
+        const double err2_all = isgreater(ive, err2) ? ive : err2;
         const double base = rest2[j] + ex2, lo = base * au->sure_stable, hi = base * au->sure_unstable;
         const int sure_stable = finite & islessequal(dist2, lo) & islessequal(lo, DBL_MAX) &
                                 islessequal(ade, dlim[j]);
@@ -491,8 +545,8 @@ static AUDIT_INLINE int audit_lanes(const osc_audit *au, size_t c0, size_t len, 
         }
         if (update & isgreater(ade, max_de[j]))
             max_de[j] = ade;
-        if (update & isgreater(err2, max_err2[j]))
-            max_err2[j] = err2;
+        if (update & isgreater(err2_all, max_err2[j]))
+            max_err2[j] = err2_all;
         if (fail)
             unstable[j] = step, frozen[j] = step - gap[j];
     }
@@ -509,11 +563,17 @@ AUDIT_CLONES static int audit_chunk_lanes(const osc_audit *au, size_t c0, size_t
                                           const long *gap, long *slow, double *xnb,
                                           double *vnb)
 {
-#define AUDIT_CASE(D, G)                                                                         \
-    return general ? audit_lanes(au, c0, len, D, G, true, step, inv_t2, x, v, xc, vc, mode, gap, \
-                                 slow, xnb, vnb)                                                 \
-                   : audit_lanes(au, c0, len, D, G, false, step, inv_t2, x, v, xc, vc, mode,     \
+#define AUDIT_CASE_E(D, G, E)                                                                    \
+    return general ? audit_lanes(au, c0, len, D, G, true, E, step, inv_t2, x, v, xc, vc, mode,   \
+                                 gap, slow, xnb, vnb)                                            \
+                   : audit_lanes(au, c0, len, D, G, false, E, step, inv_t2, x, v, xc, vc, mode,  \
                                  gap, slow, xnb, vnb)
+#define AUDIT_CASE(D, G)                                                                         \
+    do {                                                                                         \
+        if (au->every_step)                                                                      \
+            AUDIT_CASE_E(D, G, true);                                                            \
+        AUDIT_CASE_E(D, G, false);                                                               \
+    } while (0)
     if (au->gravity) {
         switch (au->dim) {
         case 1:
@@ -533,6 +593,7 @@ AUDIT_CLONES static int audit_chunk_lanes(const osc_audit *au, size_t c0, size_t
         AUDIT_CASE(3, false);
     }
 #undef AUDIT_CASE
+#undef AUDIT_CASE_E
 }
 
 /* A lane the vector loop left undecided: the definitions, in scalar, with the same exact state. */
@@ -548,12 +609,18 @@ static void slow_lane(const osc_audit *au, size_t i, size_t j, size_t len, long 
         p.x_exact[a] = xnb[(size_t)a * len + j], p.v_exact[a] = vnb[(size_t)a * len + j];
     }
     classify(au, i, t, xi, vi, &p);
-    if (!p.stable) {
+    /* every step: the interval's maxima count too (as in the vector loop) */
+    const double ive = au->every_step ? au->iv_err2[i] : 0, ivd = au->every_step ? au->iv_de[i] : 0;
+    const bool interval_ok =
+        !isnan(ive) && !isnan(ivd) && ivd / au->lanes[i].energy_scale <= au->drift_limit;
+    if (!p.stable || !interval_ok) {
         au->unstable[i] = step, au->frozen_last[i] = step - gap;
         return;
     }
     /* energy error and squared error as the vector loop forms them (p.error = sqrt(err2)) */
-    double de = p.energy - p.exact_energy, err2 = 0;
+    const double de = osc_energy_error(dim, au->k[i], au->m[i], au->g[i], xi, vi, p.x_exact,
+                                       p.v_exact);
+    double err2 = 0;
     for (int a = 0; a < dim; a++) {
         err2 += (xi[a] - p.x_exact[a]) * (xi[a] - p.x_exact[a]);
         au->xe[a][i] = p.x_exact[a], au->ve[a][i] = p.v_exact[a];
@@ -561,8 +628,8 @@ static void slow_lane(const osc_audit *au, size_t i, size_t j, size_t len, long 
         if (mode == BY_LONG_MAP || mode == BY_CLOSED)
             au->xa[a][i] = p.x_exact[a], au->va[a][i] = p.v_exact[a];
     }
-    au->max_de[i] = fmax(au->max_de[i], fabs(de));
-    au->max_err2[i] = fmax(au->max_err2[i], err2);
+    au->max_de[i] = fmax(au->max_de[i], fmax(fabs(de), ivd));
+    au->max_err2[i] = fmax(au->max_err2[i], fmax(err2, ive));
 }
 
 static void audit_chunk(const osc_audit *au, const osc_batch *b, size_t c0, size_t len, long step)
@@ -617,7 +684,7 @@ const osc_lane_metrics *osc_audit_lane(const osc_audit *a, size_t i)
     const double scale = mt->energy_scale;
     mt->final_energy = osc_energy(dim, a->k[i], a->m[i], a->g[i], x, v);
     mt->final_exact_energy = osc_energy(dim, a->k[i], a->m[i], a->g[i], xe, ve);
-    mt->final_drift = (mt->final_energy - mt->final_exact_energy) / scale;
+    mt->final_drift = osc_energy_error(dim, a->k[i], a->m[i], a->g[i], x, v, xe, ve) / scale;
     mt->final_error = sqrt(err2);
     mt->max_abs_drift = a->max_de[i] / scale;
     mt->max_error = sqrt(a->max_err2[i]);
@@ -637,6 +704,29 @@ void osc_audit_exact_state(const osc_audit *a, size_t i, double *x, double *v, l
     }
     if (step)
         *step = a->unstable[i] < 0 ? a->at[i] : a->frozen_last[i];
+}
+
+int osc_audit_set_maxima(osc_audit *a, osc_maxima mode)
+{
+    if (mode != OSC_MAXIMA_EVERY_STEP && mode != OSC_MAXIMA_AUDITS)
+        return OSC_EINVAL;
+    a->every_step = mode == OSC_MAXIMA_EVERY_STEP;
+    return OSC_OK;
+}
+
+osc_maxima osc_audit_maxima(const osc_audit *a)
+{
+    return a->every_step ? OSC_MAXIMA_EVERY_STEP : OSC_MAXIMA_AUDITS;
+}
+
+int osc_audit_run(osc_audit *a, osc_batch *b, long nsteps, long audit_every, osc_audit_fn fn,
+                  void *ctx)
+{
+    if (!fn)
+        fn = osc_audit_tile, ctx = a;
+    if (!a->every_step)
+        return osc_batch_run(b, nsteps, audit_every, fn, ctx);
+    return osc_batch_run_costep(b, nsteps, audit_every, &a->costep, fn, ctx);
 }
 
 int osc_audit_set_anchor_every(osc_audit *a, long every)

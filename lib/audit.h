@@ -15,7 +15,8 @@ extern "C" {
  *   osc_batch_start, with the lane's inputs as given (a float batch carries them rounded; that
  *   rounding is part of its error).
  * - Gravity acts on the last axis; a pinned lane (m = 0) feels none and never moves.
- * - drift = (E_num - E_exact) / energy_scale. energy_scale = |E(0)|, unless E(0) is zero up to
+ * - drift = (E_num - E_exact) / energy_scale, with E_num - E_exact formed as a difference of
+ *   squares (osc_energy_error), not as the difference of two energies that cancel. energy_scale = |E(0)|, unless E(0) is zero up to
  *   its own rounding (|E(0)| <= 16 eps x the sum of its terms' magnitudes); then the energy of the
  *   initial state relative to rest (1/2 m |v0|^2 + 1/2 k |x0 - x_rest|^2, or 1/2 m |v0|^2 for
  *   k = 0); if that is 0 too, 1 (drift is then the absolute energy error, 0 for a lane at rest).
@@ -32,6 +33,18 @@ extern "C" {
  *   stretched by 1/sqrt(1 - (omega dt/2)^2), which passes ~2e3 only within ~3e-7 of
  *   omega dt = 2), whereas growth by a factor r per step trips after ~log(2e3)/log(r) steps,
  *   and explicit Euler undamped (energy x (1 + omega^2 dt^2) per step) after ~15/(omega dt)^2.
+ * - Maxima (max_error, max_abs_drift). In the default every-step mode they are the largest error
+ *   and |drift| over EVERY step up to the last stable audit: the batch is stepped by the fused
+ *   kernel (osc_audit_run), which co-steps the exact motion beside the method (kernel_loops.h:
+ *   the one-step map of the closed form, re-anchored from the audit's exact state at every audit,
+ *   accurate to ~10 N eps of the motion's scale over an interval of N steps) and hands each
+ *   interval's maxima to the audit. In the sampled mode (osc_audit_set_maxima) they are the
+ *   largest over the audit points only: cheaper, and an underestimate where the error peaks
+ *   between audits (a stiff damped lane's largest error falls in its first periods).
+ *   Stability is decided at the audit points, except that in the every-step mode the drift limit
+ *   applies to the interval's largest |drift|, and NaN maxima (the lane went non-finite inside the
+ *   interval) make a lane unstable; an interval's maxima count only if the lane is stable at the
+ *   audit that ends it.
  * - Once unstable, a lane's metrics stay frozen at its last stable audit (finite values that
  *   describe the run while it was stable) and unstable_step is the first unstable audit step;
  *   later audits skip it. A lane unstable at its first audit keeps its t = 0 values. */
@@ -41,9 +54,9 @@ typedef struct osc_lane_metrics {
     double e0;            /* energy at t = 0 */
     double final_energy;  /* numeric energy at the last audit */
     double final_drift;   /* (E_num - E_exact) / energy_scale at the last audit */
-    double max_abs_drift; /* largest |drift| over the audits */
+    double max_abs_drift; /* largest |drift| over every step (or the audits: see Maxima) */
     double final_error;   /* |x_num - x_exact| (Euclidean over axes) at the last audit */
-    double max_error;     /* largest error over the audits */
+    double max_error;     /* largest error over every step (or the audits: see Maxima) */
     double rest_distance; /* |x0 - rest point|, the scale of the relative errors */
     long unstable_step;   /* first audit step at which the lane counted as unstable, or -1 */
     long audits;          /* audit points seen (including those after it became unstable) */
@@ -58,7 +71,8 @@ typedef struct osc_audit osc_audit;
 int osc_audit_create(osc_audit **out, const osc_batch *b);
 void osc_audit_free(osc_audit *a);
 
-/* The osc_audit_fn to pass to osc_batch_run with ctx = the osc_audit. Returns 0 (a non-finite
+/* The osc_audit_fn that osc_audit_run calls (or, for maxima at the audits only, to pass to
+ * osc_batch_run with ctx = the osc_audit). Returns 0 (a non-finite
  * or runaway lane is data, recorded as unstable, never an error); it allocates nothing. Safe to
  * call concurrently on disjoint ranges; each lane's audits must come in order of step (as
  * osc_batch_run makes them).
@@ -94,6 +108,21 @@ int osc_audit_tile(void *ctx, const osc_batch *b, size_t i0, size_t i1, long ste
  * before the first audit. OSC_EINVAL for values out of range. */
 int osc_audit_set_instability(osc_audit *a, double factor, double drift_limit);
 
+/* Where the maxima are taken (see Maxima above): OSC_MAXIMA_EVERY_STEP (the default) needs the
+ * batch run by osc_audit_run; OSC_MAXIMA_AUDITS samples them at the audits (osc_audit_run then
+ * runs plain osc_batch_run). Set it before the first audit. OSC_EINVAL for another value. */
+typedef enum osc_maxima { OSC_MAXIMA_EVERY_STEP = 0, OSC_MAXIMA_AUDITS = 1 } osc_maxima;
+int osc_audit_set_maxima(osc_audit *a, osc_maxima mode);
+osc_maxima osc_audit_maxima(const osc_audit *a);
+
+/* Run batch b (the one the audit was created for) by nsteps, auditing every audit_every steps:
+ * osc_batch_run_costep with the audit's co-step in the every-step mode, osc_batch_run in the
+ * sampled one. fn is called at each audit with ctx (it must call osc_audit_tile for its range:
+ * a wrapper, e.g. for progress); NULL means osc_audit_tile itself. Returns osc_batch_run's
+ * result. */
+int osc_audit_run(osc_audit *a, osc_batch *b, long nsteps, long audit_every, osc_audit_fn fn,
+                  void *ctx);
+
 /* Re-anchor every `every` audits instead (a power of 2; 1: the closed form at every audit, the
  * reference the propagation is tested against). OSC_EINVAL for other values. */
 int osc_audit_set_anchor_every(osc_audit *a, long every);
@@ -109,6 +138,12 @@ void osc_audit_exact_state(const osc_audit *a, size_t i, double *x, double *v, l
 
 /* Energy of one lane given its state: 1/2 m |v|^2 + 1/2 k |x|^2 + m g x_last. */
 double osc_energy(int dim, double k, double m, double g, const double *x, const double *v);
+/* E(x, v) - E(xe, ve) as 1/2 m sum (v - ve)(v + ve) + 1/2 k sum (x - xe)(x + xe) +
+ * m g (x_last - xe_last): accurate to a few ulps of the terms |m dv (v + ve)|, |k dx (x + xe)|
+ * where subtracting two energies would lose the digits the energies share. The same operations
+ * as the fused kernel's. */
+double osc_energy_error(int dim, double k, double m, double g, const double *x, const double *v,
+                        const double *xe, const double *ve);
 
 /* Lanes audited, and the prepared exact solution of lane i, axis a (for traces). */
 size_t osc_audit_lanes(const osc_audit *a);

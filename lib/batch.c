@@ -134,7 +134,20 @@ int osc_batch_start(osc_batch *b, double dt)
     return OSC_OK;
 }
 
-int osc_batch_run(osc_batch *b, long nsteps, long audit_every, osc_audit_fn audit, void *ctx)
+/* One audit interval of tile [i0, i1): axis by axis, or all axes together with the co-step. */
+static void step_interval(const osc_batch *b, const osc_kernels *kern, const osc_soa *soa,
+                          size_t i0, size_t i1, long chunk, const osc_costep *cs)
+{
+    if (cs) {
+        kern->advance_audited(soa, b->dim, i0, i1, chunk, b->dt, cs);
+        return;
+    }
+    for (int a = 0; a < b->dim; a++)
+        kern->advance(&soa[a], i0, i1, chunk, b->dt);
+}
+
+static int run_tiles(osc_batch *b, long nsteps, long audit_every, const osc_costep *cs,
+                     osc_audit_fn audit, void *ctx)
 {
     if (b->step < 0 || nsteps < 0)
         return OSC_ESTATE;
@@ -158,8 +171,7 @@ int osc_batch_run(osc_batch *b, long nsteps, long audit_every, osc_audit_fn audi
             long chunk = audit_every - done % audit_every;
             if (chunk > last - done)
                 chunk = last - done;
-            for (int a = 0; a < b->dim; a++)
-                kern->advance(&soa[a], i0, i1, chunk, b->dt);
+            step_interval(b, kern, soa, i0, i1, chunk, cs);
             done += chunk;
             if (audit && i0 < audit_end) {
                 int r = audit(ctx, b, i0, audit_end, done);
@@ -173,6 +185,21 @@ int osc_batch_run(osc_batch *b, long nsteps, long audit_every, osc_audit_fn audi
     b->step = last;
     return atomic_load(&failed);
 }
+
+int osc_batch_run(osc_batch *b, long nsteps, long audit_every, osc_audit_fn audit, void *ctx)
+{
+    return run_tiles(b, nsteps, audit_every, NULL, audit, ctx);
+}
+
+int osc_batch_run_costep(osc_batch *b, long nsteps, long audit_every, const osc_costep *cs,
+                         osc_audit_fn audit, void *ctx)
+{
+    if (!cs)
+        return OSC_EINVAL;
+    return run_tiles(b, nsteps, audit_every, cs, audit, ctx);
+}
+
+size_t osc_batch_padded_lanes(const osc_batch *b) { return b->cap; }
 
 void osc_batch_readout(const osc_batch *b, size_t i0, size_t i1, double *x, double *v)
 {

@@ -45,6 +45,27 @@ typedef struct osc_soa {
     const void *w2, *gam, *g;
 } osc_soa;
 
+/* The exact motion co-stepped beside a method by the fused kernel (osc_kernels.advance_audited),
+ * so that error and energy error are seen at every step, not only at the audits. All arrays are
+ * per lane, indexed by the batch's lane number, in double whatever the batch's precision, 64-byte
+ * aligned and covering the batch's whole padded lane range (padding lanes all zero). Per lane:
+ *   (x, v)(t + dt) = [[p11, p12], [p21, p22]] (x, v)(t) + (q1, q2)   with p21 = -w2 p12,
+ * the closed form's one-step map (q nonzero only on the gravity axis, the last); the energy
+ * error of a numeric state (x, v) against the exact (xe, ve), summed over axes, is
+ *   dE = half_m sum (v - ve)(v + ve) + half_k sum (x - xe)(x + xe) + mg (x_last - xe_last),
+ * the difference of squares, which keeps its digits where E(x, v) - E(xe, ve) cancels.
+ * advance_audited reads the exact state at the start of the interval from xe, ve (it does not
+ * write it back: the audit re-anchors from its own, more accurate, exact state) and stores the
+ * interval's largest squared error sum_axes (x - xe)^2 and largest |dE| over its steps (the
+ * interval's last step included) into max_err2 and max_de. A NaN at the interval's last step
+ * stays NaN in them; a lane non-finite somewhere inside an interval is non-finite at its end. */
+typedef struct osc_costep {
+    const double *p11, *p12, *p21, *p22, *q1, *q2;
+    const double *half_m, *half_k, *mg;
+    const double *xe[OSC_MAX_DIM], *ve[OSC_MAX_DIM];
+    double *max_err2, *max_de;
+} osc_costep;
+
 typedef struct osc_kernels {
     /* Advance lanes [i0, i1) by nsteps steps of dt; i0 and i1 are multiples of OSC_LANE_ALIGN. */
     void (*advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, double dt);
@@ -52,6 +73,11 @@ typedef struct osc_kernels {
     void (*init)(const osc_soa *a, size_t i0, size_t i1, double dt);
     /* Position and velocity of lanes [i0, i1) from the method's state, in double. */
     void (*readout)(const osc_soa *a, size_t i0, size_t i1, double dt, double *x, double *v);
+    /* advance() of all dim axes of lanes [i0, i1) together (axes[a] is axis a), with the exact
+     * motion co-stepped beside it (osc_costep). The method's state takes the same bits as by
+     * advance(). */
+    void (*advance_audited)(const osc_soa *axes, int dim, size_t i0, size_t i1, long nsteps,
+                            double dt, const osc_costep *cs);
 } osc_kernels;
 
 /* The plain scalar reference of a method: obviously correct, one lane, one step. */
@@ -133,6 +159,15 @@ typedef int (*osc_audit_fn)(void *ctx, const osc_batch *b, size_t i0, size_t i1,
  * every audit_every steps and at the last step. Each lane's result is bit-identical whatever the
  * thread count, tiling or audit interval. Returns the first nonzero audit result, or OSC_OK. */
 int osc_batch_run(osc_batch *b, long nsteps, long audit_every, osc_audit_fn audit, void *ctx);
+
+/* osc_batch_run with the exact motion co-stepped (osc_costep, arrays over the batch's padded
+ * lanes, osc_batch_padded_lanes): each audit interval of a tile is stepped by advance_audited,
+ * which leaves that interval's maxima in cs->max_err2 and cs->max_de for the audit callback to
+ * read. Same lane results, bit for bit, as osc_batch_run. */
+int osc_batch_run_costep(osc_batch *b, long nsteps, long audit_every, const osc_costep *cs,
+                         osc_audit_fn audit, void *ctx);
+/* Lanes allocated (n rounded up to OSC_LANE_ALIGN): the length of osc_costep's arrays. */
+size_t osc_batch_padded_lanes(const osc_batch *b);
 
 /* Position and velocity of lanes [i0, i1) in double: x[a * (i1 - i0) + j] for axis a. */
 void osc_batch_readout(const osc_batch *b, size_t i0, size_t i1, double *x, double *v);

@@ -576,6 +576,34 @@ static void test_propagation_vs_closed(void **state)
     osc_batch_free(bp), osc_batch_free(bc);
 }
 
+/* The energy error as a difference of squares: against long double, within a few eps of its
+ * terms |m dv (v + ve)| + |k dx (x + xe)| + |m g dx|, where subtracting the two energies (each
+ * ~1e8 here) loses all but ~8 of the difference's digits. */
+static void test_energy_error_without_cancellation(void **state)
+{
+    (void)state;
+    const double k = 2, m = 3, g = 9.8;
+    const double x[2] = {1e4, -7e3}, v[2] = {2e3, 5e3};
+    const double xe[2] = {1e4 + 3e-9, -7e3 - 1e-9}, ve[2] = {2e3 - 2e-9, 5e3 + 4e-9};
+    long double want = 0, terms = 0;
+    for (int a = 0; a < 2; a++) {
+        long double dx = (long double)x[a] - xe[a], dv = (long double)v[a] - ve[a];
+        want += 0.5L * m * dv * ((long double)v[a] + ve[a]) +
+                0.5L * k * dx * ((long double)x[a] + xe[a]);
+        terms += fabsl(0.5L * m * dv * ((long double)v[a] + ve[a])) +
+                 fabsl(0.5L * k * dx * ((long double)x[a] + xe[a]));
+    }
+    want += (long double)m * g * ((long double)x[1] - xe[1]);
+    terms += fabsl((long double)m * g * ((long double)x[1] - xe[1]));
+    double got = osc_energy_error(2, k, m, g, x, v, xe, ve);
+    double by_subtraction = osc_energy(2, k, m, g, x, v) - osc_energy(2, k, m, g, xe, ve);
+    print_message("dE %.17g, long double %.17Lg, by subtraction %.17g\n", got, want,
+                  by_subtraction);
+    assert_true(fabsl(got - want) <= 8 * EPS * terms);
+    /* the subtraction's error is ~eps E ~ 1e-8, a thousand times this tolerance */
+    assert_true(fabsl(by_subtraction - want) > 64 * EPS * terms);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -590,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_thread_independence),
         cmocka_unit_test(test_propagation_accuracy),
         cmocka_unit_test(test_propagation_vs_closed),
+        cmocka_unit_test(test_energy_error_without_cancellation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

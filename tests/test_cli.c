@@ -1981,6 +1981,59 @@ static void test_plot(void **state)
     assert_false(exists(f->dir, "figs2/none_traces.png"));
 }
 
+/* ---- 5. maxima over every step, or sampled at the audits ------------------------------------ */
+
+/* Stiff damped springs at a 60-120 Hz step (k = 400, c = 4: omega0 = 20, decay rate 2/s): the
+ * error is largest in the first periods, long before the first of the 64 audits at t_end/64 =
+ * 0.625 s (amplitude e^-1.25 by then, and e^-80 at the end). */
+static const char maxima_config[] = "name: mx\n"
+                                    "methods: [semi-implicit, verlet, rk4]\n"
+                                    "stiffness: [400]\n"
+                                    "drag: [4]\n"
+                                    "dt: [0.016666666666666666, 0.008333333333333333]\n"
+                                    "t_end: 40\n";
+
+/* The results file says which maxima it holds; the default (every step) reads at least what
+ * sampling at the audits reads, far more on these lanes, and the audit points themselves (final
+ * values) are the same. */
+static void test_maxima_modes(void **state)
+{
+    fixture *f = *state;
+    char sampled_config[sizeof maxima_config + 64];
+    fmt(sampled_config, sizeof sampled_config, "%smaxima: audits\n", maxima_config);
+    write_file(f->dir, "mx.yaml", maxima_config);
+    write_file(f->dir, "mxs.yaml", sampled_config);
+    const char *runs[][3] = {{"mx.yaml", "every.h5", "every_step"},
+                             {"mxs.yaml", "sampled.h5", "audits"}};
+    points pts[2];
+    for (size_t i = 0; i < 2; i++) {
+        proc p = run_in(f->dir, "run", runs[i][0], "-o", runs[i][1], "--quiet", NULL);
+        if (p.code != 0)
+            fail_msg("%s: exit %d: %s", runs[i][0], p.code, p.err);
+        proc_free(&p);
+        hid_t h = open_h5(f->dir, runs[i][1]);
+        char *mode = attr_str(h, "maxima");
+        assert_string_equal(mode, runs[i][2]);
+        free(mode);
+        pts[i] = read_points(h);
+        H5Fclose(h);
+    }
+    assert_int_equal(pts[0].rows, 6);
+    assert_int_equal(pts[1].rows, 6);
+    for (size_t r = 0; r < pts[0].rows; r++) {
+        const double every = pts[0].max_error[r], sampled = pts[1].max_error[r];
+        print_message("%s dt=%.4g: max_error every step %.3g, at the audits %.3g\n",
+                      pts[0].method[r], pts[0].dt[r], every, sampled);
+        assert_true(pts[0].stable[r] && pts[1].stable[r]);
+        assert_true(pts[0].final_error[r] == pts[1].final_error[r]);
+        assert_true(sampled <= every && pts[1].max_abs_drift[r] <= pts[0].max_abs_drift[r]);
+        /* the first audit sees the error decayed by e^-1.25 at least: a factor 3 */
+        assert_true(every > 3 * sampled);
+    }
+    free_points(&pts[0]);
+    free_points(&pts[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2001,6 +2054,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stability_intervals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_of_many_fits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plot, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_maxima_modes, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

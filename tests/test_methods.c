@@ -201,7 +201,22 @@ typedef struct run_plan {
     long chunks[4]; /* steps per osc_batch_run call, 0-terminated */
     long audit_every;
     int threads;
+    bool fused; /* by osc_batch_run_costep (the fused audited kernel), exact motion at rest */
 } run_plan;
+
+/* A co-step for batch b: every map and state zero (the exact motion at rest); its maxima are of
+ * no interest here, only that the method's state keeps its bits. */
+static osc_costep zero_costep(const osc_batch *b, double **slab)
+{
+    const size_t cap = osc_batch_padded_lanes(b);
+    *slab = calloc(17 * cap, sizeof(double));
+    assert_non_null(*slab);
+    double *p = *slab;
+    osc_costep cs = {p, p, p, p, p, p, p, p, p, .max_err2 = p + 8 * cap, .max_de = p + 9 * cap};
+    for (int a = 0; a < OSC_MAX_DIM; a++)
+        cs.xe[a] = p + (10 + 2 * a) * cap, cs.ve[a] = p + (11 + 2 * a) * cap;
+    return cs;
+}
 
 /* Run a fresh batch by a plan and return its readout (x then v, malloc'ed). */
 static double *run_by_plan(const osc_method *m, osc_precision p, size_t n, int dim,
@@ -212,10 +227,16 @@ static double *run_by_plan(const osc_method *m, osc_precision p, size_t n, int d
     assert_int_equal(osc_batch_start(b, 0.01), OSC_OK);
     omp_set_num_threads(plan->threads);
     atomic_long calls = 0;
-    for (int c = 0; c < 4 && plan->chunks[c] > 0; c++)
-        assert_int_equal(osc_batch_run(b, plan->chunks[c], plan->audit_every,
-                                       plan->audit_every > 0 ? audit_nothing : NULL, &calls),
-                         OSC_OK);
+    double *slab = NULL;
+    osc_costep cs = zero_costep(b, &slab);
+    for (int c = 0; c < 4 && plan->chunks[c] > 0; c++) {
+        osc_audit_fn fn = plan->audit_every > 0 ? audit_nothing : NULL;
+        int rc = plan->fused ? osc_batch_run_costep(b, plan->chunks[c], plan->audit_every, &cs,
+                                                    fn, &calls)
+                             : osc_batch_run(b, plan->chunks[c], plan->audit_every, fn, &calls);
+        assert_int_equal(rc, OSC_OK);
+    }
+    free(slab);
     size_t len = n * (size_t)dim;
     double *out = malloc(2 * len * sizeof(double));
     assert_non_null(out);
@@ -232,11 +253,13 @@ static void test_bits_independent_of_splitting_and_threads(void **state)
     const size_t n = 2 * OSC_TILE_LANES + 300;
     const int dim = 2;
     const run_plan plans[] = {
-        {{60}, 0, 1},          /* one call, no audit */
-        {{25, 1, 34}, 7, 1},   /* split calls, audit every 7 (chunks cut at absolute multiples) */
-        {{10, 20, 30}, 1, 1},  /* audit every step */
-        {{60}, 0, 2},          /* two threads */
-        {{13, 47}, 5, 2},
+        {{60}, 0, 1, false},         /* one call, no audit */
+        {{25, 1, 34}, 7, 1, false},  /* split calls, audit every 7 (cut at absolute multiples) */
+        {{10, 20, 30}, 1, 1, false}, /* audit every step */
+        {{60}, 0, 2, false},         /* two threads */
+        {{13, 47}, 5, 2, false},
+        {{25, 1, 34}, 7, 1, true},   /* the fused audited kernel */
+        {{13, 47}, 5, 2, true},
     };
     const size_t nplans = sizeof plans / sizeof plans[0];
     for (size_t mi = 0; mi < osc_method_count(); mi++)
@@ -283,10 +306,12 @@ static void test_tiled_matches_untiled(void **state)
     const size_t n = 2 * OSC_TILE_LANES + 300;
     const int dim = 2;
     const run_plan plans[] = {
-        {{60}, 0, 1},
-        {{25, 1, 34}, 7, 1},
-        {{13, 47}, 5, 2},
-        {{60}, 1, 2},
+        {{60}, 0, 1, false},
+        {{25, 1, 34}, 7, 1, false},
+        {{13, 47}, 5, 2, false},
+        {{60}, 1, 2, false},
+        {{60}, 0, 1, true}, /* the fused audited kernel, all axes together */
+        {{13, 47}, 5, 2, true},
     };
     const size_t nplans = sizeof plans / sizeof plans[0];
     for (size_t mi = 0; mi < osc_method_count(); mi++)

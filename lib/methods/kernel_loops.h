@@ -184,6 +184,282 @@ static void F(advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, doub
 
 #endif
 
+/* ---- the fused, audited kernel ------------------------------------------------------------------
+ *
+ * advance_audited() steps every axis of a register block together and co-steps the exact motion
+ * beside the method, so that the error and the energy error are seen at EVERY step (osc_costep in
+ * oscbench.h defines the arrays). Per step and lane, after F(fast_step) of each axis (the same
+ * call as in advance(): the method's bits do not change), per axis a:
+ *     (x, v)  = F(fused_readout) of the state (F(lane_readout) unless the method declares its
+ *               own, below), converted to double (exact for float)
+ *     (xe, ve) <- (fma(p11, xe, fma(p12, ve, q1)), fma(p21, xe, fma(p22, ve, q2)))   [q: last axis]
+ *     dx = x - xe, dv = v - ve;  err2 += dx dx;  A += dv (v + ve);  B += dx (x + xe)
+ * then dE = fma(mg, dx_last, fma(half_k, B, half_m A)) and the running maxima
+ *     max_err2 = max(max_err2, err2), max_de = max(max_de, |dE|),
+ * kept in registers (or L1) for the whole interval and stored once at its end. Everything after the
+ * readout is double, also for float batches: a float co-step would bury the float method's own
+ * error in the yardstick's round-off. Every operation is explicit (fma(), no contraction), so the
+ * maxima are the same bits on every ISA path and thread count.
+ *
+ * Operation count per lane, step and axis (each fma/mul/add/sub/max/abs/convert one op; checked in
+ * the x86-64-v3 assembly): co-step 4 (2 fma + 2 fma-or-mul), dx dv 2, sums 2, err2/A/B 3
+ * (fma, or mul on the first axis) = 11 per axis; per lane 3 for dE (mul, fma, fma), 1 abs, 2 max:
+ *     audit_ops = 11 D + 6 in double (D = 1: 17, 2: 28, 3: 39), plus the method's readout (0
+ *     for most; stormer's: 7 per axis).
+ * In vector instructions a double op covers half as many lanes as a float one, so against a float
+ * method the audit weighs 2 (11 D + 6) + 4 D conversions (cvtps2pd of x and v, each in two
+ * halves; plus 2 D extractions of the upper halves, not counted) per vector of floats: 38, 64, 90
+ * for D = 1, 2, 3. The x86-64-v3 and v4 assembly of every method (objdump -d of the method's
+ * object, the loop of audited_v3_d1_d and friends) has exactly method_ops D + audit_ops
+ * arithmetic instructions per vector and step.
+ *
+ * Round-off of the co-step. It starts each interval from the audit's exact state (re-anchored at
+ * every audit from the closed form or its maps, accurate to (16 R + 8 + omega t) eps of the
+ * motion's scale S, audit.h) and applies the one-step map N times (N = the interval). Each map is
+ * non-expansive in the energy norm, its entries carry the closed form's few ulps (c ~ 4) and its
+ * four roundings add <= ~8 eps S, so after N steps the co-stepped state is within
+ * (c + 8) N eps S + eps omega N dt S of the true motion (the last term: the phase of the map's
+ * own rounded frequency), and typically far less, the roundings being random: measured against
+ * osc_exact_eval at every step over N = 2100 steps (the default config's longest interval, 19
+ * audits at dt = 1e-3), 10-800 eps S for k from 0.01 to 1e4 and drag 0 to 1, and 5.8e3 eps S at
+ * omega dt = 3.2 where the closed form's own phase error eps omega t dominates. That stays below
+ * the convergence fits' round-off floor 10 eps S (sqrt(steps) + omega t) (>= 2000 eps S for 4e4
+ * steps) and far below any method error it is compared with: the maxima are the maxima over
+ * every step to within that bound (tests/test_maxima.c checks it against the closed form).
+ *
+ * NaN. The running max is written max = isgreater(max, e) ? max : e, which lets a NaN e through (a
+ * NaN max is replaced by the next finite e). A non-finite state stays non-finite (the steps are
+ * linear), so a lane that became non-finite inside an interval ends it with NaN maxima, and the
+ * audit calls such a lane unstable: its maxima are never committed.
+ *
+ * Registers. A block holds per lane the method's state (nstate x D), the exact state (2 D) and two
+ * maxima in registers; the maps and the energy coefficients stay in L1 as memory operands. Block
+ * sizes (lanes, powers of two from 8 to 128, so that they divide every lane range) per ISA and
+ * precision for D = 1, halved for D = 2 and quartered for D = 3 (at least 8); a method file may set
+ *     #define OSC_FUSED_LANES_V3_D 8    (and _V4_D, _BASE_D, _F likewise)
+ * Measured on AVX2 (Zen 3, 16 ymm, default config, one thread): 16 double lanes (4 ymm per array;
+ * part of the exact state and maxima live in L1) are best overall: rk4 and forest-ruth, whose
+ * step is a 12-21 fma deep chain, need 4 vectors to cover its latency (0.79 -> 0.87 and
+ * 0.69 -> 0.90-0.97 of the op-count ceiling against 8 lanes), while the short-chain methods keep
+ * 1.2-2x their ceiling at either size (the co-step's chains are 2 fma deep and independent of the
+ * method's; the adds, subs and maxima also use the FP add pipes). Float: 16 lanes too (2 ymm of
+ * floats, 4 of doubles per exact quantity: rk4 0.64 -> 0.95, forest-ruth 0.50 -> 0.91 of the
+ * ceiling against 8 lanes, the others 1.0-1.2 at either). Stormer sets 8 double lanes: beyond that GCC no
+ * longer hoists its reciprocal and divides every step. The AVX-512 sizes (32 double, 16 float
+ * lanes) follow the register count (32 zmm) and are not measured. */
+#ifndef OSC_FUSED_LANES_V4_D
+#define OSC_FUSED_LANES_V4_D 32
+#endif
+#ifndef OSC_FUSED_LANES_V4_F
+#define OSC_FUSED_LANES_V4_F 16
+#endif
+#ifndef OSC_FUSED_LANES_V3_D
+#define OSC_FUSED_LANES_V3_D 16
+#endif
+#ifndef OSC_FUSED_LANES_V3_F
+#define OSC_FUSED_LANES_V3_F 16
+#endif
+#ifndef OSC_FUSED_LANES_BASE_D
+#define OSC_FUSED_LANES_BASE_D 8
+#endif
+#ifndef OSC_FUSED_LANES_BASE_F
+#define OSC_FUSED_LANES_BASE_F 8
+#endif
+#define OSC_FBL_V4 (OSC_IS_DOUBLE ? OSC_FUSED_LANES_V4_D : OSC_FUSED_LANES_V4_F)
+#define OSC_FBL_V3 (OSC_IS_DOUBLE ? OSC_FUSED_LANES_V3_D : OSC_FUSED_LANES_V3_F)
+#define OSC_FBL_BASE (OSC_IS_DOUBLE ? OSC_FUSED_LANES_BASE_D : OSC_FUSED_LANES_BASE_F)
+#define OSC_FBL_POW2(L) ((L) >= 8 && (L) <= 128 && ((L) & ((L) - 1)) == 0)
+_Static_assert(OSC_FBL_POW2(OSC_FBL_V4) && OSC_FBL_POW2(OSC_FBL_V3) && OSC_FBL_POW2(OSC_FBL_BASE),
+               "fused blocks must be powers of two from 8 to 128 lanes");
+/* the block for D axes: BL, BL/2, BL/4 lanes for D = 1, 2, 3, at least 8 */
+#define OSC_FBL_DIM(BL, D)                                                                         \
+    ((D) == 1 ? (BL) : (D) == 2 ? ((BL) / 2 >= 8 ? (BL) / 2 : 8) : ((BL) / 4 >= 8 ? (BL) / 4 : 8))
+
+/* The readout inside the fused step. A method whose F(lane_readout) divides by lane constants
+ * (a division per step the compiler may not turn into a multiplication) declares
+ *     #define OSC_FUSED_READOUT
+ *     static inline void F(readout_consts)(coef c, real dt, real k[2]);   (once per lane)
+ *     static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt,
+ *                                         const real k[2], real *x, real *v);
+ * giving lane_readout's x and v to within a few roundings (reciprocals instead of divisions): the
+ * audit points themselves still read out by lane_readout. */
+#ifndef OSC_FUSED_READOUT
+static inline void F(readout_consts)(coef c, real dt, real k[2])
+{
+    (void)c, (void)dt;
+    k[0] = k[1] = 0;
+}
+static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt, const real k[2],
+                                    real *x, real *v)
+{
+    (void)k;
+    F(lane_readout)(s, c, dt, x, v);
+}
+#endif
+
+/* One axis A of D in the fused step of lane j (in OSC_DEFINE_FUSED_BLOCK's loop; A a constant,
+ * called only for A < D: OSC_AXIS keeps the indices in bounds where the call is dead code). */
+#define OSC_AXIS(A, D) ((A) < (D) ? (A) : 0)
+#define OSC_FUSED_AXIS(A, D)                                                                       \
+    F(fused_axis)(&b0[OSC_AXIS(A, D)][j], &b1[OSC_AXIS(A, D)][j], &b2[OSC_AXIS(A, D)][j], bw[j],   \
+                  bc[j], (A) == (D) - 1 ? bg[j] : (real)0, dt, p11[j], p12[j], p21[j], p22[j],     \
+                  (A) == (D) - 1 ? q1[j] : 0.0, (A) == (D) - 1 ? q2[j] : 0.0,                      \
+                  &xe[OSC_AXIS(A, D)][j], &ve[OSC_AXIS(A, D)][j], (A) == 0, &err2, &sum_v, &sum_x, \
+                  &dx_last, (A) == (D) - 1 ? rl[j] : r0[j])
+
+/* The method's step of one axis, its readout, the exact motion's step, and the error sums. */
+static inline __attribute__((always_inline)) void F(fused_axis)(
+    real *restrict s0, real *restrict s1, real *restrict s2, real w2, real gam, real g, real dt,
+    double p11, double p12, double p21, double p22, double q1, double q2, double *restrict xe,
+    double *restrict ve, bool first, double *restrict err2, double *restrict sum_v,
+    double *restrict sum_x, double *restrict dx_last, const real rk[2])
+{
+    F(fast_step)(s0, s1, s2, w2, gam, g, dt);
+    real st[OSC_MAX_STATE] = {*s0, *s1, *s2}, xr, vr;
+    F(fused_readout)(st, (coef){w2, gam, g}, dt, rk, &xr, &vr);
+    const double x = (double)xr, v = (double)vr, xo = *xe, vo = *ve;
+    const double xn = fma(p11, xo, fma(p12, vo, q1)), vn = fma(p21, xo, fma(p22, vo, q2));
+    *xe = xn, *ve = vn;
+    const double dx = x - xn, dv = v - vn;
+    *err2 = first ? dx * dx : fma(dx, dx, *err2);
+    *sum_v = first ? dv * (v + vn) : fma(dv, v + vn, *sum_v);
+    *sum_x = first ? dx * (x + xn) : fma(dx, x + xn, *sum_x);
+    *dx_last = dx; /* the last axis's, as the last call leaves it */
+}
+
+/* Pre-allocation scheduling (see OSC_BLOCK_SCHED) for every fused block, rk4's included: the
+ * fused block interleaves the method's chains with the co-step's, and rk4 measured 0.87 of its
+ * op-count ceiling with it against 0.79-0.83 without (noisy runs, 8 lanes); a method may opt out
+ * with OSC_FUSED_NO_SCHED. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(OSC_FUSED_NO_SCHED)
+#define OSC_FUSED_SCHED __attribute__((optimize("schedule-insns", "sched-pressure")))
+#else
+#define OSC_FUSED_SCHED
+#endif
+
+/* One fused register block of BL lanes starting at lane i, D axes, stepped nsteps times. */
+#define OSC_DEFINE_FUSED_BLOCK(NAME, BL, D, ATTR)                                                  \
+    ATTR OSC_FUSED_SCHED __attribute__((noinline)) static void NAME(                               \
+        const osc_soa *ax, const osc_costep *cs, size_t i, long nsteps, real dt)                   \
+    {                                                                                              \
+        real b0[D][BL], b1[D][BL], b2[D][BL], bw[BL], bc[BL], bg[BL];                              \
+        real r0[BL][2], rl[BL][2]; /* readout constants: axes without gravity, the last axis */    \
+        double xe[D][BL], ve[D][BL], me2[BL], mde[BL];                                             \
+        const real *restrict w2 = (const real *)ax[0].w2 + i;                                      \
+        const real *restrict gam = (const real *)ax[0].gam + i;                                    \
+        const real *restrict g = (const real *)ax[(D) - 1].g + i;                                  \
+        const double *restrict p11 = cs->p11 + i, *restrict p12 = cs->p12 + i;                     \
+        const double *restrict p21 = cs->p21 + i, *restrict p22 = cs->p22 + i;                     \
+        const double *restrict q1 = cs->q1 + i, *restrict q2 = cs->q2 + i;                         \
+        const double *restrict hm = cs->half_m + i, *restrict hk = cs->half_k + i;                 \
+        const double *restrict mg = cs->mg + i;                                                    \
+        for (int a = 0; a < (D); a++) {                                                            \
+            const real *restrict s0 = (const real *)ax[a].s[0] + i;                                \
+            const real *restrict s1 = (const real *)ax[a].s[1] + i;                                \
+            const real *restrict s2 = OSC_NSTATE > 2 ? (const real *)ax[a].s[2] + i : NULL;        \
+            const double *restrict xs = cs->xe[a] + i, *restrict vs = cs->ve[a] + i;               \
+            _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
+            {                                                                                      \
+                b0[a][j] = s0[j], b1[a][j] = s1[j], b2[a][j] = OSC_NSTATE > 2 ? s2[j] : 0;         \
+                xe[a][j] = xs[j], ve[a][j] = vs[j];                                                \
+            }                                                                                      \
+        }                                                                                          \
+        _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
+        {                                                                                          \
+            bw[j] = w2[j], bc[j] = gam[j], bg[j] = g[j];                                           \
+            F(readout_consts)((coef){bw[j], bc[j], 0}, dt, r0[j]);                                 \
+            F(readout_consts)((coef){bw[j], bc[j], bg[j]}, dt, rl[j]);                             \
+            me2[j] = 0, mde[j] = 0;                                                                \
+        }                                                                                          \
+        for (long n = 0; n < nsteps; n++) {                                                        \
+            _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
+            {                                                                                      \
+                double err2 = 0, sum_v = 0, sum_x = 0, dx_last = 0;                                \
+                OSC_FUSED_AXIS(0, D);                                                              \
+                if ((D) > 1)                                                                       \
+                    OSC_FUSED_AXIS(1, D);                                                          \
+                if ((D) > 2)                                                                       \
+                    OSC_FUSED_AXIS(2, D);                                                          \
+                const double de = fma(mg[j], dx_last, fma(hk[j], sum_x, hm[j] * sum_v));          \
+                const double ade = fabs(de);                                                       \
+                me2[j] = isgreater(me2[j], err2) ? me2[j] : err2;                                  \
+                mde[j] = isgreater(mde[j], ade) ? mde[j] : ade;                                    \
+            }                                                                                      \
+        }                                                                                          \
+        for (int a = 0; a < (D); a++) {                                                            \
+            real *restrict s0 = (real *)ax[a].s[0] + i, *restrict s1 = (real *)ax[a].s[1] + i;     \
+            real *restrict s2 = OSC_NSTATE > 2 ? (real *)ax[a].s[2] + i : NULL;                    \
+            _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
+            {                                                                                      \
+                s0[j] = b0[a][j], s1[j] = b1[a][j];                                                \
+                if (OSC_NSTATE > 2)                                                                \
+                    s2[j] = b2[a][j];                                                              \
+            }                                                                                      \
+        }                                                                                          \
+        double *restrict oe2 = cs->max_err2 + i, *restrict ode = cs->max_de + i;                   \
+        _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
+            oe2[j] = me2[j], ode[j] = mde[j];                                                      \
+    }
+
+/* An advance_audited() for one ISA: blocks for D = 1, 2, 3; each divides every lane range. */
+#define OSC_DEFINE_ADVANCE_AUDITED(NAME, BL, ATTR)                                                 \
+    OSC_DEFINE_FUSED_BLOCK(F(NAME##_d1), OSC_FBL_DIM(BL, 1), 1, ATTR)                              \
+    OSC_DEFINE_FUSED_BLOCK(F(NAME##_d2), OSC_FBL_DIM(BL, 2), 2, ATTR)                              \
+    OSC_DEFINE_FUSED_BLOCK(F(NAME##_d3), OSC_FBL_DIM(BL, 3), 3, ATTR)                              \
+    ATTR static void F(NAME)(const osc_soa *ax, int dim, size_t i0, size_t i1, long nsteps,        \
+                             real dt, const osc_costep *cs)                                        \
+    {                                                                                              \
+        if (dim == 1)                                                                              \
+            for (size_t i = i0; i < i1; i += OSC_FBL_DIM(BL, 1))                                   \
+                F(NAME##_d1)(ax, cs, i, nsteps, dt);                                               \
+        else if (dim == 2)                                                                         \
+            for (size_t i = i0; i < i1; i += OSC_FBL_DIM(BL, 2))                                   \
+                F(NAME##_d2)(ax, cs, i, nsteps, dt);                                               \
+        else                                                                                       \
+            for (size_t i = i0; i < i1; i += OSC_FBL_DIM(BL, 3))                                   \
+                F(NAME##_d3)(ax, cs, i, nsteps, dt);                                               \
+    }
+
+#if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+
+OSC_DEFINE_ADVANCE_AUDITED(audited_v4, OSC_FBL_V4, __attribute__((target("arch=x86-64-v4"))))
+OSC_DEFINE_ADVANCE_AUDITED(audited_v3, OSC_FBL_V3, __attribute__((target("arch=x86-64-v3"))))
+OSC_DEFINE_ADVANCE_AUDITED(audited_base, OSC_FBL_BASE, )
+
+static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1, long nsteps,
+                               double dt, const osc_costep *cs)
+{
+    switch (osc_isa_level()) {
+    case 4:
+        F(audited_v4)(ax, dim, i0, i1, nsteps, (real)dt, cs);
+        break;
+    case 3:
+        F(audited_v3)(ax, dim, i0, i1, nsteps, (real)dt, cs);
+        break;
+    default:
+        F(audited_base)(ax, dim, i0, i1, nsteps, (real)dt, cs);
+        break;
+    }
+}
+
+#else
+
+#if defined(__AVX512F__)
+OSC_DEFINE_ADVANCE_AUDITED(audited_any, OSC_FBL_V4, )
+#elif defined(__AVX2__) || defined(__AVX__)
+OSC_DEFINE_ADVANCE_AUDITED(audited_any, OSC_FBL_V3, )
+#else
+OSC_DEFINE_ADVANCE_AUDITED(audited_any, OSC_FBL_BASE, )
+#endif
+
+static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1, long nsteps,
+                               double dt, const osc_costep *cs)
+{
+    F(audited_any)(ax, dim, i0, i1, nsteps, (real)dt, cs);
+}
+
+#endif
+
 static inline coef F(lane_coef)(const osc_soa *a, size_t i)
 {
     return (coef){((const real *)a->w2)[i], ((const real *)a->gam)[i], ((const real *)a->g)[i]};
@@ -230,3 +506,13 @@ static void F(ref_readout)(const real s[OSC_MAX_STATE], coef c, real dt, real *x
 #undef OSC_BLOCK_SCHED
 #undef OSC_DEFINE_BLOCK
 #undef OSC_DEFINE_ADVANCE
+#undef OSC_FBL_V4
+#undef OSC_FBL_V3
+#undef OSC_FBL_BASE
+#undef OSC_FBL_POW2
+#undef OSC_FBL_DIM
+#undef OSC_DEFINE_FUSED_BLOCK
+#undef OSC_FUSED_AXIS
+#undef OSC_AXIS
+#undef OSC_FUSED_SCHED
+#undef OSC_DEFINE_ADVANCE_AUDITED

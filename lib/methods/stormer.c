@@ -3,6 +3,8 @@
 #define OSC_SELF "stormer.c"
 #define OSC_NSTATE 2
 #define OSC_CUSTOM_INIT
+#define OSC_FUSED_LANES_V3_D 8 /* the fused kernel's blocks (kernel_loops.h): AVX2, measured, */
+#define OSC_FUSED_LANES_V4_D 16 /* and AVX-512, the largest fully unrolled */
 #include "method_template.h"
 
 const osc_method osc_method_stormer = {
@@ -76,5 +78,21 @@ static inline void F(lane_readout)(const real s[OSC_MAX_STATE], coef c, real dt,
     real xn = s[0], d = s[1];
     *x = xn;
     *v = (d / dt + dt / 2 * (-c.w2 * xn - c.g)) / (1 + c.gam * dt / 2);
+}
+
+/* The same readout with its two divisions as multiplications by lane constants, for the fused
+ * audited kernel's every-step readout (kernel_loops.h): within a few roundings of lane_readout. */
+#define OSC_FUSED_READOUT
+static inline void F(readout_consts)(coef c, real dt, real k[2])
+{
+    k[0] = (real)1 / dt;
+    k[1] = (real)1 / (1 + c.gam * dt / 2);
+}
+static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt, const real k[2],
+                                    real *x, real *v)
+{
+    real xn = s[0], d = s[1];
+    *x = xn;
+    *v = (d * k[0] + dt / 2 * (-c.w2 * xn - c.g)) * k[1];
 }
 #endif

@@ -1,0 +1,402 @@
+/* Maxima over every step: the fused audited kernel (kernel_loops.h) against the method's scalar
+ * reference stepped and compared with the closed form at every step, against the audit run at
+ * every step, and the bits of the method's state and of the maxima whatever the threads. */
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "audit.h"
+#include "exact.h"
+#include "oscbench.h"
+
+#define EPS DBL_EPSILON
+
+static double unit_roundoff(osc_precision p)
+{
+    return p == OSC_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+}
+
+/* ---- (a) a stiff damped lane against the scalar reference, every step --------------------- */
+
+/* The lane: k = 400, c = 4, m = 1 (omega0 = 20, zeta = 0.1, decay rate 2/s), x0 = 1, v0 = 0,
+ * stepped at 60 and 120 Hz for 40 s and audited once a second: its error peaks in the first
+ * periods, inside the first audit interval, and has decayed by e^-2 at the first audit. */
+static const double stiff_k = 400, stiff_c = 4, stiff_m = 1, t_end = 40;
+
+/* The reference's worst error and |dE| over steps 1..nsteps, bracketed: [lo, hi] contains every
+ * value the fused kernel may report (see the tolerance below). */
+typedef struct bracket {
+    double err_lo, err_hi, de_lo, de_hi;
+} bracket;
+
+/* One step's state and exact state, for the reference loop in either precision. */
+static void fold_step(bracket *br, double x, double v, double xe, double ve, double tol)
+{
+    /* error: |x - xe| moves by at most tol (numeric state and co-stepped exact state together) */
+    double err = fabs(x - xe);
+    br->err_lo = fmax(br->err_lo, err - tol), br->err_hi = fmax(br->err_hi, err + tol);
+    /* |dE|, in long double so that its own cancellation is negligible; dE moves by at most
+     * m (|v| + |ve| + tol) tol + k (|x| + |xe| + tol) tol when x, v, xe, ve move by tol, and the
+     * kernel's double dE (difference of squares) rounds to a few eps of its terms */
+    long double de = 0.5L * stiff_m * ((long double)v * v - (long double)ve * ve) +
+                     0.5L * stiff_k * ((long double)x * x - (long double)xe * xe);
+    double ade = fabsl(de);
+    double shift = stiff_m * (fabs(v) + fabs(ve) + tol) * tol +
+                   stiff_k * (fabs(x) + fabs(xe) + tol) * tol +
+                   8 * EPS * (stiff_m * (v * v + ve * ve) + stiff_k * (x * x + xe * xe));
+    br->de_lo = fmax(br->de_lo, ade - shift), br->de_hi = fmax(br->de_hi, ade + shift);
+}
+
+/* The tolerance at step n. The SoA kernel and the scalar reference round differently (fma), by
+ * at most 8 u S per step, S the step's scale (|x| + |v| + dt (w2 |x| + gam |v|), largest at
+ * t = 0), adding up over n steps (test_methods.c's kernel_tolerance: 8 (n + 1) u S). The exact
+ * state the kernel co-steps is re-anchored at each audit from the audit's exact state (within
+ * (16 R + 8 + omega t) eps S of the closed form, audit.h) and then carries one one-step map per
+ * step (<= 16 eps S each, kernel_loops.h): with N steps per interval, (16 R + 8 + omega t +
+ * 16 N) eps S in all. */
+static double step_tolerance(long n, double u, double S, long interval, double omega_t)
+{
+    return 8 * (double)(n + 1) * u * S +
+           (16.0 * OSC_AUDIT_ANCHOR_EVERY + 8 + omega_t + 16.0 * (double)interval) * EPS * S;
+}
+
+static bracket reference_maxima(const osc_method *m, osc_precision p, double dt, long nsteps,
+                                long interval)
+{
+    osc_exact ex;
+    osc_exact_prepare(&ex, stiff_k, stiff_c, stiff_m, 0, 1, 0);
+    const double w2 = stiff_k / stiff_m, gam = stiff_c / stiff_m, u = unit_roundoff(p);
+    const double S = 1 + dt * w2; /* the step scale at t = 0: |x| = 1, v = 0 */
+    bracket br = {0, 0, 0, 0};
+    double ds[OSC_MAX_STATE];
+    float fs[OSC_MAX_STATE];
+    const osc_coef_d cd = {w2, gam, 0};
+    const osc_coef_f cf = {(float)w2, (float)gam, 0};
+    if (p == OSC_DOUBLE)
+        m->ref_d.init(ds, 1, 0, cd, dt);
+    else
+        m->ref_f.init(fs, 1, 0, cf, (float)dt);
+    for (long n = 1; n <= nsteps; n++) {
+        double x, v, xe, ve;
+        if (p == OSC_DOUBLE) {
+            m->ref_d.step(ds, cd, dt);
+            m->ref_d.readout(ds, cd, dt, &x, &v);
+        } else {
+            float xf, vf;
+            m->ref_f.step(fs, cf, (float)dt);
+            m->ref_f.readout(fs, cf, (float)dt, &xf, &vf);
+            x = xf, v = vf;
+        }
+        osc_exact_eval(&ex, (double)n * dt, &xe, &ve);
+        fold_step(&br, x, v, xe, ve, step_tolerance(n, u, S, interval, sqrt(w2) * t_end));
+    }
+    return br;
+}
+
+static const osc_lane_metrics *audited_lane(const osc_method *m, osc_precision p, double dt,
+                                            long nsteps, long interval, osc_maxima mode,
+                                            osc_batch **bp, osc_audit **ap)
+{
+    const double x0 = 1, v0 = 0;
+    assert_int_equal(osc_batch_create(bp, m, p, 1, 1, 0), OSC_OK);
+    assert_int_equal(osc_batch_set_lane(*bp, 0, stiff_k, stiff_c, stiff_m, &x0, &v0), OSC_OK);
+    assert_int_equal(osc_batch_start(*bp, dt), OSC_OK);
+    assert_int_equal(osc_audit_create(ap, *bp), OSC_OK);
+    assert_int_equal(osc_audit_set_maxima(*ap, mode), OSC_OK);
+    assert_int_equal(osc_audit_run(*ap, *bp, nsteps, interval, NULL, NULL), OSC_OK);
+    return osc_audit_lane(*ap, 0);
+}
+
+/* max_error and max_abs_drift of the audited run (default mode) lie within the bracket of the
+ * reference's maxima over every step, in double and float, at 60 and 120 Hz; the maxima sampled
+ * at the audits (what the audit reported before the fused kernel) fall below it. */
+static void test_stiff_damped_lane_every_step(void **state)
+{
+    (void)state;
+    const char *const methods[] = {"semi-implicit", "verlet", "rk4", "forest-ruth",
+                                   "implicit-midpoint", "verlet-implicit-drag"};
+    const double dts[] = {1.0 / 60, 1.0 / 120};
+    for (size_t mi = 0; mi < sizeof methods / sizeof *methods; mi++)
+        for (int p = 0; p < OSC_NPRECISION; p++)
+            for (size_t d = 0; d < 2; d++) {
+                const osc_method *m = osc_method_find(methods[mi]);
+                assert_non_null(m);
+                const long nsteps = lround(t_end / dts[d]), interval = lround(1 / dts[d]);
+                bracket br = reference_maxima(m, (osc_precision)p, dts[d], nsteps, interval);
+                osc_batch *b, *bs;
+                osc_audit *a, *as;
+                const osc_lane_metrics *mt = audited_lane(m, (osc_precision)p, dts[d], nsteps,
+                                                          interval, OSC_MAXIMA_EVERY_STEP, &b, &a);
+                const osc_lane_metrics *ms = audited_lane(m, (osc_precision)p, dts[d], nsteps,
+                                                          interval, OSC_MAXIMA_AUDITS, &bs, &as);
+                const double scale = mt->energy_scale, de = mt->max_abs_drift * scale;
+                print_message("%-20s %-6s dt=1/%.0f: max_error %.6g in [%.6g, %.6g] (at the "
+                              "audits %.3g); max |dE| %.6g in [%.6g, %.6g]\n",
+                              m->name, osc_precision_name((osc_precision)p), 1 / dts[d],
+                              mt->max_error, br.err_lo, br.err_hi, ms->max_error, de, br.de_lo,
+                              br.de_hi);
+                assert_int_equal(mt->unstable_step, -1);
+                assert_true(br.err_lo <= mt->max_error && mt->max_error <= br.err_hi);
+                /* max_abs_drift = max |dE| / scale: one more rounding */
+                assert_true(br.de_lo * (1 - 2 * EPS) <= de && de <= br.de_hi * (1 + 2 * EPS));
+                /* Where the bracket is narrow (double; float where its rounding stays well
+                 * below the method's error, not rk4's 4e-4 against float's ~1e-3 S over the
+                 * run), the maxima sampled at the audits fall outside it: the every-step
+                 * maxima are a different, larger number. */
+                const bool narrow = br.err_hi - br.err_lo < 0.1 * br.err_lo;
+                assert_true(narrow || p == OSC_FLOAT);
+                if (narrow)
+                    assert_true(ms->max_error < br.err_lo && ms->max_abs_drift * scale < br.de_lo);
+                osc_audit_free(a), osc_audit_free(as);
+                osc_batch_free(b), osc_batch_free(bs);
+            }
+}
+
+/* The drift limit in the every-step mode applies to every step: the stiff lane's |drift| peaks
+ * at 0.127 (max |dE| 25.4 of E(0) = 200, semi-implicit at 60 Hz) in its first periods, while at
+ * the audits (once a second) it stays below 0.1. A limit of 0.1 makes it unstable at its first
+ * audit in the default mode, and leaves it stable when the maxima are sampled at the audits. */
+static void test_drift_limit_every_step(void **state)
+{
+    (void)state;
+    const osc_method *m = osc_method_find("semi-implicit");
+    const double dt = 1.0 / 60;
+    const long nsteps = 2400, interval = 60;
+    for (int sampled = 0; sampled <= 1; sampled++) {
+        const double x0 = 1, v0 = 0;
+        osc_batch *b;
+        osc_audit *a;
+        assert_int_equal(osc_batch_create(&b, m, OSC_DOUBLE, 1, 1, 0), OSC_OK);
+        assert_int_equal(osc_batch_set_lane(b, 0, stiff_k, stiff_c, stiff_m, &x0, &v0), OSC_OK);
+        assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+        assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+        assert_int_equal(osc_audit_set_instability(a, OSC_UNSTABLE_FACTOR, 0.1), OSC_OK);
+        assert_int_equal(osc_audit_set_maxima(a, sampled ? OSC_MAXIMA_AUDITS
+                                                         : OSC_MAXIMA_EVERY_STEP), OSC_OK);
+        assert_int_equal(osc_audit_run(a, b, nsteps, interval, NULL, NULL), OSC_OK);
+        const osc_lane_metrics *mt = osc_audit_lane(a, 0);
+        if (sampled) {
+            assert_int_equal(mt->unstable_step, -1);
+            assert_true(mt->max_abs_drift < 0.1);
+        } else {
+            assert_int_equal(mt->unstable_step, interval);
+            assert_true(mt->max_error == 0 && mt->last_step == 0); /* its t = 0 values */
+        }
+        osc_audit_free(a);
+        osc_batch_free(b);
+    }
+}
+
+/* A lane that blows up (explicit Euler, undamped, omega dt = 2: |state| x sqrt(5) per step) is
+ * audited at step 5 (x 56: stable) and next at step 2000, by when it has overflowed to inf and
+ * NaN inside the interval. It is unstable there, and its maxima stay those of every step up to
+ * its last stable audit: the same bits as a run stopped at step 5 (a NaN of the interval where it
+ * blew up neither leaks into them nor lets a finite value of that interval in). */
+static void test_unstable_lane_keeps_last_stable_maxima(void **state)
+{
+    (void)state;
+    const osc_method *m = osc_method_find("euler");
+    const double dt = 0.02, k = 1e4, x0 = 1, v0 = 0;
+    double max_error = 0, max_drift = 0;
+    for (int run = 0; run < 2; run++) {
+        osc_batch *b;
+        osc_audit *a;
+        assert_int_equal(osc_batch_create(&b, m, OSC_DOUBLE, 1, 1, 0), OSC_OK);
+        assert_int_equal(osc_batch_set_lane(b, 0, k, 0, 1, &x0, &v0), OSC_OK);
+        assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+        assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+        assert_int_equal(osc_audit_run(a, b, 5, 5, NULL, NULL), OSC_OK);
+        if (run == 0)
+            assert_int_equal(osc_audit_run(a, b, 1995, 2000, NULL, NULL), OSC_OK);
+        const osc_lane_metrics *mt = osc_audit_lane(a, 0);
+        if (run == 0) {
+            double x, v;
+            osc_batch_readout(b, 0, 1, &x, &v);
+            assert_false(isfinite(x) && isfinite(v)); /* it did blow up */
+            assert_int_equal(mt->unstable_step, 2000);
+            assert_int_equal(mt->last_step, 5);
+            max_error = mt->max_error, max_drift = mt->max_abs_drift;
+            assert_true(isfinite(max_error) && isfinite(max_drift) && max_error > 0);
+        } else {
+            assert_int_equal(mt->unstable_step, -1);
+            assert_true(mt->max_error == max_error && mt->max_abs_drift == max_drift);
+        }
+        osc_audit_free(a);
+        osc_batch_free(b);
+    }
+}
+
+/* ---- (b) the fused maxima against the audit at every step --------------------------------- */
+
+typedef struct lane {
+    double k, c, m, x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
+} lane;
+
+/* Every regime, stable for every method at dt = 0.01 (omega0 dt <= 0.3). */
+static const lane lanes[] = {
+    {4, 0.4, 1, {1, 0.5, -0.3}, {0, 1, 0.2}},      /* underdamped */
+    {4, 0, 1, {0.3, -1, 1}, {2, 0, -1}},           /* undamped */
+    {900, 6, 1, {0.01, 0.2, -0.1}, {1, -1, 0.5}},  /* stiff, damped: omega dt = 0.3 */
+    {9, 6, 1, {1, 1, 0.5}, {0.5, -1, 0}},          /* critical */
+    {1, 5, 2, {2, -1, 1}, {1, 1, 1}},              /* overdamped */
+    {0, 0.2, 1, {1, 3, -2}, {2, 1, 0.5}},          /* k = 0 with drag */
+    {0, 0, 1.5, {0, 4, 1}, {1, 2, -1}},            /* free flight */
+    {2, 0.5, 0, {1, 1, 1}, {3, 3, 3}},             /* pinned */
+};
+#define NLANES (sizeof lanes / sizeof lanes[0])
+
+static osc_batch *lanes_batch(const osc_method *m, osc_precision p, int dim, double g, double dt)
+{
+    osc_batch *b;
+    assert_int_equal(osc_batch_create(&b, m, p, dim, NLANES, g), OSC_OK);
+    for (size_t i = 0; i < NLANES; i++)
+        assert_int_equal(
+            osc_batch_set_lane(b, i, lanes[i].k, lanes[i].c, lanes[i].m, lanes[i].x0, lanes[i].v0),
+            OSC_OK);
+    assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+    return b;
+}
+
+/* The motion's scale S of lane i over [0, t] in position and velocity units (a bound on |x|,
+ * |x_exact|, |v|, |v_exact| of a stable lane): its initial state, its rest offset and, without a
+ * spring, the distance gravity carries it. */
+static double motion_scale(const lane *l, int dim, double g, double t)
+{
+    double s = 1;
+    for (int a = 0; a < dim; a++)
+        s += fabs(l->x0[a]) + fabs(l->v0[a]) * (1 + t);
+    double w2 = l->m > 0 ? l->k / l->m : 0;
+    return s + (w2 > 0 ? fabs(g) / w2 : fabs(g) * (t + t * t / 2));
+}
+
+/* Every method, double and float, dims 1 to 3, gravity on and off: the fused run (audits 40 steps
+ * apart) against the same lanes audited at every step with the closed form at every audit
+ * (anchor every 1, maxima sampled at the audits: every step is an audit). The method's state has
+ * the same bits in both (so final values agree exactly); the maxima differ only by the exact
+ * state each run compares with: the closed form (8 + omega t) eps S, against the co-step
+ * (16 R + 8 + omega t + 16 N) eps S (step_tolerance's exact part, N = 40), and the readout
+ * (stormer's fused readout multiplies by reciprocals: a few u of |v| in the energy error). */
+static void test_fused_equals_every_audit(void **state)
+{
+    (void)state;
+    const double dt = 0.01, gs[] = {0, 9.8};
+    const long nsteps = 400, every = 40;
+    for (size_t mi = 0; mi < osc_method_count(); mi++)
+        for (int p = 0; p < OSC_NPRECISION; p++)
+            for (int dim = 1; dim <= 3; dim++)
+                for (size_t gi = 0; gi < 2; gi++) {
+                    const osc_method *m = osc_method_at(mi);
+                    osc_batch *bf = lanes_batch(m, (osc_precision)p, dim, gs[gi], dt);
+                    osc_batch *br = lanes_batch(m, (osc_precision)p, dim, gs[gi], dt);
+                    osc_audit *af, *ar;
+                    assert_int_equal(osc_audit_create(&af, bf), OSC_OK);
+                    assert_int_equal(osc_audit_create(&ar, br), OSC_OK);
+                    assert_int_equal(osc_audit_set_anchor_every(ar, 1), OSC_OK);
+                    assert_int_equal(osc_audit_set_maxima(ar, OSC_MAXIMA_AUDITS), OSC_OK);
+                    assert_int_equal(osc_audit_run(af, bf, nsteps, every, NULL, NULL), OSC_OK);
+                    assert_int_equal(osc_audit_run(ar, br, nsteps, 1, NULL, NULL), OSC_OK);
+                    const double u = unit_roundoff((osc_precision)p), t = (double)nsteps * dt;
+                    for (size_t i = 0; i < NLANES; i++) {
+                        const lane *l = &lanes[i];
+                        const osc_lane_metrics f = *osc_audit_lane(af, i);
+                        const osc_lane_metrics *r = osc_audit_lane(ar, i);
+                        const double S = motion_scale(l, dim, gs[gi], t);
+                        const double omega = l->m > 0 ? sqrt(l->k / l->m) : 0;
+                        const double tol_x = (16.0 * OSC_AUDIT_ANCHOR_EVERY + 16 + 2 * omega * t +
+                                              16.0 * every) * EPS * S * sqrt((double)dim);
+                        /* dE moves by (m |v| + k |x| + m |g|) per unit shift, times 2 for the
+                         * two states, plus its roundings and the readout's few u of |v| */
+                        const double dE_rate = 2 * (l->m * S + l->k * S + l->m * gs[gi]) * dim;
+                        const double tol_e = dE_rate * tol_x + 8 * EPS * dE_rate * S +
+                                             4 * u * l->m * S * S * dim;
+                        assert_int_equal(f.unstable_step, -1);
+                        assert_int_equal(r->unstable_step, -1);
+                        assert_true(f.final_energy == r->final_energy);
+                        if (!(fabs(f.max_error - r->max_error) <= tol_x &&
+                              fabs(f.max_abs_drift - r->max_abs_drift) * f.energy_scale <= tol_e))
+                            fail_msg("%s/%s dim %d g %g lane %zu: max_error %.17g vs %.17g "
+                                     "(tol %.3g), max_abs_drift %.17g vs %.17g (tol %.3g)",
+                                     m->name, osc_precision_name((osc_precision)p), dim, gs[gi],
+                                     i, f.max_error, r->max_error, tol_x, f.max_abs_drift,
+                                     r->max_abs_drift, tol_e / f.energy_scale);
+                    }
+                    osc_audit_free(af), osc_audit_free(ar);
+                    osc_batch_free(bf), osc_batch_free(br);
+                }
+}
+
+/* ---- the bits: threads, and the method's state against plain stepping --------------------- */
+
+/* Several tiles of mixed, partly unstable lanes in 3-D: the fused run's metrics (maxima included)
+ * are bit-identical on 1 and 2 threads, and its method state equals plain osc_batch_run's. */
+static void test_fused_bits(void **state)
+{
+    (void)state;
+    const size_t n = 2 * OSC_TILE_LANES + 300;
+    const int dim = 3;
+    for (size_t mi = 0; mi < osc_method_count(); mi++)
+        for (int p = 0; p < OSC_NPRECISION; p++) {
+            const osc_method *m = osc_method_at(mi);
+            osc_lane_metrics *first = calloc(n, sizeof *first);
+            double *x = malloc(4 * n * dim * sizeof *x);
+            assert_non_null(first), assert_non_null(x);
+            for (int run = 0; run < 3; run++) {
+                omp_set_num_threads(run == 1 ? 2 : 1);
+                osc_batch *b;
+                assert_int_equal(osc_batch_create(&b, m, (osc_precision)p, dim, n, 9.8), OSC_OK);
+                for (size_t i = 0; i < n; i++) {
+                    double s = (double)((i * 2654435761u) % 1000) / 1000;
+                    double x0[3] = {s, 1 - s, 0.5}, v0[3] = {0.1, -s, 1};
+                    double k = i % 97 == 0 ? 3e4 : 0.5 + 400 * s * s; /* 3e4: unstable */
+                    assert_int_equal(osc_batch_set_lane(b, i, k, 3 * (1 - s) * (i % 3 == 0),
+                                                        i % 17 ? 1 + s : 0, x0, v0),
+                                     OSC_OK);
+                }
+                assert_int_equal(osc_batch_start(b, 0.01), OSC_OK);
+                if (run < 2) {
+                    osc_audit *a;
+                    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+                    assert_int_equal(osc_audit_run(a, b, 300, 7, NULL, NULL), OSC_OK);
+                    for (size_t i = 0; i < n; i++) {
+                        const osc_lane_metrics *mt = osc_audit_lane(a, i);
+                        if (run == 0)
+                            first[i] = *mt;
+                        else if (memcmp(mt, &first[i], sizeof *mt) != 0)
+                            fail_msg("%s/%s lane %zu: metrics differ on 2 threads", m->name,
+                                     osc_precision_name((osc_precision)p), i);
+                    }
+                    osc_audit_free(a);
+                } else {
+                    assert_int_equal(osc_batch_run(b, 300, 0, NULL, NULL), OSC_OK);
+                }
+                double *out = x + (run == 2 ? 2 * n * dim : 0);
+                if (run != 1)
+                    osc_batch_readout(b, 0, n, out, out + n * dim);
+                osc_batch_free(b);
+            }
+            if (memcmp(x, x + 2 * n * dim, 2 * n * dim * sizeof *x) != 0)
+                fail_msg("%s/%s: the fused kernel changed the method's state",
+                         m->name, osc_precision_name((osc_precision)p));
+            free(first), free(x);
+        }
+    omp_set_num_threads(omp_get_num_procs());
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stiff_damped_lane_every_step),
+        cmocka_unit_test(test_drift_limit_every_step),
+        cmocka_unit_test(test_unstable_lane_keeps_last_stable_maxima),
+        cmocka_unit_test(test_fused_equals_every_audit),
+        cmocka_unit_test(test_fused_bits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
