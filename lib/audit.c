@@ -322,7 +322,9 @@ static bool state_finite(int dim, const double *x, const double *v, double energ
 static bool within_bound(const osc_audit *au, size_t i, const double *x, const double *v,
                          const osc_audit_point *p, double t)
 {
-    double w2e = fmax(au->w2[i], 1 / (t * t));
+    /* 1/t^2 weighs position errors where the spring is weak; at t = 0 there is no such scale
+     * (and inf * 0 would make an exact state NaN, i.e. unstable) */
+    double w2e = t > 0 ? fmax(au->w2[i], 1 / (t * t)) : au->w2[i];
     double dist2 = 0, exact2 = 0;
     for (int a = 0; a < au->dim; a++) {
         double dx = x[a] - p->x_exact[a], dv = v[a] - p->v_exact[a];

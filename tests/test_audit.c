@@ -604,9 +604,30 @@ static void test_energy_error_without_cancellation(void **state)
     assert_true(fabsl(by_subtraction - want) > 64 * EPS * terms);
 }
 
+/* At t = 0 the exact state is the initial one: evaluated there, a lane is stable with error and
+ * drift 0, for a spring and for a free particle (k = 0, where position errors are weighed by
+ * 1/t^2 at t > 0: infinite at t = 0, which once made inf * 0 = NaN of an exact state). */
+static void test_evaluate_at_t0(void **state)
+{
+    (void)state;
+    const lane ls[] = {{4, 0.3, 1, {1, -2}, {0.5, 1}}, {0, 0.2, 2, {0.3, 1}, {1, 0}}};
+    osc_batch *b = make_batch(osc_method_find("rk4"), OSC_DOUBLE, 2, 9.8, 0.01, ls, 2);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    for (size_t i = 0; i < 2; i++) {
+        osc_audit_point p;
+        osc_audit_evaluate(a, i, 0, ls[i].x0, ls[i].v0, &p);
+        assert_true(p.stable);
+        assert_true(p.error == 0 && p.drift == 0);
+    }
+    osc_audit_free(a);
+    osc_batch_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_evaluate_at_t0),
         cmocka_unit_test(test_metrics_match_independent),
         cmocka_unit_test(test_lane_definitions),
         cmocka_unit_test(test_evaluate_point),
