@@ -173,13 +173,14 @@ static void record_rows(sweep_points *p, size_t row0, const osc_config *cfg, con
         size_t r = row0 + lane;
         sweep_index at = layout_index_in(lay, 0, 0, lane);
         double k = cfg->stiffness.values[at.stiffness], c = cfg->drag.values[at.drag];
-        const osc_lane_metrics *lm = osc_audit_lane(audit, lane);
+        osc_lane_metrics lm;
+        osc_audit_lane_metrics(audit, lane, &lm); /* lane < the batch's lanes: cannot fail */
         p->method[r] = m->name;
         p->dt[r] = dt, p->stiffness[r] = k, p->drag[r] = c;
         p->omega_dt[r] = osc_omega0(k, cfg->mass) * dt;
         p->zeta[r] = osc_zeta(k, c, cfg->mass);
         p->steps[r] = steps, p->t_end[r] = (double)steps * dt;
-        record_metrics(p, r, lm);
+        record_metrics(p, r, &lm);
     }
 }
 
