@@ -218,7 +218,15 @@ static osc_costep zero_costep(const osc_batch *b, double **slab)
     return cs;
 }
 
-/* Run a fresh batch by a plan and return its readout (x then v, malloc'ed). */
+/* Audits of one tile in a call from step s0 to s1 > s0, audited every e steps: at the multiples of
+ * e in (s0, s1) and at s1 (the schedule osc_batch_run documents). */
+static long audit_points(long s0, long s1, long e)
+{
+    return (s1 - 1) / e - s0 / e + 1;
+}
+
+/* Run a fresh batch by a plan and return its readout (x then v, malloc'ed); every tile must have
+ * been audited exactly on the schedule. */
 static double *run_by_plan(const osc_method *m, osc_precision p, size_t n, int dim,
                            const run_plan *plan)
 {
@@ -229,13 +237,19 @@ static double *run_by_plan(const osc_method *m, osc_precision p, size_t n, int d
     atomic_long calls = 0;
     double *slab = NULL;
     osc_costep cs = zero_costep(b, &slab);
+    const long ntiles = (long)((osc_batch_padded_lanes(b) + OSC_TILE_LANES - 1) / OSC_TILE_LANES);
+    long want_calls = 0;
     for (int c = 0; c < 4 && plan->chunks[c] > 0; c++) {
         osc_audit_fn fn = plan->audit_every > 0 ? audit_nothing : NULL;
+        const long s0 = osc_batch_step(b);
         int rc = plan->fused ? osc_batch_run_costep(b, plan->chunks[c], plan->audit_every, &cs,
                                                     fn, &calls)
                              : osc_batch_run(b, plan->chunks[c], plan->audit_every, fn, &calls);
         assert_int_equal(rc, OSC_OK);
+        if (fn)
+            want_calls += ntiles * audit_points(s0, s0 + plan->chunks[c], plan->audit_every);
     }
+    assert_int_equal(atomic_load(&calls), want_calls);
     free(slab);
     size_t len = n * (size_t)dim;
     double *out = malloc(2 * len * sizeof(double));
