@@ -249,7 +249,7 @@ int osc_audit_set_instability(osc_audit *a, double factor, double drift_limit)
 int osc_audit_create(osc_audit **out, const osc_batch *b)
 {
     *out = NULL;
-    if (osc_batch_step(b) < 0)
+    if (osc_batch_step(b) < 0 || osc_batch_stopped(b))
         return OSC_ESTATE;
     osc_audit *au = calloc(1, sizeof *au);
     if (!au)

@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/* Definitions (choices the SPEC leaves open):
+/* Definitions (the choices the audit makes):
  * - Time. An audit at batch step n compares with the exact motion at t = n * dt, dt as given to
  *   osc_batch_start, with the lane's inputs as given (a float batch carries them rounded; that
  *   rounding is part of its error).
@@ -67,7 +67,8 @@ typedef struct osc_lane_metrics {
 
 typedef struct osc_audit osc_audit;
 
-/* Prepare the exact solution of every lane of a started batch (osc_batch_start done). */
+/* Prepare the exact solution of every lane of a started batch (osc_batch_start done).
+ * OSC_ESTATE before the start, or for a batch an audit stopped (osc_batch_stopped). */
 int osc_audit_create(osc_audit **out, const osc_batch *b);
 void osc_audit_free(osc_audit *a);
 

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "audit.h"
 #include "exact.h"
 #include "oscbench.h"
 
@@ -906,6 +907,9 @@ static void test_stopped_run_claims_no_steps(void **state)
         assert_int_equal(osc_batch_run(b, 10, 0, NULL, NULL), OSC_ESTATE);
         assert_int_equal(osc_batch_run_costep(b, 10, 0, &cs, NULL, NULL), OSC_ESTATE);
         assert_int_equal(osc_batch_step(b), 20);
+        osc_audit *audit = (osc_audit *)&audit; /* nor audited as if they were at one step */
+        assert_int_equal(osc_audit_create(&audit, b), OSC_ESTATE);
+        assert_null(audit);
         /* a new start clears the stop */
         assert_int_equal(osc_batch_start(b, 0.01), OSC_OK);
         assert_false(osc_batch_stopped(b));
