@@ -24,6 +24,9 @@
  * FMA rate per CPU-second of the process against one core's peak per CPU-second: the kernels'
  * efficiency while they run, readable even when other work shares the cores.
  *
+ * A failed run (an audit that cannot be created included) fails its benchmark with the reason;
+ * an audited benchmark never times bare stepping instead.
+ *
  * Lane counts 2^12, 2^16 and 2^20; OSCBENCH_BENCH_LARGE=1 adds 2^24 and 2^26 (several GB).
  * The audited runs audit every 128 steps (OSCBENCH_BENCH_AUDIT_EVERY=N to change). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_PROCESS_CPUTIME_ID */
@@ -37,6 +40,7 @@
 #include <time.h> /* fma() follows the argument type: fmaf for float */
 
 #include "audit.h"
+#include "bench_run.h"
 #include "bench_shim.h"
 #include "config.h"
 #include "fma_probe.h"
@@ -143,11 +147,21 @@ static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long
 
 /* ---- step/ and audited/ ------------------------------------------------------------------- */
 
-static void audit_restart(osc_audit **a, const osc_batch *b, bool *ok)
+/* Start batch b again with a fresh audit (every-step maxima, as `oscbench run` audits). */
+static int audit_restart(osc_audit **a, osc_batch *b)
 {
     osc_audit_free(*a);
     *a = NULL;
-    *ok = osc_audit_create(a, b) == OSC_OK;
+    int rc = osc_batch_start(b, BENCH_DT);
+    return rc ? rc : osc_audit_create(a, b);
+}
+
+/* Fail the benchmark: what failed and why (osc_strerror of status). */
+static void bench_fail(osc_bench_state *st, const char *what, int status)
+{
+    char message[160];
+    snprintf(message, sizeof message, "%s: %s", what, osc_strerror(status));
+    osc_bench_error(st, message);
 }
 
 static void bench_step(osc_bench_state *st, void *arg)
@@ -160,41 +174,40 @@ static void bench_step(osc_bench_state *st, void *arg)
         return;
     }
     const long steps = steps_for(c, c->method->fma_per_step);
+    /* An audited benchmark whose audit cannot be had fails: it never steps bare instead. */
     const bool audited = c->kind == BENCH_AUDITED;
     osc_audit *audit = NULL;
-    bool ok = true;
-    if (audited) { /* the audit follows the lanes from step 0 */
-        osc_batch_start(b, BENCH_DT);
-        audit_restart(&audit, b, &ok);
-        if (!ok) {
-            osc_bench_error(st, "cannot create the audit (out of memory?)");
-            return;
-        }
+    int rc = audited ? audit_restart(&audit, b) : OSC_OK; /* the audit follows from step 0 */
+    if (rc) {
+        bench_fail(st, "cannot create the audit", rc);
+        return;
     }
     if (c->one_thread)
         omp_set_num_threads(1);
-    while (osc_bench_keep_running(st)) {
+    const char *failed = NULL;
+    while (!failed && osc_bench_keep_running(st)) {
         if (osc_batch_step(b) + steps > RESTART_STEPS) {
             osc_bench_pause(st);
-            osc_batch_start(b, BENCH_DT);
-            if (audited)
-                audit_restart(&audit, b, &ok);
+            rc = audited ? audit_restart(&audit, b) : osc_batch_start(b, BENCH_DT);
             osc_bench_resume(st);
-            if (!ok) {
-                osc_bench_error(st, "cannot create the audit (out of memory?)");
-                continue; /* the loop ends at the next check */
+            if (rc) {
+                failed = audited ? "cannot create the audit" : "cannot restart the batch";
+                break;
             }
         }
-        if (audited)
-            osc_audit_run(audit, b, steps, audit_every, NULL, NULL);
-        else
-            osc_batch_run(b, steps, steps, NULL, NULL);
+        rc = audited ? osc_audit_run(audit, b, steps, audit_every, NULL, NULL)
+                     : osc_batch_run(b, steps, steps, NULL, NULL);
+        if (rc)
+            failed = "the run failed";
     }
     if (c->one_thread)
         omp_set_num_threads(saved_threads);
     osc_audit_free(audit);
-    if (!ok)
+    if (failed) {
+        cache_drop(); /* its batch may be stopped part way */
+        bench_fail(st, failed, rc);
         return;
+    }
     set_counters(st, c, c->method->fma_per_step, steps);
 }
 
@@ -205,9 +218,6 @@ static osc_config default_cfg;
  * the counters take. */
 #define DEFAULT_ROUNDS 3
 
-/* How default/ runs the batches: bare, audited as `oscbench run` does, audited at the audits. */
-typedef enum { RUN_BARE, RUN_EVERY_STEP, RUN_SAMPLED } default_run;
-
 static double process_cpu_seconds(void)
 {
     struct timespec ts;
@@ -215,40 +225,36 @@ static double process_cpu_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Wall seconds (and, in *cpu, the process's CPU seconds) of stepping (and, if audited,
- * auditing: preparing the exact solutions included) every dt batch of the default config for
- * method m, as `oscbench run` does. */
-static double run_default_batches(const osc_method *m, default_run how, double *osc_steps,
-                                  double *cpu)
+/* Add to *seconds the wall seconds (and to *cpu the process's CPU seconds) of stepping (and, if
+ * audited, auditing: preparing the exact solutions included) every dt batch of the default
+ * config for method m, as `oscbench run` does. Returns the first failure, or OSC_OK. */
+static int run_default_batches(const osc_method *m, bench_run_kind how, double *seconds,
+                               double *osc_steps, double *cpu)
 {
     const osc_config *cfg = &default_cfg;
     size_t lanes = cfg->stiffness.count * cfg->drag.count;
-    double seconds = 0;
     for (size_t d = 0; d < cfg->dt.count; d++) {
         double dt = cfg->dt.values[d];
         long steps = sweep_steps_for(cfg, dt);
         osc_batch *b = NULL;
         osc_audit *audit = NULL;
-        if (osc_batch_create(&b, m, cfg->precision, cfg->dim, lanes, cfg->gravity) ||
-            sweep_set_lanes(b, cfg) || osc_batch_start(b, dt)) {
-            osc_batch_free(b);
-            return NAN;
-        }
+        int rc = osc_batch_create(&b, m, cfg->precision, cfg->dim, lanes, cfg->gravity);
+        if (!rc)
+            rc = sweep_set_lanes(b, cfg);
+        if (!rc)
+            rc = osc_batch_start(b, dt);
         double t0 = omp_get_wtime(), c0 = process_cpu_seconds();
-        if (how != RUN_BARE && osc_audit_create(&audit, b) == OSC_OK) {
-            osc_audit_set_maxima(audit, how == RUN_SAMPLED ? OSC_MAXIMA_AUDITS
-                                                           : OSC_MAXIMA_EVERY_STEP);
-            osc_audit_run(audit, b, steps, sweep_audit_interval(cfg, dt), NULL, NULL);
-        } else {
-            osc_batch_run(b, steps, steps, NULL, NULL);
-        }
-        seconds += omp_get_wtime() - t0;
+        if (!rc)
+            rc = bench_run_batch(b, how, steps, sweep_audit_interval(cfg, dt), &audit);
+        *seconds += omp_get_wtime() - t0;
         *cpu += process_cpu_seconds() - c0;
         *osc_steps += (double)lanes * (double)steps * cfg->dim;
         osc_audit_free(audit);
         osc_batch_free(b);
+        if (rc)
+            return rc;
     }
-    return seconds;
+    return OSC_OK;
 }
 
 /* The fused kernel's operations per oscillator-step beside the method's, in units of the
@@ -272,19 +278,34 @@ static void bench_default(osc_bench_state *st, void *arg)
      * whatever else ran meanwhile). */
     double bare = INFINITY, audited = INFINITY, sampled = INFINITY, steps = 0;
     double cpu_bare = INFINITY, cpu_audited = INFINITY;
-    while (osc_bench_keep_running(st)) {
-        for (int round = 0; round < DEFAULT_ROUNDS; round++) {
-            double per_run = 0, cpu[3] = {0, 0, 0};
-            bare = fmin(bare, run_default_batches(c->method, RUN_BARE, &per_run, &cpu[0]));
-            audited = fmin(audited,
-                           run_default_batches(c->method, RUN_EVERY_STEP, &per_run, &cpu[1]));
-            sampled = fmin(sampled, run_default_batches(c->method, RUN_SAMPLED, &per_run, &cpu[2]));
-            cpu_bare = fmin(cpu_bare, cpu[0]), cpu_audited = fmin(cpu_audited, cpu[1]);
+    static const char *const run_names[] = {"bare", "audited", "sampled"};
+    int rc = OSC_OK, failed_run = 0;
+    while (!rc && osc_bench_keep_running(st)) {
+        for (int round = 0; round < DEFAULT_ROUNDS && !rc; round++) {
+            double per_run = 0, wall[3] = {0, 0, 0}, cpu[3] = {0, 0, 0};
+            /* every run must succeed: a failed one is an error of the benchmark, never a time */
+            for (int run = BENCH_RUN_BARE; run <= BENCH_RUN_SAMPLED && !rc; run++)
+                if ((rc = run_default_batches(c->method, (bench_run_kind)run, &wall[run],
+                                              &per_run, &cpu[run])))
+                    failed_run = run;
+            if (rc)
+                break;
+            bare = fmin(bare, wall[BENCH_RUN_BARE]);
+            audited = fmin(audited, wall[BENCH_RUN_EVERY_STEP]);
+            sampled = fmin(sampled, wall[BENCH_RUN_SAMPLED]);
+            cpu_bare = fmin(cpu_bare, cpu[BENCH_RUN_BARE]);
+            cpu_audited = fmin(cpu_audited, cpu[BENCH_RUN_EVERY_STEP]);
             steps = per_run / 3;
         }
     }
+    if (rc) {
+        char what[96];
+        snprintf(what, sizeof what, "the default config's %s run failed", run_names[failed_run]);
+        bench_fail(st, what, rc);
+        return;
+    }
     if (!(bare > 0 && audited > 0 && sampled > 0 && isfinite(bare + audited + sampled))) {
-        osc_bench_error(st, "cannot run the default config's batches");
+        osc_bench_error(st, "no timed run of the default config's batches");
         return;
     }
     const double method_ops = c->method->fma_per_step;

@@ -173,13 +173,14 @@ static void record_rows(sweep_points *p, size_t row0, const osc_config *cfg, con
         size_t r = row0 + lane;
         sweep_index at = layout_index_in(lay, 0, 0, lane);
         double k = cfg->stiffness.values[at.stiffness], c = cfg->drag.values[at.drag];
-        const osc_lane_metrics *lm = osc_audit_lane(audit, lane);
+        osc_lane_metrics lm;
+        osc_audit_lane_metrics(audit, lane, &lm); /* lane < the batch's lanes: cannot fail */
         p->method[r] = m->name;
         p->dt[r] = dt, p->stiffness[r] = k, p->drag[r] = c;
         p->omega_dt[r] = osc_omega0(k, cfg->mass) * dt;
         p->zeta[r] = osc_zeta(k, c, cfg->mass);
         p->steps[r] = steps, p->t_end[r] = (double)steps * dt;
-        record_metrics(p, r, lm);
+        record_metrics(p, r, &lm);
     }
 }
 
@@ -212,8 +213,15 @@ static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size
     progress_label(prog, label);
     audit_ctx ctx = {audit, prog, sweep_audit_interval(cfg, dt), cfg->dim};
     double t0 = omp_get_wtime();
-    osc_audit_run(audit, b, steps, ctx.interval, audit_with_progress, &ctx);
+    rc = osc_audit_run(audit, b, steps, ctx.interval, audit_with_progress, &ctx);
     double seconds = omp_get_wtime() - t0;
+    if (rc) { /* a stopped run has no metrics to record */
+        snprintf(err, errlen, "%s: %s, dt=%g: stepping stopped at step %ld of %ld: %s",
+                 cfg->path, m->name, dt, osc_batch_step(b), steps, osc_strerror(rc));
+        osc_audit_free(audit);
+        osc_batch_free(b);
+        return rc;
+    }
     record_rows(&out->points, row0, cfg, m, dt, steps, audit);
     out->batches[out->nbatches++] =
         (sweep_batch_time){m->name, dt, seconds, (double)lanes * (double)steps * cfg->dim};
@@ -287,7 +295,7 @@ static int run_trace(const osc_config *cfg, const osc_method *m, double dt, doub
     if (!rc) {
         trace_ctx ctx = {audit, t};
         trace_sample(&ctx, b, 0, 1, 0);
-        osc_batch_run(b, steps, every, trace_sample, &ctx);
+        rc = osc_batch_run(b, steps, every, trace_sample, &ctx);
     }
     osc_audit_free(audit);
     osc_batch_free(b);

@@ -40,11 +40,12 @@
  *   limit applies to the interval's largest |dE|. In the sampled mode (or when the batch was run
  *   by plain osc_batch_run) iv_err2 and iv_de stay 0 and only the audit points count.
  * - Energy errors are differences of squares (osc_energy_error), like the fused kernel's: the
- *   vector loop, classify and osc_audit_lane form E_num - E_exact the same way.
+ *   vector loop, classify and osc_audit_lane_metrics form E_num - E_exact the same way.
  * - Per audit a lane's metrics write only its numeric state (xf, vf) and, when they grow, the
  *   largest energy error and squared error; final energy, drift and error are recomputed from
- *   xf, vf and the exact state (frozen with them when a lane turns unstable) by osc_audit_lane,
- *   with the same operations, so they are the same bits as if they had been stored. */
+ *   xf, vf and the exact state (frozen with them when a lane turns unstable) by
+ *   osc_audit_lane_metrics, with the same operations, so they are the same bits as if they had
+ *   been stored. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -52,6 +53,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "audit_internal.h"
 
 #if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define AUDIT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -90,7 +92,7 @@ struct osc_audit {
     double drift_limit;       /* |drift| above this is unstable too (INFINITY: no such limit) */
     double sure_stable, sure_unstable; /* factor^2 with the margins above */
     osc_exact *exact;         /* [i * dim + axis], the closed form */
-    osc_lane_metrics *lanes;  /* e0, rest_distance, energy_scale; the rest filled by osc_audit_lane */
+    osc_lane_metrics *lanes;  /* e0, rest_distance, energy_scale (osc_audit_lane_metrics adds the rest) */
     /* per lane: inputs (g is the gravity the lane feels, 0 when pinned) */
     double *k, *c, *m, *g, *w2, *rest_norm;
     /* per lane, for the vector loop */
@@ -247,7 +249,7 @@ int osc_audit_set_instability(osc_audit *a, double factor, double drift_limit)
 int osc_audit_create(osc_audit **out, const osc_batch *b)
 {
     *out = NULL;
-    if (osc_batch_step(b) < 0)
+    if (osc_batch_step(b) < 0 || osc_batch_stopped(b))
         return OSC_ESTATE;
     osc_audit *au = calloc(1, sizeof *au);
     if (!au)
@@ -407,7 +409,7 @@ static void map_over(const osc_audit *au, size_t i, double T, double *p11, doubl
 /* Lane i (chunk position j) by the closed form into xc, vc: it starts a chain; a gap seen twice
  * in a row gets its maps. The first audit is instead one map from the exact initial state (the
  * chain's anchor, at step 0), the maps prepared for its gap (*mode = BY_FIRST). */
-static void closed_lane(const osc_audit *au, size_t i, size_t j, size_t len, double t, long gap,
+static void closed_lane(osc_audit *au, size_t i, size_t j, size_t len, double t, long gap,
                         double *xc, double *vc, long *mode)
 {
     const int dim = au->dim;
@@ -599,7 +601,7 @@ AUDIT_CLONES static int audit_chunk_lanes(const osc_audit *au, size_t c0, size_t
 }
 
 /* A lane the vector loop left undecided: the definitions, in scalar, with the same exact state. */
-static void slow_lane(const osc_audit *au, size_t i, size_t j, size_t len, long step, double t,
+static void slow_lane(osc_audit *au, size_t i, size_t j, size_t len, long step, double t,
                       long gap, int mode, const double *x, const double *v, const double *xnb,
                       const double *vnb)
 {
@@ -634,7 +636,7 @@ static void slow_lane(const osc_audit *au, size_t i, size_t j, size_t len, long 
     au->max_err2[i] = fmax(au->max_err2[i], fmax(err2, ive));
 }
 
-static void audit_chunk(const osc_audit *au, const osc_batch *b, size_t c0, size_t len, long step)
+static void audit_chunk(osc_audit *au, const osc_batch *b, size_t c0, size_t len, long step)
 {
     _Alignas(64) double x[OSC_MAX_DIM * CHUNK], v[OSC_MAX_DIM * CHUNK];
     _Alignas(64) double xc[OSC_MAX_DIM * CHUNK], vc[OSC_MAX_DIM * CHUNK];
@@ -660,7 +662,7 @@ static void audit_chunk(const osc_audit *au, const osc_batch *b, size_t c0, size
 
 int osc_audit_tile(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step)
 {
-    const osc_audit *au = ctx;
+    osc_audit *au = ctx; /* the audit writes its lanes' state: ctx is not const */
     if (i1 > au->n)
         i1 = au->n;
     for (size_t c0 = i0; c0 < i1; c0 += CHUNK)
@@ -670,11 +672,11 @@ int osc_audit_tile(void *ctx, const osc_batch *b, size_t i0, size_t i1, long ste
 
 /* ---- reading the metrics --------------------------------------------------------------------- */
 
-const osc_lane_metrics *osc_audit_lane(const osc_audit *a, size_t i)
+int osc_audit_lane_metrics(const osc_audit *a, size_t i, osc_lane_metrics *out)
 {
     if (i >= a->n)
-        return NULL;
-    osc_lane_metrics *mt = &a->lanes[i];
+        return OSC_EINVAL;
+    osc_lane_metrics mt = a->lanes[i]; /* e0, rest_distance, energy_scale: fixed at creation */
     const int dim = a->dim;
     double x[OSC_MAX_DIM], v[OSC_MAX_DIM], xe[OSC_MAX_DIM], ve[OSC_MAX_DIM], err2 = 0;
     for (int ax = 0; ax < dim; ax++) {
@@ -683,17 +685,18 @@ const osc_lane_metrics *osc_audit_lane(const osc_audit *a, size_t i)
         err2 += (x[ax] - xe[ax]) * (x[ax] - xe[ax]);
     }
     /* the last stable audit's values, by the same operations as there (classify) */
-    const double scale = mt->energy_scale;
-    mt->final_energy = osc_energy(dim, a->k[i], a->m[i], a->g[i], x, v);
-    mt->final_exact_energy = osc_energy(dim, a->k[i], a->m[i], a->g[i], xe, ve);
-    mt->final_drift = osc_energy_error(dim, a->k[i], a->m[i], a->g[i], x, v, xe, ve) / scale;
-    mt->final_error = sqrt(err2);
-    mt->max_abs_drift = a->max_de[i] / scale;
-    mt->max_error = sqrt(a->max_err2[i]);
-    mt->unstable_step = a->unstable[i];
-    mt->audits = a->audits[i];
-    mt->last_step = a->unstable[i] < 0 ? a->at[i] : a->frozen_last[i];
-    return mt;
+    const double scale = mt.energy_scale;
+    mt.final_energy = osc_energy(dim, a->k[i], a->m[i], a->g[i], x, v);
+    mt.final_exact_energy = osc_energy(dim, a->k[i], a->m[i], a->g[i], xe, ve);
+    mt.final_drift = osc_energy_error(dim, a->k[i], a->m[i], a->g[i], x, v, xe, ve) / scale;
+    mt.final_error = sqrt(err2);
+    mt.max_abs_drift = a->max_de[i] / scale;
+    mt.max_error = sqrt(a->max_err2[i]);
+    mt.unstable_step = a->unstable[i];
+    mt.audits = a->audits[i];
+    mt.last_step = a->unstable[i] < 0 ? a->at[i] : a->frozen_last[i];
+    *out = mt;
+    return OSC_OK;
 }
 
 void osc_audit_exact_state(const osc_audit *a, size_t i, double *x, double *v, long *step)
@@ -752,16 +755,17 @@ osc_audit_summary osc_audit_summarize(const osc_audit *a, size_t i0, size_t i1)
 {
     osc_audit_summary sum = {.first_unstable_step = -1};
     for (size_t i = i0; i < i1 && i < a->n; i++) {
-        const osc_lane_metrics *mt = osc_audit_lane(a, i);
+        osc_lane_metrics mt;
+        osc_audit_lane_metrics(a, i, &mt); /* i < a->n: cannot fail */
         sum.lanes++;
-        if (mt->unstable_step >= 0) {
+        if (mt.unstable_step >= 0) {
             sum.unstable++;
-            if (sum.first_unstable_step < 0 || mt->unstable_step < sum.first_unstable_step)
-                sum.first_unstable_step = mt->unstable_step;
+            if (sum.first_unstable_step < 0 || mt.unstable_step < sum.first_unstable_step)
+                sum.first_unstable_step = mt.unstable_step;
             continue;
         }
-        sum.max_abs_drift = fmax(sum.max_abs_drift, mt->max_abs_drift);
-        sum.max_error = fmax(sum.max_error, mt->max_error);
+        sum.max_abs_drift = fmax(sum.max_abs_drift, mt.max_abs_drift);
+        sum.max_error = fmax(sum.max_error, mt.max_error);
     }
     return sum;
 }

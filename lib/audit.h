@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/* Definitions (choices the SPEC leaves open):
+/* Definitions (the choices the audit makes):
  * - Time. An audit at batch step n compares with the exact motion at t = n * dt, dt as given to
  *   osc_batch_start, with the lane's inputs as given (a float batch carries them rounded; that
  *   rounding is part of its error).
@@ -67,7 +67,8 @@ typedef struct osc_lane_metrics {
 
 typedef struct osc_audit osc_audit;
 
-/* Prepare the exact solution of every lane of a started batch (osc_batch_start done). */
+/* Prepare the exact solution of every lane of a started batch (osc_batch_start done).
+ * OSC_ESTATE before the start, or for a batch an audit stopped (osc_batch_stopped). */
 int osc_audit_create(osc_audit **out, const osc_batch *b);
 void osc_audit_free(osc_audit *a);
 
@@ -79,7 +80,7 @@ void osc_audit_free(osc_audit *a);
  *
  * The exact state at an audit. The closed form (osc_exact_eval at t = step dt) is evaluated
  * whenever the number of steps T since a lane's previous audit differs from the one before, and
- * every R^2-th audit of a chain (R = OSC_AUDIT_ANCHOR_EVERY, or as set below). Otherwise (audits a
+ * every R^2-th audit of a chain (R = OSC_AUDIT_ANCHOR_EVERY). Otherwise (audits a
  * fixed T steps apart, as osc_batch_run makes them, and the first audit, from the exact initial
  * state) the previous audit's exact state is advanced by the closed form's one-interval map
  * (x, v) -> P(T dt) (x, v) + q(T dt) (osc_exact_map: its fundamental solutions and forced
@@ -123,18 +124,10 @@ osc_maxima osc_audit_maxima(const osc_audit *a);
 int osc_audit_run(osc_audit *a, osc_batch *b, long nsteps, long audit_every, osc_audit_fn fn,
                   void *ctx);
 
-/* Re-anchor every `every` audits instead (a power of 2; 1: the closed form at every audit, the
- * reference the propagation is tested against). OSC_EINVAL for other values. */
-int osc_audit_set_anchor_every(osc_audit *a, long every);
-
-/* The metrics of lane i, assembled when asked (into storage the audit owns; the pointer stays
- * valid, and is refreshed by the next call for this lane). Do not call it concurrently with an
- * audit of the same lane, nor from two threads for the same lane. */
-const osc_lane_metrics *osc_audit_lane(const osc_audit *a, size_t i);
-
-/* The exact state the audit holds for lane i (dim values each, NULL to skip) and the step it is
- * at (the lane's last audit, 0 before any): for tests of the propagation. */
-void osc_audit_exact_state(const osc_audit *a, size_t i, double *x, double *v, long *step);
+/* The metrics of lane i as of its last audit, assembled into *out (the caller's storage; the
+ * audit is not written). OSC_EINVAL, *out untouched, for i >= osc_audit_lanes(a). Safe to call
+ * from any number of threads, but not concurrently with an audit of the same lane. */
+int osc_audit_lane_metrics(const osc_audit *a, size_t i, osc_lane_metrics *out);
 
 /* Energy of one lane given its state: 1/2 m |v|^2 + 1/2 k |x|^2 + m g x_last. */
 double osc_energy(int dim, double k, double m, double g, const double *x, const double *v);
@@ -145,7 +138,8 @@ double osc_energy(int dim, double k, double m, double g, const double *x, const 
 double osc_energy_error(int dim, double k, double m, double g, const double *x, const double *v,
                         const double *xe, const double *ve);
 
-/* Lanes audited, and the prepared exact solution of lane i, axis a (for traces). */
+/* Lanes audited, and the prepared closed form of lane i, axis a (osc_exact_eval gives the exact
+ * motion at any time); NULL for i or a out of range. */
 size_t osc_audit_lanes(const osc_audit *a);
 const osc_exact *osc_audit_exact(const osc_audit *a, size_t i, int axis);
 

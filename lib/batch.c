@@ -16,7 +16,8 @@ struct osc_batch {
     size_t esize;      /* sizeof(float) or sizeof(double) */
     double gravity;
     double dt;
-    long step;         /* -1 before start */
+    long step;         /* -1 before start; after a stopped run, the smallest step a tile reached */
+    bool stopped;      /* an audit stopped the last run: tiles stand at different steps */
     void *state[OSC_MAX_DIM][OSC_MAX_STATE];
     void *w2, *gam, *grav, *zeros; /* kernel coefficients, in the batch's precision */
     double *k, *c, *m, *x0, *v0;   /* inputs as given, x0/v0 as [axis * cap + i] */
@@ -131,6 +132,7 @@ int osc_batch_start(osc_batch *b, double dt)
         kern->init(&s, 0, b->cap, dt);
     }
     b->step = 0;
+    b->stopped = false;
     return OSC_OK;
 }
 
@@ -149,7 +151,7 @@ static void step_interval(const osc_batch *b, const osc_kernels *kern, const osc
 static int run_tiles(osc_batch *b, long nsteps, long audit_every, const osc_costep *cs,
                      osc_audit_fn audit, void *ctx)
 {
-    if (b->step < 0 || nsteps < 0)
+    if (b->step < 0 || b->stopped || nsteps < 0)
         return OSC_ESTATE;
     if (audit_every <= 0)
         audit_every = nsteps > 0 ? nsteps : 1;
@@ -160,14 +162,17 @@ static int run_tiles(osc_batch *b, long nsteps, long audit_every, const osc_cost
     const long first = b->step, last = b->step + nsteps;
     const size_t ntiles = (b->cap + OSC_TILE_LANES - 1) / OSC_TILE_LANES;
     atomic_int failed = 0;
+    long reached = last; /* the smallest step any tile reached */
 
     /* Each tile runs all its steps while it is in cache; audits fall on absolute multiples of
-     * audit_every so that where a run is split never changes what is audited. */
-#pragma omp parallel for schedule(dynamic, 1)
+     * audit_every so that where a run is split never changes what is audited. Once an audit
+     * fails, every tile stops before its next interval (a tile not yet begun does not step). */
+#pragma omp parallel for schedule(dynamic, 1) reduction(min : reached)
     for (size_t t = 0; t < ntiles; t++) {
         size_t i0 = t * OSC_TILE_LANES, i1 = i0 + OSC_TILE_LANES < b->cap ? i0 + OSC_TILE_LANES : b->cap;
         size_t audit_end = i1 < b->n ? i1 : b->n;
-        for (long done = first; done < last && !atomic_load(&failed);) {
+        long done = first;
+        while (done < last && !atomic_load(&failed)) {
             long chunk = audit_every - done % audit_every;
             if (chunk > last - done)
                 chunk = last - done;
@@ -181,9 +186,14 @@ static int run_tiles(osc_batch *b, long nsteps, long audit_every, const osc_cost
                 }
             }
         }
+        reached = done < reached ? done : reached;
     }
-    b->step = last;
-    return atomic_load(&failed);
+    const int result = atomic_load(&failed);
+    /* The batch claims no step it did not take: after a stop its step is the one every lane
+     * has reached (lanes of other tiles may be further on), and it must be started again. */
+    b->step = result ? reached : last;
+    b->stopped = result != 0;
+    return result;
 }
 
 int osc_batch_run(osc_batch *b, long nsteps, long audit_every, osc_audit_fn audit, void *ctx)
@@ -217,6 +227,7 @@ int osc_batch_dim(const osc_batch *b) { return b->dim; }
 size_t osc_batch_lanes(const osc_batch *b) { return b->n; }
 double osc_batch_dt(const osc_batch *b) { return b->dt; }
 long osc_batch_step(const osc_batch *b) { return b->step; }
+bool osc_batch_stopped(const osc_batch *b) { return b->stopped; }
 double osc_batch_gravity(const osc_batch *b) { return b->gravity; }
 
 void osc_batch_lane(const osc_batch *b, size_t i, double *k, double *c, double *m, double *x0,

@@ -157,13 +157,19 @@ typedef int (*osc_audit_fn)(void *ctx, const osc_batch *b, size_t i0, size_t i1,
 
 /* Advance every lane by nsteps, tile by tile over the OpenMP threads, calling audit (if not NULL)
  * every audit_every steps and at the last step. Each lane's result is bit-identical whatever the
- * thread count, tiling or audit interval. Returns the first nonzero audit result, or OSC_OK. */
+ * thread count, tiling or audit interval. Returns the first nonzero audit result, or OSC_OK;
+ * OSC_ESTATE before osc_batch_start, for nsteps < 0, or on a stopped batch.
+ * A nonzero audit result stops the run: every tile stops at the end of its current interval, so
+ * tiles stand at different steps (which ones depends on the threads' timing). The batch is then
+ * stopped (osc_batch_stopped): osc_batch_step is the smallest step any tile reached (every lane
+ * has taken at least that many steps, none is known to have taken more), and further runs
+ * return OSC_ESTATE until osc_batch_start starts it again. */
 int osc_batch_run(osc_batch *b, long nsteps, long audit_every, osc_audit_fn audit, void *ctx);
 
 /* osc_batch_run with the exact motion co-stepped (osc_costep, arrays over the batch's padded
  * lanes, osc_batch_padded_lanes): each audit interval of a tile is stepped by advance_audited,
  * which leaves that interval's maxima in cs->max_err2 and cs->max_de for the audit callback to
- * read. Same lane results, bit for bit, as osc_batch_run. */
+ * read. Same lane results, bit for bit, as osc_batch_run, and the same early stop. */
 int osc_batch_run_costep(osc_batch *b, long nsteps, long audit_every, const osc_costep *cs,
                          osc_audit_fn audit, void *ctx);
 /* Lanes allocated (n rounded up to OSC_LANE_ALIGN): the length of osc_costep's arrays. */
@@ -178,7 +184,8 @@ osc_precision osc_batch_precision(const osc_batch *b);
 int osc_batch_dim(const osc_batch *b);
 size_t osc_batch_lanes(const osc_batch *b);
 double osc_batch_dt(const osc_batch *b);
-long osc_batch_step(const osc_batch *b);
+long osc_batch_step(const osc_batch *b); /* -1 before start; see osc_batch_run for a stop */
+bool osc_batch_stopped(const osc_batch *b); /* an audit stopped the last run (osc_batch_run) */
 double osc_batch_gravity(const osc_batch *b);
 /* The inputs of lane i as given (x0, v0: dim values). */
 void osc_batch_lane(const osc_batch *b, size_t i, double *k, double *c, double *m, double *x0,

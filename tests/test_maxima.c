@@ -13,8 +13,17 @@
 #include <cmocka.h>
 
 #include "audit.h"
+#include "audit_internal.h"
 #include "exact.h"
 #include "oscbench.h"
+
+/* Lane i's metrics by value (osc_audit_lane_metrics must succeed). */
+static osc_lane_metrics lane_of(const osc_audit *a, size_t i)
+{
+    osc_lane_metrics mt;
+    assert_int_equal(osc_audit_lane_metrics(a, i, &mt), OSC_OK);
+    return mt;
+}
 
 #define EPS DBL_EPSILON
 
@@ -100,9 +109,9 @@ static bracket reference_maxima(const osc_method *m, osc_precision p, double dt,
     return br;
 }
 
-static const osc_lane_metrics *audited_lane(const osc_method *m, osc_precision p, double dt,
-                                            long nsteps, long interval, osc_maxima mode,
-                                            osc_batch **bp, osc_audit **ap)
+static osc_lane_metrics audited_lane(const osc_method *m, osc_precision p, double dt,
+                                     long nsteps, long interval, osc_maxima mode, osc_batch **bp,
+                                     osc_audit **ap)
 {
     const double x0 = 1, v0 = 0;
     assert_int_equal(osc_batch_create(bp, m, p, 1, 1, 0), OSC_OK);
@@ -111,7 +120,7 @@ static const osc_lane_metrics *audited_lane(const osc_method *m, osc_precision p
     assert_int_equal(osc_audit_create(ap, *bp), OSC_OK);
     assert_int_equal(osc_audit_set_maxima(*ap, mode), OSC_OK);
     assert_int_equal(osc_audit_run(*ap, *bp, nsteps, interval, NULL, NULL), OSC_OK);
-    return osc_audit_lane(*ap, 0);
+    return lane_of(*ap, 0);
 }
 
 /* max_error and max_abs_drift of the audited run (default mode) lie within the bracket of the
@@ -132,10 +141,11 @@ static void test_stiff_damped_lane_every_step(void **state)
                 bracket br = reference_maxima(m, (osc_precision)p, dts[d], nsteps, interval);
                 osc_batch *b, *bs;
                 osc_audit *a, *as;
-                const osc_lane_metrics *mt = audited_lane(m, (osc_precision)p, dts[d], nsteps,
-                                                          interval, OSC_MAXIMA_EVERY_STEP, &b, &a);
-                const osc_lane_metrics *ms = audited_lane(m, (osc_precision)p, dts[d], nsteps,
-                                                          interval, OSC_MAXIMA_AUDITS, &bs, &as);
+                const osc_lane_metrics mt_v = audited_lane(m, (osc_precision)p, dts[d], nsteps,
+                                                           interval, OSC_MAXIMA_EVERY_STEP, &b, &a);
+                const osc_lane_metrics ms_v = audited_lane(m, (osc_precision)p, dts[d], nsteps,
+                                                           interval, OSC_MAXIMA_AUDITS, &bs, &as);
+                const osc_lane_metrics *mt = &mt_v, *ms = &ms_v;
                 const double scale = mt->energy_scale, de = mt->max_abs_drift * scale;
                 print_message("%-20s %-6s dt=1/%.0f: max_error %.6g in [%.6g, %.6g] (at the "
                               "audits %.3g); max |dE| %.6g in [%.6g, %.6g]\n",
@@ -181,7 +191,7 @@ static void test_drift_limit_every_step(void **state)
         assert_int_equal(osc_audit_set_maxima(a, sampled ? OSC_MAXIMA_AUDITS
                                                          : OSC_MAXIMA_EVERY_STEP), OSC_OK);
         assert_int_equal(osc_audit_run(a, b, nsteps, interval, NULL, NULL), OSC_OK);
-        const osc_lane_metrics *mt = osc_audit_lane(a, 0);
+        const osc_lane_metrics mt_v = lane_of(a, 0), *mt = &mt_v;
         if (sampled) {
             assert_int_equal(mt->unstable_step, -1);
             assert_true(mt->max_abs_drift < 0.1);
@@ -215,7 +225,7 @@ static void test_unstable_lane_keeps_last_stable_maxima(void **state)
         assert_int_equal(osc_audit_run(a, b, 5, 5, NULL, NULL), OSC_OK);
         if (run == 0)
             assert_int_equal(osc_audit_run(a, b, 1995, 2000, NULL, NULL), OSC_OK);
-        const osc_lane_metrics *mt = osc_audit_lane(a, 0);
+        const osc_lane_metrics mt_v = lane_of(a, 0), *mt = &mt_v;
         if (run == 0) {
             double x, v;
             osc_batch_readout(b, 0, 1, &x, &v);
@@ -305,8 +315,8 @@ static void test_fused_equals_every_audit(void **state)
                     const double u = unit_roundoff((osc_precision)p), t = (double)nsteps * dt;
                     for (size_t i = 0; i < NLANES; i++) {
                         const lane *l = &lanes[i];
-                        const osc_lane_metrics f = *osc_audit_lane(af, i);
-                        const osc_lane_metrics *r = osc_audit_lane(ar, i);
+                        const osc_lane_metrics f = lane_of(af, i);
+                        const osc_lane_metrics r_v = lane_of(ar, i), *r = &r_v;
                         const double S = motion_scale(l, dim, gs[gi], t);
                         const double omega = l->m > 0 ? sqrt(l->k / l->m) : 0;
                         const double tol_x = (16.0 * OSC_AUDIT_ANCHOR_EVERY + 16 + 2 * omega * t +
@@ -365,7 +375,7 @@ static void test_fused_bits(void **state)
                     assert_int_equal(osc_audit_create(&a, b), OSC_OK);
                     assert_int_equal(osc_audit_run(a, b, 300, 7, NULL, NULL), OSC_OK);
                     for (size_t i = 0; i < n; i++) {
-                        const osc_lane_metrics *mt = osc_audit_lane(a, i);
+                        const osc_lane_metrics mt_v = lane_of(a, i), *mt = &mt_v;
                         if (run == 0)
                             first[i] = *mt;
                         else if (memcmp(mt, &first[i], sizeof *mt) != 0)

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "audit.h"
 #include "exact.h"
 #include "oscbench.h"
 
@@ -218,7 +219,15 @@ static osc_costep zero_costep(const osc_batch *b, double **slab)
     return cs;
 }
 
-/* Run a fresh batch by a plan and return its readout (x then v, malloc'ed). */
+/* Audits of one tile in a call from step s0 to s1 > s0, audited every e steps: at the multiples of
+ * e in (s0, s1) and at s1 (the schedule osc_batch_run documents). */
+static long audit_points(long s0, long s1, long e)
+{
+    return (s1 - 1) / e - s0 / e + 1;
+}
+
+/* Run a fresh batch by a plan and return its readout (x then v, malloc'ed); every tile must have
+ * been audited exactly on the schedule. */
 static double *run_by_plan(const osc_method *m, osc_precision p, size_t n, int dim,
                            const run_plan *plan)
 {
@@ -229,13 +238,19 @@ static double *run_by_plan(const osc_method *m, osc_precision p, size_t n, int d
     atomic_long calls = 0;
     double *slab = NULL;
     osc_costep cs = zero_costep(b, &slab);
+    const long ntiles = (long)((osc_batch_padded_lanes(b) + OSC_TILE_LANES - 1) / OSC_TILE_LANES);
+    long want_calls = 0;
     for (int c = 0; c < 4 && plan->chunks[c] > 0; c++) {
         osc_audit_fn fn = plan->audit_every > 0 ? audit_nothing : NULL;
+        const long s0 = osc_batch_step(b);
         int rc = plan->fused ? osc_batch_run_costep(b, plan->chunks[c], plan->audit_every, &cs,
                                                     fn, &calls)
                              : osc_batch_run(b, plan->chunks[c], plan->audit_every, fn, &calls);
         assert_int_equal(rc, OSC_OK);
+        if (fn)
+            want_calls += ntiles * audit_points(s0, s0 + plan->chunks[c], plan->audit_every);
     }
+    assert_int_equal(atomic_load(&calls), want_calls);
     free(slab);
     size_t len = n * (size_t)dim;
     double *out = malloc(2 * len * sizeof(double));
@@ -829,6 +844,83 @@ static void test_rejects_invalid_input(void **state)
     osc_batch_free(b);
 }
 
+/* ---- a run an audit stops -------------------------------------------------------------- */
+
+/* Stops the run (returns 7) when the tile starting at lane stop_i0 is audited at step stop_step. */
+typedef struct stop_at {
+    size_t stop_i0;
+    long stop_step;
+} stop_at;
+
+static int audit_stop(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step)
+{
+    (void)b, (void)i1;
+    const stop_at *s = ctx;
+    return i0 == s->stop_i0 && step == s->stop_step ? 7 : 0;
+}
+
+/* Readout of lanes [i0, i1) of a fresh mixed batch stepped nsteps without audits (x then v). */
+static void plain_readout(const osc_method *m, size_t n, int dim, long nsteps, size_t i0,
+                          size_t i1, double *x, double *v)
+{
+    osc_batch *b = new_batch(m, OSC_DOUBLE, dim, n, 3.5);
+    set_mixed_lanes(b, n);
+    assert_int_equal(osc_batch_start(b, 0.01), OSC_OK);
+    assert_int_equal(osc_batch_run(b, nsteps, 0, NULL, NULL), OSC_OK);
+    osc_batch_readout(b, i0, i1, x, v);
+    osc_batch_free(b);
+}
+
+/* One thread steps the tiles in order, so a stop in the last tile at step 20 of 100 (audits every
+ * 10) leaves the first tiles at step 100 and the last at 20: the batch's step must be 20, not
+ * the 100 it did not reach, and the batch must refuse to run on. Checked for osc_batch_run and
+ * for the co-stepping run, by the lanes' bits against plain runs of 100 and 20 steps. */
+static void test_stopped_run_claims_no_steps(void **state)
+{
+    (void)state;
+    const osc_method *m = osc_method_find("semi-implicit");
+    const size_t n = 2 * OSC_TILE_LANES + 300, last_i0 = 2 * OSC_TILE_LANES;
+    const int dim = 2;
+    const stop_at stop = {last_i0, 20};
+    double x_first[2], v_first[2], x_last[2], v_last[2], x[2], v[2];
+    plain_readout(m, n, dim, 100, 0, 1, x_first, v_first);
+    plain_readout(m, n, dim, 20, last_i0, last_i0 + 1, x_last, v_last);
+    omp_set_num_threads(1);
+    for (int fused = 0; fused < 2; fused++) {
+        osc_batch *b = new_batch(m, OSC_DOUBLE, dim, n, 3.5);
+        set_mixed_lanes(b, n);
+        assert_int_equal(osc_batch_start(b, 0.01), OSC_OK);
+        double *slab = NULL;
+        osc_costep cs = zero_costep(b, &slab);
+        int rc = fused ? osc_batch_run_costep(b, 100, 10, &cs, audit_stop, (void *)&stop)
+                       : osc_batch_run(b, 100, 10, audit_stop, (void *)&stop);
+        assert_int_equal(rc, 7);
+        assert_int_equal(osc_batch_step(b), 20);
+        assert_true(osc_batch_stopped(b));
+        osc_batch_readout(b, 0, 1, x, v); /* the first tile ran to the end */
+        assert_memory_equal(x, x_first, sizeof x);
+        assert_memory_equal(v, v_first, sizeof v);
+        osc_batch_readout(b, last_i0, last_i0 + 1, x, v); /* the last stopped at step 20 */
+        assert_memory_equal(x, x_last, sizeof x);
+        assert_memory_equal(v, v_last, sizeof v);
+        /* lanes at different steps cannot be run on together */
+        assert_int_equal(osc_batch_run(b, 10, 0, NULL, NULL), OSC_ESTATE);
+        assert_int_equal(osc_batch_run_costep(b, 10, 0, &cs, NULL, NULL), OSC_ESTATE);
+        assert_int_equal(osc_batch_step(b), 20);
+        osc_audit *audit = (osc_audit *)&audit; /* nor audited as if they were at one step */
+        assert_int_equal(osc_audit_create(&audit, b), OSC_ESTATE);
+        assert_null(audit);
+        /* a new start clears the stop */
+        assert_int_equal(osc_batch_start(b, 0.01), OSC_OK);
+        assert_false(osc_batch_stopped(b));
+        assert_int_equal(osc_batch_run(b, 100, 0, NULL, NULL), OSC_OK);
+        assert_int_equal(osc_batch_step(b), 100);
+        free(slab);
+        osc_batch_free(b);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+}
+
 /* ---- registry sanity ---------------------------------------------------------------------- */
 
 static void test_registry_descriptors(void **state)
@@ -871,6 +963,7 @@ int main(void)
         cmocka_unit_test(test_forest_ruth_strong_drag_finite),
         cmocka_unit_test(test_mass_zero_freezes),
         cmocka_unit_test(test_rejects_invalid_input),
+        cmocka_unit_test(test_stopped_run_claims_no_steps),
     };
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_conv*' to run one test */
         cmocka_set_test_filter(getenv("TEST_FILTER"));
