@@ -859,6 +859,9 @@ static void test_isa_cap(void **state)
 {
     (void)state;
     const int saved = osc_isa_cap(), cpu = osc_isa_cpu_level();
+    char text[160];
+    osc_isa_describe(text, sizeof text);
+    print_message("kernels at %s\n", text); /* the path the other tests take (OSCBENCH_ISA) */
     int cap = -7;
     assert_int_equal(osc_isa_parse("v4", &cap), OSC_OK), assert_int_equal(cap, OSC_ISA_V4);
     assert_int_equal(osc_isa_parse("v3", &cap), OSC_OK), assert_int_equal(cap, OSC_ISA_V3);
@@ -872,7 +875,6 @@ static void test_isa_cap(void **state)
     assert_string_equal(osc_isa_name(OSC_ISA_V3), "x86-64-v3");
     assert_string_equal(osc_isa_name(OSC_ISA_BASE), "x86-64");
     assert_null(osc_isa_name(2));
-    char text[160];
     /* no cap: the CPU's level, by its name alone */
     assert_int_equal(osc_isa_set_cap(OSC_ISA_NATIVE), cpu);
     assert_int_equal(osc_isa_level(), cpu);
