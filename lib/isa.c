@@ -9,10 +9,12 @@
 
 _Atomic int osc_isa_current = -1;
 
-/* Where the cap came from; the cap itself (OSC_ISA_NATIVE: none). */
+/* The cap (OSC_ISA_NATIVE: none) and where it came from, in one atomic int (source << 8 | cap),
+ * so that a first read of the environment racing with osc_isa_set_cap cannot mix the two. */
 enum { CAP_UNREAD = 0, CAP_ENV, CAP_API };
-static _Atomic int cap_source = CAP_UNREAD;
-static _Atomic int cap_value = OSC_ISA_NATIVE;
+static _Atomic int cap_state = CAP_UNREAD << 8;
+#define CAP_SOURCE(state) ((state) >> 8)
+#define CAP_VALUE(state) ((state) & 0xff)
 
 int osc_isa_parse(const char *text, int *cap)
 {
@@ -54,21 +56,23 @@ int osc_isa_cpu_level(void)
 #endif
 }
 
-/* The cap, reading OSCBENCH_ISA the first time (an invalid value: no cap, see env_status). */
-static int current_cap(void)
+/* The cap state, reading OSCBENCH_ISA the first time (an invalid value: no cap, see
+ * osc_isa_env_status); an osc_isa_set_cap that came first stands. */
+static int current_state(void)
 {
-    if (atomic_load(&cap_source) == CAP_UNREAD) {
+    int state = atomic_load(&cap_state);
+    if (CAP_SOURCE(state) == CAP_UNREAD) {
         int cap;
         if (osc_isa_parse(getenv(OSC_ISA_ENV), &cap) != OSC_OK)
             cap = OSC_ISA_NATIVE;
-        int unread = CAP_UNREAD;
-        atomic_store(&cap_value, cap);
-        /* osc_isa_set_cap may have won meanwhile: then its cap stands */
-        if (!atomic_compare_exchange_strong(&cap_source, &unread, CAP_ENV))
-            return atomic_load(&cap_value);
+        const int from_env = CAP_ENV << 8 | cap;
+        if (atomic_compare_exchange_strong(&cap_state, &state, from_env))
+            state = from_env;
     }
-    return atomic_load(&cap_value);
+    return state;
 }
+
+static int current_cap(void) { return CAP_VALUE(current_state()); }
 
 int osc_isa_cap(void) { return current_cap(); }
 
@@ -82,8 +86,10 @@ static int level_for(int cap)
 
 int osc_isa_resolve(void)
 {
-    const int level = level_for(current_cap());
-    atomic_store(&osc_isa_current, level);
+    int level = level_for(current_cap()), unresolved = -1;
+    /* an osc_isa_set_cap meanwhile has set the level: it stands */
+    if (!atomic_compare_exchange_strong(&osc_isa_current, &unresolved, level))
+        level = unresolved;
     return level;
 }
 
@@ -93,8 +99,7 @@ int osc_isa_set_cap(int cap)
 {
     if (cap != OSC_ISA_BASE && cap != OSC_ISA_V3 && cap != OSC_ISA_V4 && cap != OSC_ISA_NATIVE)
         return OSC_EINVAL;
-    atomic_store(&cap_value, cap);
-    atomic_store(&cap_source, CAP_API);
+    atomic_store(&cap_state, CAP_API << 8 | cap);
     const int level = level_for(cap);
     atomic_store(&osc_isa_current, level);
     return level;
@@ -127,9 +132,10 @@ static const char *lacks(int cpu)
 
 int osc_isa_describe(char *buf, size_t size)
 {
-    const int level = osc_isa_level(), cpu = osc_isa_cpu_level(), cap = current_cap();
+    const int level = osc_isa_level(), cpu = osc_isa_cpu_level(), state = current_state();
+    const int cap = CAP_VALUE(state);
     char by[64];
-    if (atomic_load(&cap_source) == CAP_API)
+    if (CAP_SOURCE(state) == CAP_API)
         snprintf(by, sizeof by, "osc_isa_set_cap(%s)", cap_text(cap));
     else
         snprintf(by, sizeof by, "%s=%s", OSC_ISA_ENV, cap_text(cap));
