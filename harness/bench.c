@@ -469,6 +469,11 @@ int main(int argc, char **argv)
 {
     static const size_t base_lanes[] = {1u << 12, 1u << 16, 1u << 20};
     static const size_t large_lanes[] = {1u << 24, 1u << 26};
+    if (osc_isa_env_status() != OSC_OK) {
+        fprintf(stderr, "oscbench-bench: %s=%s: expected %s\n", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
+                OSC_ISA_ENV_VALUES);
+        return 2;
+    }
     const char *large_env = getenv("OSCBENCH_BENCH_LARGE");
     const bool large = large_env && *large_env && strcmp(large_env, "0") != 0;
     const size_t nlanes = large ? 5 : 3;
@@ -510,6 +515,9 @@ int main(int argc, char **argv)
     osc_bench_context("omp_threads", buf);
     osc_bench_context("fma_probe_isa", peak.isa);
     osc_bench_context("oscbench_version", OSC_VERSION);
+    char isa[192];
+    osc_isa_describe(isa, sizeof isa);
+    osc_bench_context("kernel_isa", isa);
 
     char name[256];
     bool ok = true;

@@ -1,7 +1,7 @@
 /* The FMA-peak probe: every OpenMP thread runs chains of fma() on many independent accumulators,
  * enough to cover the FMA latency times the number of FMA pipes, and the loop is vectorized by
- * `#pragma omp simd`. Built for x86-64-v4 / v3 / baseline with target_clones (GCC, x86-64), like
- * the kernels, so it measures the units the kernels actually run on. */
+ * `#pragma omp simd`. Built for x86-64-v4 / v3 / baseline (GCC, x86-64) and dispatched by the
+ * kernels' level, so it measures the units the kernels actually run on. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_THREAD_CPUTIME_ID */
 #include "fma_probe.h"
 
@@ -12,14 +12,15 @@
 
 #include "oscbench.h"
 
+/* The probe runs on the kernels' level (osc_isa_level(): the CPU's, capped by OSCBENCH_ISA), so
+ * that under a cap the peak is the capped units' and a fraction of it means the same thing. */
 #if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define PROBE_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#define PROBE_WIDE() __builtin_cpu_supports("avx512f")
+#define PROBE_RUNTIME 1
+#define PROBE_WIDE() (osc_isa_level() == OSC_ISA_V4)
 #define PROBE_ISA()                                                                              \
-    (__builtin_cpu_supports("x86-64-v4") ? "x86-64-v4"                                           \
-     : __builtin_cpu_supports("x86-64-v3") ? "x86-64-v3" : "default")
+    (osc_isa_level() == OSC_ISA_V4 ? "x86-64-v4" : osc_isa_level() == OSC_ISA_V3 ? "x86-64-v3" : "default")
 #else
-#define PROBE_CLONES
+#define PROBE_RUNTIME 0
 #define PROBE_WIDE() 0
 #define PROBE_ISA() "default"
 #endif
@@ -58,12 +59,32 @@ static double fmas_per_thread(int prec, long rounds)
     return (double)rounds * (double)(bytes / (prec == OSC_FLOAT ? sizeof(float) : sizeof(double)));
 }
 
-PROBE_CLONES static double run_chains(int prec, long rounds, double seed)
+/* The chains per ISA: wide on x86-64-v4, narrow on v3 and the baseline. */
+#define DEFINE_RUN_CHAINS(NAME, ATTR, WIDTH)                                                     \
+    ATTR static double NAME(int prec, long rounds, double seed)                                  \
+    {                                                                                            \
+        if (prec == OSC_FLOAT)                                                                   \
+            return chains_f_##WIDTH(rounds, (float)seed);                                        \
+        return chains_d_##WIDTH(rounds, seed);                                                   \
+    }
+#if PROBE_RUNTIME
+DEFINE_RUN_CHAINS(run_chains_v4, __attribute__((target("arch=x86-64-v4"))), wide)
+DEFINE_RUN_CHAINS(run_chains_v3, __attribute__((target("arch=x86-64-v3"))), narrow)
+DEFINE_RUN_CHAINS(run_chains_base, , narrow)
+static double run_chains(int prec, long rounds, double seed)
 {
-    if (prec == OSC_FLOAT)
-        return PROBE_WIDE() ? chains_f_wide(rounds, (float)seed) : chains_f_narrow(rounds, (float)seed);
-    return PROBE_WIDE() ? chains_d_wide(rounds, seed) : chains_d_narrow(rounds, seed);
+    switch (osc_isa_level()) {
+    case OSC_ISA_V4:
+        return run_chains_v4(prec, rounds, seed);
+    case OSC_ISA_V3:
+        return run_chains_v3(prec, rounds, seed);
+    default:
+        return run_chains_base(prec, rounds, seed);
+    }
 }
+#else
+DEFINE_RUN_CHAINS(run_chains, , narrow)
+#endif
 
 static double thread_cpu_seconds(void)
 {

@@ -261,6 +261,8 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
         !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &utc))
         snprintf(created, sizeof created, "unknown"); /* no clock: say so, never garbage */
     cpu_model(cpu, sizeof cpu);
+    char isa[192]; /* the kernels' path, and why when it is not the CPU's best */
+    osc_isa_describe(isa, sizeof isa);
     int rc = h5_out_attr_str(out, "oscbench_version", OSC_VERSION);
     rc |= h5_out_attr_str(out, "git_revision", OSC_GIT_REVISION);
     rc |= h5_out_attr_str(out, "config", cfg->text);
@@ -273,6 +275,7 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
     rc |= h5_out_attr_str(out, "compiler", "gcc-compatible " __VERSION__);
     rc |= h5_out_attr_str(out, "build_flags", OSC_BUILD_FLAGS);
     rc |= h5_out_attr_str(out, "cpu", cpu);
+    rc |= h5_out_attr_str(out, "kernel_isa", isa);
     rc |= h5_out_attr_str(out, "t_end_rounding",
                           res->t_end_rounded
                               ? "t_end is not a whole number of steps for some dt: those runs "

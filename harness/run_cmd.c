@@ -127,6 +127,11 @@ int cmd_run(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc;
+    if (osc_isa_env_status() != OSC_OK) {
+        fprintf(stderr, "oscbench run: %s=%s: expected %s\n", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
+                OSC_ISA_ENV_VALUES);
+        return EXIT_BADINPUT;
+    }
     if (a.threads)
         omp_set_num_threads(a.threads);
     osc_config cfg;

@@ -23,7 +23,8 @@
  *   The first audit is one map from the exact initial state (its maps prepared there, for the
  *   first gap); later, a new interval's maps are prepared once it has been seen twice in a row.
  * - The per-lane work is a structure-of-arrays loop that GCC vectorizes (#pragma omp simd, built
- *   for x86-64-v4/v3/baseline like the kernels): every load unconditional, choices as selects,
+ *   for x86-64-v4/v3/baseline and dispatched by the same level as the kernels, AUDIT_PER_ISA):
+ *   every load unconditional, choices as selects,
  *   comparisons quiet (isless & co.: under -ftrapping-math a signalling < may not be evaluated
  *   speculatively, which stops if-conversion and with it vectorization), stores masked. No square
  *   root and no division: errors are kept squared and energy errors unscaled (sqrt and division
@@ -54,16 +55,38 @@
 
 #include "audit.h"
 #include "audit_internal.h"
+#include "isa_dispatch.h"
 
-#if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define AUDIT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define AUDIT_CLONES
-#endif
 #if defined(__GNUC__)
-#define AUDIT_INLINE __attribute__((always_inline)) inline /* into each ISA's clone */
+#define AUDIT_INLINE __attribute__((always_inline)) inline /* into each ISA's build */
 #else
 #define AUDIT_INLINE inline
+#endif
+
+/* The vector loops per ISA, like the kernels' (kernel_loops.h): with OSC_MULTIVERSION, BODY (an
+ * always-inline function of the given return type and parameters) is compiled into NAME_v4,
+ * NAME_v3 and NAME_base, and NAME calls the one osc_isa_dispatch() names, so that OSCBENCH_ISA
+ * governs the audit as it does the methods (GCC's target_clones would pick by the CPU alone).
+ * ARGS: the parameter names, to pass on. */
+#if OSC_ISA_RUNTIME
+#define AUDIT_PER_ISA(RET, NAME, BODY, PARAMS, ARGS)                                             \
+    __attribute__((target("arch=x86-64-v4"))) static RET NAME##_v4 PARAMS { return BODY ARGS; } \
+    __attribute__((target("arch=x86-64-v3"))) static RET NAME##_v3 PARAMS { return BODY ARGS; } \
+    static RET NAME##_base PARAMS { return BODY ARGS; }                                          \
+    static RET NAME PARAMS                                                                       \
+    {                                                                                            \
+        switch (osc_isa_dispatch()) {                                                            \
+        case 4:                                                                                  \
+            return NAME##_v4 ARGS;                                                               \
+        case 3:                                                                                  \
+            return NAME##_v3 ARGS;                                                               \
+        default:                                                                                 \
+            return NAME##_base ARGS;                                                             \
+        }                                                                                        \
+    }
+#else
+#define AUDIT_PER_ISA(RET, NAME, BODY, PARAMS, ARGS)                                             \
+    static RET NAME PARAMS { return BODY ARGS; }
 #endif
 
 /* Lanes per chunk of osc_audit_tile: the chunk's readout and scratch (~14 KiB) sit on the stack. */
@@ -369,9 +392,9 @@ void osc_audit_evaluate(const osc_audit *au, size_t i, double t, const double *x
 /* How each lane of the chunk gets its exact state (mode[j]); counts this audit (audits, at) and
  * keeps each lane's gap since its previous audit. Returns how many lanes need the closed form;
  * *long_maps: how many take the R-interval map. Unstable lanes are never re-evaluated. */
-AUDIT_CLONES static size_t plan_chunk(const osc_audit *au, size_t c0, size_t len, long step,
-                                      long *restrict gap, long *restrict mode,
-                                      size_t *long_maps)
+static AUDIT_INLINE size_t plan_chunk_body(const osc_audit *au, size_t c0, size_t len,
+                                            long step, long *restrict gap,
+                                            long *restrict mode, size_t *long_maps)
 {
     long *restrict at = au->at + c0, *restrict audits = au->audits + c0;
     const long *restrict per = au->per + c0, *restrict base = au->chain_base + c0;
@@ -395,6 +418,10 @@ AUDIT_CLONES static size_t plan_chunk(const osc_audit *au, size_t c0, size_t len
     *long_maps = longs;
     return closed;
 }
+AUDIT_PER_ISA(size_t, plan_chunk, plan_chunk_body,
+              (const osc_audit *au, size_t c0, size_t len, long step, long *restrict gap,
+               long *restrict mode, size_t *long_maps),
+              (au, c0, len, step, gap, mode, long_maps))
 
 /* The closed form's map of lane i over time T: P11, P12, P22 (P21 = -w2 P12) and, for the gravity
  * axis, q = the forced response from rest (0 without gravity). */
@@ -560,12 +587,11 @@ static AUDIT_INLINE int audit_lanes(const osc_audit *au, size_t c0, size_t len, 
     return any_slow;
 }
 
-AUDIT_CLONES static int audit_chunk_lanes(const osc_audit *au, size_t c0, size_t len,
-                                          bool general, long step, double inv_t2,
-                                          const double *x, const double *v, const double *xc,
-                                          const double *vc, const long *mode,
-                                          const long *gap, long *slow, double *xnb,
-                                          double *vnb)
+static AUDIT_INLINE int audit_chunk_body(const osc_audit *au, size_t c0, size_t len,
+                                         bool general, long step, double inv_t2,
+                                         const double *x, const double *v, const double *xc,
+                                         const double *vc, const long *mode, const long *gap,
+                                         long *slow, double *xnb, double *vnb)
 {
 #define AUDIT_CASE_E(D, G, E)                                                                    \
     return general ? audit_lanes(au, c0, len, D, G, true, E, step, inv_t2, x, v, xc, vc, mode,   \
@@ -599,6 +625,11 @@ AUDIT_CLONES static int audit_chunk_lanes(const osc_audit *au, size_t c0, size_t
 #undef AUDIT_CASE
 #undef AUDIT_CASE_E
 }
+AUDIT_PER_ISA(int, audit_chunk_lanes, audit_chunk_body,
+              (const osc_audit *au, size_t c0, size_t len, bool general, long step,
+               double inv_t2, const double *x, const double *v, const double *xc, const double *vc,
+               const long *mode, const long *gap, long *slow, double *xnb, double *vnb),
+              (au, c0, len, general, step, inv_t2, x, v, xc, vc, mode, gap, slow, xnb, vnb))
 
 /* A lane the vector loop left undecided: the definitions, in scalar, with the same exact state. */
 static void slow_lane(osc_audit *au, size_t i, size_t j, size_t len, long step, double t,

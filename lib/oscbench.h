@@ -30,6 +30,52 @@ typedef enum osc_status {
 const char *osc_strerror(int status);
 const char *osc_precision_name(osc_precision p);
 
+/* ---- the kernels' instruction set ---------------------------------------------------------
+ *
+ * With runtime dispatch (GCC on x86-64, meson option multiversion, the default) every kernel
+ * (the methods' advance and advance_audited, the audit's vector loops) is built for three x86-64
+ * levels and runs the one osc_isa_level() names. The results are the same bits on every level
+ * (tests/test_methods.c and tests/test_maxima.c run each kernel at each level the CPU has).
+ * The level is the CPU's best, capped by the environment variable OSCBENCH_ISA (read once, at
+ * the first kernel call: "v4", "v3", "base", or "native" / unset / empty for no cap) or by
+ * osc_isa_set_cap(); a cap above the CPU's level has no effect. Without runtime dispatch (clang,
+ * or -Dmultiversion=false) the kernels are built once for the compiler's target: the level is
+ * that one and the cap changes nothing (osc_isa_describe says so). */
+typedef enum osc_isa {
+    OSC_ISA_BASE = 0,    /* x86-64: SSE2, fma() a libm call */
+    OSC_ISA_V3 = 3,      /* x86-64-v3: AVX2, FMA */
+    OSC_ISA_V4 = 4,      /* x86-64-v4: AVX-512 */
+    OSC_ISA_NATIVE = 99, /* as a cap: none, the CPU's best */
+} osc_isa;
+#define OSC_ISA_ENV "OSCBENCH_ISA"
+#define OSC_ISA_ENV_VALUES "v4, v3, base or native"
+
+/* The level the kernels run now: min(the CPU's, the cap). */
+int osc_isa_level(void);
+/* The CPU's best level that this build has kernels for (the compiled level without dispatch). */
+int osc_isa_cpu_level(void);
+/* Whether this build picks its kernels at run time (if not, caps change nothing). */
+bool osc_isa_runtime_dispatch(void);
+/* Cap the level (OSC_ISA_BASE, _V3, _V4 or OSC_ISA_NATIVE for none), overriding OSCBENCH_ISA.
+ * Returns the level now in force, or OSC_EINVAL for another value. Safe to call while kernels
+ * run on other threads (the levels compute the same bits), but call it between runs so that a
+ * run's recorded level is the one it took. */
+int osc_isa_set_cap(int cap);
+/* The cap in force (OSC_ISA_NATIVE: none). */
+int osc_isa_cap(void);
+/* "x86-64-v4", "x86-64-v3", "x86-64"; NULL for another value. */
+const char *osc_isa_name(int level);
+/* Parse a cap as OSCBENCH_ISA takes it: "v4", "v3", "base", "native"; NULL or "" is "native".
+ * Returns OSC_OK (and *cap) or OSC_EINVAL. */
+int osc_isa_parse(const char *text, int *cap);
+/* OSC_OK unless OSCBENCH_ISA is set to a value osc_isa_parse rejects (which the library then
+ * ignores: no cap). A program that honours the variable reports this and stops. */
+int osc_isa_env_status(void);
+/* The level in words for a results file, with its reason when it is not simply the CPU's best,
+ * e.g. "x86-64-v3 (OSCBENCH_ISA=v4 asked; the CPU has no AVX-512)". Writes at most size bytes
+ * (NUL included); returns the length it needed, as snprintf. */
+int osc_isa_describe(char *buf, size_t size);
+
 /* ---- methods ------------------------------------------------------------------------------ */
 
 /* Per-lane coefficients of one axis, as the steps see them: a(u, v) = -w2 u - gam v - g. */

@@ -678,7 +678,8 @@ static const char *const points_columns[] = {
 
 static const char *const root_attrs[] = {"oscbench_version", "config",          "created",
                                          "threads",          "precision",       "compiler",
-                                         "cpu",              "unstable_factor", "unstable_drift"};
+                                         "cpu",              "unstable_factor", "unstable_drift",
+                                         "kernel_isa"};
 
 typedef struct points {
     size_t rows;
@@ -2050,6 +2051,89 @@ static void test_maxima_modes(void **state)
     free_points(&pts[1]);
 }
 
+/* ---- the ISA path: OSCBENCH_ISA=base gives the same bytes, and the file says which path ran ---- */
+
+static const char isa_config[] = "name: isa\n"
+                                 "methods: all\n"
+                                 "dim: 3\n"
+                                 "gravity: 9.81\n"
+                                 "stiffness: {from: 0.5, to: 400, count: 40, spacing: log}\n"
+                                 "drag: [0, 0.5]\n"
+                                 "dt: [0.02, 0.01]\n"
+                                 "x0: [1, 0.5, -0.3]\n"
+                                 "v0: [0, 1, 0.2]\n"
+                                 "t_end: 2\n";
+
+/* Run the ISA config with OSCBENCH_ISA set to `isa` (NULL: unset) into `out`. The work-precision
+ * cost probe (timing only, not in /points) is shrunk: on the baseline, where fma() is a libm
+ * call, its default size takes half a minute. */
+static proc run_with_isa(const char *dir, const char *isa, const char *out)
+{
+    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0);
+    if (isa)
+        assert_int_equal(setenv(OSC_ISA_ENV, isa, 1), 0);
+    else
+        assert_int_equal(unsetenv(OSC_ISA_ENV), 0);
+    proc p = run_in(dir, "run", "isa.yaml", "-o", out, "--quiet", NULL);
+    assert_int_equal(unsetenv(OSC_ISA_ENV), 0);
+    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    return p;
+}
+
+static void test_isa_paths_identical(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "isa.yaml", isa_config);
+    char *saved = getenv(OSC_ISA_ENV) ? strdup(getenv(OSC_ISA_ENV)) : NULL;
+    proc p = run_with_isa(f->dir, NULL, "native.h5");
+    if (p.code != 0)
+        fail_msg("OSCBENCH_ISA unset: exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    p = run_with_isa(f->dir, "base", "base.h5");
+    if (p.code != 0)
+        fail_msg("OSCBENCH_ISA=base: exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    /* which path ran: the CPU's best without a cap; the baseline, and why, with it */
+    const int cpu = osc_isa_cpu_level();
+    hid_t h = open_h5(f->dir, "native.h5");
+    char *isa = attr_str(h, "kernel_isa");
+    if (osc_isa_runtime_dispatch())
+        assert_string_equal(isa, osc_isa_name(cpu));
+    free(isa), H5Fclose(h);
+    h = open_h5(f->dir, "base.h5");
+    isa = attr_str(h, "kernel_isa");
+    if (!osc_isa_runtime_dispatch())
+        assert_non_null(strstr(isa, "OSCBENCH_ISA=base has no effect"));
+    else if (cpu > OSC_ISA_BASE)
+        assert_true(starts_with(isa, "x86-64 (OSCBENCH_ISA=base; the CPU has x86-64-v"));
+    else
+        assert_string_equal(isa, "x86-64 (OSCBENCH_ISA=base)");
+    print_message("kernel_isa: %s\n", isa);
+    free(isa), H5Fclose(h);
+    /* the same bytes in every column of /points */
+    static name_list cols;
+    hid_t fa = open_h5(f->dir, "native.h5"), fb = open_h5(f->dir, "base.h5");
+    list_datasets(fa, "/points", &cols);
+    assert_true(cols.n >= sizeof points_columns / sizeof *points_columns);
+    for (size_t i = 0; i < cols.n; i++) {
+        char path[300];
+        fmt(path, sizeof path, "/points/%s", cols.names[i]);
+        compare_dataset(fa, fb, path);
+    }
+    H5Fclose(fa), H5Fclose(fb);
+    /* a value that names no level: exit 2, one line naming the variable and its values */
+    p = run_with_isa(f->dir, "avx2", "bad.h5");
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    assert_non_null(strstr(p.err, "OSCBENCH_ISA=avx2"));
+    assert_non_null(strstr(p.err, OSC_ISA_ENV_VALUES));
+    assert_false(exists(f->dir, "bad.h5"));
+    proc_free(&p);
+    if (saved)
+        setenv(OSC_ISA_ENV, saved, 1);
+    free(saved);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2071,6 +2155,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_of_many_fits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_maxima_modes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_isa_paths_identical, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

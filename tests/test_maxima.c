@@ -1,6 +1,7 @@
 /* Maxima over every step: the fused audited kernel (kernel_loops.h) against the method's scalar
  * reference stepped and compared with the closed form at every step, against the audit run at
- * every step, and the bits of the method's state and of the maxima whatever the threads. */
+ * every step, and the bits of the method's state and of the maxima whatever the threads and the
+ * ISA path. */
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -399,6 +400,108 @@ static void test_fused_bits(void **state)
     omp_set_num_threads(omp_get_num_procs());
 }
 
+/* ---- the bits on every ISA path ----------------------------------------------------------- */
+
+/* The levels this CPU can run, best first (x86-64-v4, v3, the baseline: those at or below the
+ * CPU's); one level (the compiled one) in a build without runtime dispatch. */
+static int isa_levels(int out[3])
+{
+    static const int all[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
+    const int cpu = osc_isa_cpu_level();
+    if (!osc_isa_runtime_dispatch()) {
+        out[0] = cpu;
+        return 1;
+    }
+    int n = 0;
+    for (int k = 0; k < 3; k++)
+        if (all[k] <= cpu)
+            out[n++] = all[k];
+    return n;
+}
+
+/* Mixed lanes over several tiles (drag on every third, pinned every 17th, unstable every 97th),
+ * run at the current ISA level: audited (the fused kernel and the audit's vector loops), its
+ * metrics into mt and its readout into x (2 n dim values), and plainly stepped (advance), its
+ * readout into xp. */
+static void run_at_level(const osc_method *m, osc_precision p, int dim, size_t n,
+                         osc_lane_metrics *mt, double *x, double *xp)
+{
+    for (int run = 0; run < 2; run++) {
+        osc_batch *b;
+        assert_int_equal(osc_batch_create(&b, m, p, dim, n, 9.8), OSC_OK);
+        for (size_t i = 0; i < n; i++) {
+            double s = (double)((i * 2654435761u) % 1000) / 1000;
+            double x0[3] = {s, 1 - s, 0.5}, v0[3] = {0.1, -s, 1};
+            double k = i % 97 == 0 ? 3e4 : 0.5 + 400 * s * s;
+            assert_int_equal(osc_batch_set_lane(b, i, k, 3 * (1 - s) * (i % 3 == 0),
+                                                i % 17 ? 1 + s : 0, x0, v0),
+                             OSC_OK);
+        }
+        assert_int_equal(osc_batch_start(b, 0.01), OSC_OK);
+        if (run == 0) {
+            osc_audit *a;
+            assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+            assert_int_equal(osc_audit_run(a, b, 150, 7, NULL, NULL), OSC_OK);
+            for (size_t i = 0; i < n; i++)
+                mt[i] = lane_of(a, i);
+            osc_audit_free(a);
+        } else {
+            assert_int_equal(osc_batch_run(b, 150, 0, NULL, NULL), OSC_OK);
+        }
+        double *out = run == 0 ? x : xp;
+        osc_batch_readout(b, 0, n, out, out + n * (size_t)dim);
+        osc_batch_free(b);
+    }
+}
+
+/* Every method, double and float, dims 1 to 3, with drag and gravity, at every ISA level the CPU
+ * has (osc_isa_set_cap): the method's state (audited and plain) and every metric, the fused
+ * maxima included, are the same bits as at the best level. Each kernel writes every operation
+ * explicitly (fma(), no contraction), so a level that computes other bits is a defect. */
+static void test_isa_levels_same_bits(void **state)
+{
+    (void)state;
+    const size_t n = OSC_TILE_LANES + 300;
+    int levels[3];
+    const int nlevels = isa_levels(levels), saved_cap = osc_isa_cap();
+    osc_lane_metrics *mt0 = calloc(n, sizeof *mt0), *mt = calloc(n, sizeof *mt);
+    double *x0 = malloc(4 * n * OSC_MAX_DIM * sizeof *x0);
+    double *x = malloc(4 * n * OSC_MAX_DIM * sizeof *x);
+    assert_non_null(mt0), assert_non_null(mt), assert_non_null(x0), assert_non_null(x);
+    for (size_t mi = 0; mi < osc_method_count(); mi++)
+        for (int p = 0; p < OSC_NPRECISION; p++)
+            for (int dim = 1; dim <= 3; dim++) {
+                const osc_method *m = osc_method_at(mi);
+                const size_t len = 2 * n * (size_t)dim;
+                for (int k = 0; k < nlevels; k++) {
+                    assert_int_equal(osc_isa_set_cap(levels[k]), levels[k]);
+                    assert_int_equal(osc_isa_level(), levels[k]);
+                    run_at_level(m, (osc_precision)p, dim, n, k ? mt : mt0, k ? x : x0,
+                                 (k ? x : x0) + len);
+                    if (k == 0)
+                        continue;
+                    const char *where = osc_isa_name(levels[k]);
+                    for (size_t i = 0; i < n; i++)
+                        if (memcmp(&mt[i], &mt0[i], sizeof mt[i]) != 0)
+                            fail_msg("%s/%s dim %d lane %zu: metrics at %s differ from %s's "
+                                     "(max_error %.17g vs %.17g, max_abs_drift %.17g vs %.17g)",
+                                     m->name, osc_precision_name((osc_precision)p), dim, i, where,
+                                     osc_isa_name(levels[0]), mt[i].max_error, mt0[i].max_error,
+                                     mt[i].max_abs_drift, mt0[i].max_abs_drift);
+                    if (memcmp(x, x0, len * sizeof *x) != 0)
+                        fail_msg("%s/%s dim %d: audited state at %s differs from %s's", m->name,
+                                 osc_precision_name((osc_precision)p), dim, where,
+                                 osc_isa_name(levels[0]));
+                    if (memcmp(x + len, x0 + len, len * sizeof *x) != 0)
+                        fail_msg("%s/%s dim %d: stepped state at %s differs from %s's", m->name,
+                                 osc_precision_name((osc_precision)p), dim, where,
+                                 osc_isa_name(levels[0]));
+                }
+            }
+    osc_isa_set_cap(saved_cap);
+    free(mt0), free(mt), free(x0), free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_unstable_lane_keeps_last_stable_maxima),
         cmocka_unit_test(test_fused_equals_every_audit),
         cmocka_unit_test(test_fused_bits),
+        cmocka_unit_test(test_isa_levels_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

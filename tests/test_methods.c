@@ -945,10 +945,62 @@ static void test_registry_descriptors(void **state)
     assert_null(osc_method_find("no-such-method"));
 }
 
+/* ---- the ISA level: caps, names, what the results file will say --------------------------------- */
+
+static void test_isa_cap(void **state)
+{
+    (void)state;
+    const int saved = osc_isa_cap(), cpu = osc_isa_cpu_level();
+    char text[160];
+    osc_isa_describe(text, sizeof text);
+    print_message("kernels at %s\n", text); /* the path the other tests take (OSCBENCH_ISA) */
+    int cap = -7;
+    assert_int_equal(osc_isa_parse("v4", &cap), OSC_OK), assert_int_equal(cap, OSC_ISA_V4);
+    assert_int_equal(osc_isa_parse("v3", &cap), OSC_OK), assert_int_equal(cap, OSC_ISA_V3);
+    assert_int_equal(osc_isa_parse("base", &cap), OSC_OK), assert_int_equal(cap, OSC_ISA_BASE);
+    assert_int_equal(osc_isa_parse("native", &cap), OSC_OK), assert_int_equal(cap, OSC_ISA_NATIVE);
+    assert_int_equal(osc_isa_parse(NULL, &cap), OSC_OK), assert_int_equal(cap, OSC_ISA_NATIVE);
+    assert_int_equal(osc_isa_parse("avx2", &cap), OSC_EINVAL);
+    assert_int_equal(osc_isa_parse("V3", &cap), OSC_EINVAL);
+    assert_int_equal(osc_isa_set_cap(1), OSC_EINVAL);
+    assert_string_equal(osc_isa_name(OSC_ISA_V4), "x86-64-v4");
+    assert_string_equal(osc_isa_name(OSC_ISA_V3), "x86-64-v3");
+    assert_string_equal(osc_isa_name(OSC_ISA_BASE), "x86-64");
+    assert_null(osc_isa_name(2));
+    /* no cap: the CPU's level, by its name alone (and, without dispatch, that it is compiled) */
+    assert_int_equal(osc_isa_set_cap(OSC_ISA_NATIVE), cpu);
+    assert_int_equal(osc_isa_level(), cpu);
+    osc_isa_describe(text, sizeof text);
+    if (osc_isa_runtime_dispatch())
+        assert_string_equal(text, osc_isa_name(cpu));
+    else
+        assert_true(strncmp(text, osc_isa_name(cpu), strlen(osc_isa_name(cpu))) == 0 &&
+                    strstr(text, "no runtime dispatch"));
+    if (osc_isa_runtime_dispatch()) {
+        /* a cap at or below the CPU's level is the level; above, the CPU's, and it says why */
+        assert_int_equal(osc_isa_set_cap(OSC_ISA_BASE), OSC_ISA_BASE);
+        assert_int_equal(osc_isa_level(), OSC_ISA_BASE);
+        osc_isa_describe(text, sizeof text);
+        if (cpu > OSC_ISA_BASE)
+            assert_non_null(strstr(text, "x86-64 (osc_isa_set_cap(base); the CPU has x86-64-v"));
+        assert_int_equal(osc_isa_set_cap(OSC_ISA_V4), cpu);
+        osc_isa_describe(text, sizeof text);
+        if (cpu == OSC_ISA_V3)
+            assert_string_equal(text, "x86-64-v3 (osc_isa_set_cap(v4) asked; the CPU has no AVX-512)");
+    } else {
+        /* no runtime dispatch: the compiled level stands, and the description says so */
+        assert_int_equal(osc_isa_set_cap(OSC_ISA_BASE), cpu);
+        osc_isa_describe(text, sizeof text);
+        assert_non_null(strstr(text, "no effect"));
+    }
+    osc_isa_set_cap(saved);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_descriptors),
+        cmocka_unit_test(test_isa_cap),
         cmocka_unit_test(test_kernels_match_reference),
         cmocka_unit_test(test_bits_independent_of_splitting_and_threads),
         cmocka_unit_test(test_tiled_matches_untiled),

@@ -22,11 +22,13 @@
  * of a range after whole blocks is stepped in power-of-two blocks (128, 64, ..., 8 lanes).
  *
  * ISAs. With OSC_MULTIVERSION (GCC, x86-64) advance() is compiled three times, for x86-64-v4,
- * x86-64-v3 and the x86-64 baseline, each with its own block size, and picks one per call from the
- * CPU's features (a load and a test: it is called once per tile per audit interval). fma() gives
- * the same bits in all three (in the baseline it is a libm call). -DOSC_FORCE_ISA=3 (or 0) caps
- * the choice, to measure and test the AVX2 (or baseline) kernels on an AVX-512 machine. Without
- * OSC_MULTIVERSION there is one advance(), built for whatever the compiler targets. */
+ * x86-64-v3 and the x86-64 baseline, each with its own block size, and picks one per call by
+ * osc_isa_dispatch() (isa_dispatch.h: a cached load and a test; it is called once per tile per
+ * audit interval): the CPU's best level, capped at run time by OSCBENCH_ISA or osc_isa_set_cap,
+ * so that the AVX2 and baseline kernels are measured and tested on an AVX-512 machine (this
+ * replaces the former compile-time -DOSC_FORCE_ISA). fma() gives the same bits in all three (in
+ * the baseline it is a libm call). Without OSC_MULTIVERSION there is one advance(), built for
+ * whatever the compiler targets. */
 
 #ifndef OSC_BLOCK_LANES_V4_D
 #define OSC_BLOCK_LANES_V4_D 64
@@ -154,7 +156,7 @@ OSC_DEFINE_ADVANCE(advance_base, OSC_BL_BASE, )
 
 static void F(advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, double dt)
 {
-    switch (osc_isa_level()) {
+    switch (osc_isa_dispatch()) {
     case 4:
         F(advance_v4)(a, i0, i1, nsteps, (real)dt);
         break;
@@ -429,7 +431,7 @@ OSC_DEFINE_ADVANCE_AUDITED(audited_base, OSC_FBL_BASE, )
 static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1, long nsteps,
                                double dt, const osc_costep *cs)
 {
-    switch (osc_isa_level()) {
+    switch (osc_isa_dispatch()) {
     case 4:
         F(audited_v4)(ax, dim, i0, i1, nsteps, (real)dt, cs);
         break;

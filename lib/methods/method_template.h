@@ -31,25 +31,9 @@
 #include "oscbench.h"
 
 /* Register blocks and ISA dispatch: see kernel_loops.h (a method file may set its block sizes
- * with OSC_BLOCK_LANES_V4_D and friends before including this header). */
-#if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#ifndef OSC_ISA_LEVEL_DEFINED
-#define OSC_ISA_LEVEL_DEFINED
-/* 4: x86-64-v4 (AVX-512), 3: x86-64-v3 (AVX2, FMA), 0: the x86-64 baseline; capped by
- * -DOSC_FORCE_ISA=N so that the narrower kernels can be measured and tested on a wider CPU. */
-static inline int osc_isa_level(void)
-{
-    int level = __builtin_cpu_supports("x86-64-v4")   ? 4
-                : __builtin_cpu_supports("x86-64-v3") ? 3
-                                                      : 0;
-#ifdef OSC_FORCE_ISA
-    if (level > OSC_FORCE_ISA)
-        level = OSC_FORCE_ISA;
-#endif
-    return level;
-}
-#endif
-#endif
+ * with OSC_BLOCK_LANES_V4_D and friends before including this header); the level each call
+ * takes is osc_isa_dispatch() (isa_dispatch.h: the CPU's, capped by OSCBENCH_ISA). */
+#include "isa_dispatch.h"
 
 #define OSC_PASS
 
