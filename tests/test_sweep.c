@@ -1,5 +1,5 @@
-/* The harness's runs fail loudly: the sweep (harness/sweep.c) reports a stepping run that fails
- * instead of recording it, and a benchmark's audited run (harness/bench_run.c) whose audit cannot
+/* The harness's runs fail loudly: the sweep (harness/sweep/sweep.c) reports a stepping run that fails
+ * instead of recording it, and a benchmark's audited run (harness/bench/bench_run.c) whose audit cannot
  * be made fails instead of stepping bare. osc_audit_run, osc_batch_run and osc_audit_create are
  * wrapped at link time (tests/meson.build): while a failure is injected they return it without
  * doing anything (as a run stopped by its audit, or an audit out of memory, would); otherwise
