@@ -392,7 +392,7 @@ void osc_audit_evaluate(const osc_audit *au, size_t i, double t, const double *x
 /* How each lane of the chunk gets its exact state (mode[j]); counts this audit (audits, at) and
  * keeps each lane's gap since its previous audit. Returns how many lanes need the closed form;
  * *long_maps: how many take the R-interval map. Unstable lanes are never re-evaluated. */
-static AUDIT_INLINE size_t plan_chunk_body(const osc_audit *au, size_t c0, size_t len,
+static AUDIT_INLINE size_t plan_chunk_body(osc_audit *au, size_t c0, size_t len,
                                             long step, long *restrict gap,
                                             long *restrict mode, size_t *long_maps)
 {
@@ -419,7 +419,7 @@ static AUDIT_INLINE size_t plan_chunk_body(const osc_audit *au, size_t c0, size_
     return closed;
 }
 AUDIT_PER_ISA(size_t, plan_chunk, plan_chunk_body,
-              (const osc_audit *au, size_t c0, size_t len, long step, long *restrict gap,
+              (osc_audit *au, size_t c0, size_t len, long step, long *restrict gap,
                long *restrict mode, size_t *long_maps),
               (au, c0, len, step, gap, mode, long_maps))
 
@@ -477,7 +477,7 @@ static void closed_lane(osc_audit *au, size_t i, size_t j, size_t len, double t,
  * the closed form (xc, vc) or the long map (mode). Decides each live lane as surely stable
  * (metrics updated), surely unstable (frozen) or undecided (slow[j] = 1 and its exact state in
  * xnb, vnb, left for classify). Returns whether any lane is undecided. */
-static AUDIT_INLINE int audit_lanes(const osc_audit *au, size_t c0, size_t len, const int D,
+static AUDIT_INLINE int audit_lanes(osc_audit *au, size_t c0, size_t len, const int D,
                                     const bool G, const bool general, const bool E, long step,
                                     double inv_t2,
                                     const double *x, const double *v, const double *xc,
@@ -587,7 +587,7 @@ static AUDIT_INLINE int audit_lanes(const osc_audit *au, size_t c0, size_t len, 
     return any_slow;
 }
 
-static AUDIT_INLINE int audit_chunk_body(const osc_audit *au, size_t c0, size_t len,
+static AUDIT_INLINE int audit_chunk_body(osc_audit *au, size_t c0, size_t len,
                                          bool general, long step, double inv_t2,
                                          const double *x, const double *v, const double *xc,
                                          const double *vc, const long *mode, const long *gap,
@@ -626,7 +626,7 @@ static AUDIT_INLINE int audit_chunk_body(const osc_audit *au, size_t c0, size_t 
 #undef AUDIT_CASE_E
 }
 AUDIT_PER_ISA(int, audit_chunk_lanes, audit_chunk_body,
-              (const osc_audit *au, size_t c0, size_t len, bool general, long step,
+              (osc_audit *au, size_t c0, size_t len, bool general, long step,
                double inv_t2, const double *x, const double *v, const double *xc, const double *vc,
                const long *mode, const long *gap, long *slow, double *xnb, double *vnb),
               (au, c0, len, general, step, inv_t2, x, v, xc, vc, mode, gap, slow, xnb, vnb))
