@@ -238,11 +238,7 @@ static int run_default_batches(const osc_method *m, bench_run_kind how, double *
         long steps = sweep_steps_for(cfg, dt);
         osc_batch *b = NULL;
         osc_audit *audit = NULL;
-        int rc = osc_batch_create(&b, m, cfg->precision, cfg->dim, lanes, cfg->gravity);
-        if (!rc)
-            rc = sweep_set_lanes(b, cfg);
-        if (!rc)
-            rc = osc_batch_start(b, dt);
+        int rc = sweep_open_batch(cfg, m, dt, &b);
         double t0 = omp_get_wtime(), c0 = process_cpu_seconds();
         if (!rc)
             rc = bench_run_batch(b, how, steps, sweep_audit_interval(cfg, dt), &audit);

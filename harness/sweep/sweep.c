@@ -184,6 +184,36 @@ static void record_rows(sweep_points *p, size_t row0, const osc_config *cfg, con
     }
 }
 
+int sweep_open_batch(const osc_config *cfg, const osc_method *m, double dt, osc_batch **out)
+{
+    int rc = osc_batch_create(out, m, cfg->precision, cfg->dim, layout_lanes(layout_of(cfg)),
+                              cfg->gravity);
+    if (!rc)
+        rc = sweep_set_lanes(*out, cfg);
+    if (!rc)
+        rc = osc_batch_start(*out, dt);
+    if (rc) {
+        osc_batch_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int sweep_open_audit(const osc_config *cfg, const osc_batch *b, osc_audit **out)
+{
+    int rc = osc_audit_create(out, b);
+    if (!rc)
+        rc = osc_audit_set_instability(*out, cfg->unstable_factor, cfg->unstable_drift);
+    if (!rc)
+        rc = osc_audit_set_maxima(*out, cfg->maxima_sampled ? OSC_MAXIMA_AUDITS
+                                                            : OSC_MAXIMA_EVERY_STEP);
+    if (rc) {
+        osc_audit_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size_t row0,
                      progress *prog, sweep_result *out, char *err, size_t errlen)
 {
@@ -191,18 +221,9 @@ static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size
     long steps = sweep_steps_for(cfg, dt);
     osc_batch *b = NULL;
     osc_audit *audit = NULL;
-    int rc = osc_batch_create(&b, m, cfg->precision, cfg->dim, lanes, cfg->gravity);
+    int rc = sweep_open_batch(cfg, m, dt, &b);
     if (!rc)
-        rc = sweep_set_lanes(b, cfg);
-    if (!rc)
-        rc = osc_batch_start(b, dt);
-    if (!rc)
-        rc = osc_audit_create(&audit, b);
-    if (!rc)
-        rc = osc_audit_set_instability(audit, cfg->unstable_factor, cfg->unstable_drift);
-    if (!rc)
-        rc = osc_audit_set_maxima(audit, cfg->maxima_sampled ? OSC_MAXIMA_AUDITS
-                                                             : OSC_MAXIMA_EVERY_STEP);
+        rc = sweep_open_audit(cfg, b, &audit);
     if (rc) {
         snprintf(err, errlen, "%s: %s, dt=%g: %s", cfg->path, m->name, dt, osc_strerror(rc));
         osc_batch_free(b);
@@ -289,9 +310,7 @@ static int run_trace(const osc_config *cfg, const osc_method *m, double dt, doub
     if (!rc)
         rc = osc_batch_start(b, dt);
     if (!rc)
-        rc = osc_audit_create(&audit, b);
-    if (!rc)
-        rc = osc_audit_set_instability(audit, cfg->unstable_factor, cfg->unstable_drift);
+        rc = sweep_open_audit(cfg, b, &audit);
     if (!rc) {
         trace_ctx ctx = {audit, t};
         trace_sample(&ctx, b, 0, 1, 0);

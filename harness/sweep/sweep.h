@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit.h"
 #include "config.h"
 #include "oscbench.h"
 
@@ -64,6 +65,13 @@ long sweep_steps_for(const osc_config *cfg, double dt);
 
 /* Fill a (method, dt) batch's lanes: the stiffness x drag grid, stiffness-major. */
 int sweep_set_lanes(osc_batch *b, const osc_config *cfg);
+
+/* The (method, dt) batch of the config, created, filled and started (*out NULL on failure). */
+int sweep_open_batch(const osc_config *cfg, const osc_method *m, double dt, osc_batch **out);
+
+/* The audit of a started batch with the config's instability criterion and maxima mode (*out
+ * NULL on failure). */
+int sweep_open_audit(const osc_config *cfg, const osc_batch *b, osc_audit **out);
 
 /* Steps between audits for a dt: `audit_every` as given, or so that every dt is audited at the
  * same physical times (see sweep.c). */

@@ -60,19 +60,7 @@ _Static_assert(OSC_BL_V4 % 8 == 0 && OSC_BL_V3 % 8 == 0 && OSC_BL_BASE % 8 == 0,
 _Static_assert(OSC_BL_V4 <= 512 && OSC_BL_V3 <= 512 && OSC_BL_BASE <= 512,
                "register blocks of more than 512 lanes cannot live in registers");
 
-#ifndef OSC_CUSTOM_INIT
-/* Most methods carry (x, v) as they are. */
-static inline void F(lane_init)(real s[OSC_MAX_STATE], real x0, real v0, coef c, real dt)
-{
-    (void)c, (void)dt;
-    s[0] = x0, s[1] = v0, s[2] = 0;
-}
-static inline void F(lane_readout)(const real s[OSC_MAX_STATE], coef c, real dt, real *x, real *v)
-{
-    (void)c, (void)dt;
-    *x = s[0], *v = s[1];
-}
-#endif
+#include "method_reference.h" /* lane_init/readout defaults, ref_init/readout */
 
 /* GCC emits the fully unrolled block step by step of each vector in turn: one vector's whole
  * dependency chain, then the next one's. The out-of-order scheduler (~100 entries) then fills
@@ -488,16 +476,6 @@ static void F(readout_soa)(const osc_soa *a, size_t i0, size_t i1, double dt, do
         F(lane_readout)(st, F(lane_coef)(a, i), (real)dt, &xi, &vi);
         x[i - i0] = xi, v[i - i0] = vi;
     }
-}
-
-static void F(ref_init)(real s[OSC_MAX_STATE], real x0, real v0, coef c, real dt)
-{
-    F(lane_init)(s, x0, v0, c, dt);
-}
-
-static void F(ref_readout)(const real s[OSC_MAX_STATE], coef c, real dt, real *x, real *v)
-{
-    F(lane_readout)(s, c, dt, x, v);
 }
 
 #undef OSC_IS_DOUBLE
