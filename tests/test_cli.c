@@ -37,6 +37,7 @@
 #include "audit.h"
 #include "exact.h"
 #include "oscbench.h"
+#include "test_files.h"
 
 #define PATHLEN 4096
 
@@ -88,32 +89,6 @@ static void free_owned(void)
 static void proc_free(proc *p)
 {
     p->out = p->err = NULL;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, fp)) > 0;) {
-        n += got;
-        if (cap - n < 2) {
-            char *b = realloc(buf, cap *= 2);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-            }
-            buf = b;
-        }
-    }
-    fclose(fp);
-    if (buf)
-        buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
 }
 
 static void io_paths(char *out, char *err)

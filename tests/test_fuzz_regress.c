@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "config_check.h"
+#include "test_files.h"
 
 static int by_name(const void *a, const void *b)
 {
@@ -58,23 +59,6 @@ static size_t list_files(const char *dir, char ***out)
         qsort(names, n, sizeof *names, by_name);
     *out = names;
     return n;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += got;
-        if (n == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    *len = n;
-    return buf;
 }
 
 /* One outcome held to config.h's promises; returns the status. */
