@@ -45,6 +45,7 @@
 #include "config.h"
 #include "fma_probe.h"
 #include "oscbench.h"
+#include "layout.h"
 #include "sweep.h"
 
 /* One iteration (one osc_batch_run) should take about this long at the measured peak. */
@@ -232,7 +233,7 @@ static int run_default_batches(const osc_method *m, bench_run_kind how, double *
                                double *osc_steps, double *cpu)
 {
     const osc_config *cfg = &default_cfg;
-    size_t lanes = cfg->stiffness.count * cfg->drag.count;
+    size_t lanes = layout_lanes(layout_of(cfg));
     for (size_t d = 0; d < cfg->dt.count; d++) {
         double dt = cfg->dt.values[d];
         long steps = sweep_steps_for(cfg, dt);

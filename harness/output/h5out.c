@@ -271,8 +271,6 @@ struct h5_out {
     char err[512];
 };
 
-#define set_err error_line
-
 typedef struct h5_err_detail {
     char sys[160];   /* the system error HDF5 quoted ("error message = '...'"), if any */
     char inner[160]; /* the innermost description: where HDF5 found the problem */
@@ -304,12 +302,12 @@ static int fail_h5(h5_out *o, const char *what, const char *name)
     h5_err_detail d = {{0}, {0}, {0}};
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_error, &d);
     if (d.sys[0])
-        set_err(o->err, sizeof o->err, "%s: %s %s: %s", o->final_path, what, name, d.sys);
+        error_line(o->err, sizeof o->err, "%s: %s %s: %s", o->final_path, what, name, d.sys);
     else if (d.inner[0] && strcmp(d.inner, d.outer))
-        set_err(o->err, sizeof o->err, "%s: %s %s: %s: %s", o->final_path, what, name, d.outer,
+        error_line(o->err, sizeof o->err, "%s: %s %s: %s: %s", o->final_path, what, name, d.outer,
                 d.inner);
     else
-        set_err(o->err, sizeof o->err, "%s: %s %s: %s", o->final_path, what, name,
+        error_line(o->err, sizeof o->err, "%s: %s %s: %s", o->final_path, what, name,
                 d.outer[0] ? d.outer : "HDF5 error");
     o->failed = true;
     return -1;
@@ -318,7 +316,7 @@ static int fail_h5(h5_out *o, const char *what, const char *name)
 static int fail_msg(h5_out *o, const char *what, const char *name)
 {
     if (!o->failed)
-        set_err(o->err, sizeof o->err, "%s: %s %s", o->final_path, what, name);
+        error_line(o->err, sizeof o->err, "%s: %s %s", o->final_path, what, name);
     o->failed = true;
     return -1;
 }
@@ -534,26 +532,27 @@ int h5_out_attr_str(h5_out *o, const char *name, const char *value)
     return 0;
 }
 
-int h5_out_attr_i64(h5_out *o, const char *name, int64_t value)
+/* A numeric root attribute, after the checks every root attribute gets. */
+static int root_attr_scalar(h5_out *o, const char *name, hid_t ftype, hid_t mtype,
+                            const void *value)
 {
     if (o->failed)
         return -1;
     if (!name || !*name)
         return fail_msg(o, "bad root attribute", "(empty)");
-    if (write_attr_scalar(o->file, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value))
+    if (write_attr_scalar(o->file, name, ftype, mtype, value))
         return fail_h5(o, "writing attribute", name);
     return 0;
 }
 
+int h5_out_attr_i64(h5_out *o, const char *name, int64_t value)
+{
+    return root_attr_scalar(o, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+}
+
 int h5_out_attr_f64(h5_out *o, const char *name, double value)
 {
-    if (o->failed)
-        return -1;
-    if (!name || !*name)
-        return fail_msg(o, "bad root attribute", "(empty)");
-    if (write_attr_scalar(o->file, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value))
-        return fail_h5(o, "writing attribute", name);
-    return 0;
+    return root_attr_scalar(o, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
 }
 
 /* ---- tables into groups --------------------------------------------------------------------- */
@@ -762,7 +761,7 @@ static int create_hdf5(h5_out *o, char *err, size_t errlen)
     if (o->file >= 0 && !same_file(o->file, fd))
         fail_msg(o, "temporary file replaced while opening:", tmp_path);
     if (o->failed)
-        set_err(err, errlen, "%s", o->err);
+        error_line(err, errlen, "%s", o->err);
     return o->failed ? -1 : 0;
 }
 
@@ -772,7 +771,7 @@ int h5_out_open(h5_out **out, const char *final_path, char *err, size_t errlen)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     h5_out *o = calloc(1, sizeof *o);
     if (!o) {
-        set_err(err, errlen, "%s: out of memory", final_path ? final_path : "output");
+        error_line(err, errlen, "%s: out of memory", final_path ? final_path : "output");
         return -1;
     }
     o->file = -1;
@@ -780,7 +779,7 @@ int h5_out_open(h5_out **out, const char *final_path, char *err, size_t errlen)
     if (commit_open(&o->commit, final_path, err, errlen) ||
         !(o->final_path = dup_str(final_path))) {
         if (o->commit)
-            set_err(err, errlen, "%s: out of memory", final_path);
+            error_line(err, errlen, "%s: out of memory", final_path);
         h5_out_abort(o);
         return -1;
     }
@@ -827,7 +826,7 @@ int h5_out_commit(h5_out *o, char *err, size_t errlen)
     if (!o->failed)
         close_hdf5(o);
     if (o->failed) {
-        set_err(err, errlen, "%s", o->err);
+        error_line(err, errlen, "%s", o->err);
         h5_out_abort(o);
         return -1;
     }
