@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,20 +107,57 @@ void sweep_result_free(sweep_result *r)
     }
     free(r->traces);
     free(r->batches);
+    free(r->item_seconds);
     memset(r, 0, sizeof *r);
 }
 
-int sweep_set_lanes(osc_batch *b, const osc_config *cfg)
+static int run_traces(const osc_config *cfg, sweep_result *out);
+
+/* ---- work items ---- */
+
+static size_t items_per_batch(sweep_layout lay)
+{
+    return (layout_lanes(lay) + SWEEP_ITEM_LANES - 1) / SWEEP_ITEM_LANES;
+}
+
+size_t sweep_item_count(const osc_config *cfg)
 {
     const sweep_layout lay = layout_of(cfg);
-    for (size_t lane = 0; lane < layout_lanes(lay); lane++) {
-        sweep_index at = layout_index_in(lay, 0, 0, lane);
+    return lay.nmethods * lay.ndt * items_per_batch(lay);
+}
+
+sweep_item sweep_item_at(const osc_config *cfg, size_t index)
+{
+    const sweep_layout lay = layout_of(cfg);
+    const size_t per_batch = items_per_batch(lay), batch = index / per_batch;
+    const size_t lane0 = index % per_batch * SWEEP_ITEM_LANES, lanes = layout_lanes(lay);
+    sweep_item it = {.index = index, .method = batch / lay.ndt, .dt = batch % lay.ndt,
+                     .lane0 = lane0};
+    it.lanes = lanes - lane0 < SWEEP_ITEM_LANES ? lanes - lane0 : SWEEP_ITEM_LANES;
+    it.row0 = layout_batch_row0(lay, batch) + lane0;
+    const osc_method *m = cfg->methods[it.method];
+    it.cost = (double)it.lanes * (double)sweep_steps_for(cfg, cfg->dt.values[it.dt]) * cfg->dim *
+              (m->fma_per_step > 0 ? m->fma_per_step : 1);
+    return it;
+}
+
+/* Lanes [lane0, lane0 + lanes) of a (method, dt) batch's stiffness x drag grid. */
+static int set_lanes(osc_batch *b, const osc_config *cfg, size_t lane0, size_t lanes)
+{
+    const sweep_layout lay = layout_of(cfg);
+    for (size_t lane = 0; lane < lanes; lane++) {
+        sweep_index at = layout_index_in(lay, 0, 0, lane0 + lane);
         int rc = osc_batch_set_lane(b, lane, cfg->stiffness.values[at.stiffness],
                                     cfg->drag.values[at.drag], cfg->mass, cfg->x0, cfg->v0);
         if (rc)
             return rc;
     }
     return OSC_OK;
+}
+
+int sweep_set_lanes(osc_batch *b, const osc_config *cfg)
+{
+    return set_lanes(b, cfg, 0, layout_lanes(layout_of(cfg)));
 }
 
 typedef struct audit_ctx {
@@ -165,13 +203,15 @@ static void record_metrics(sweep_points *p, size_t r, const osc_lane_metrics *lm
     p->stable[r] = stable;
 }
 
-static void record_rows(sweep_points *p, size_t row0, const osc_config *cfg, const osc_method *m,
-                        double dt, long steps, const osc_audit *audit)
+static void record_rows(sweep_points *p, const osc_config *cfg, const sweep_item *it, long steps,
+                        const osc_audit *audit)
 {
     const sweep_layout lay = layout_of(cfg);
-    for (size_t lane = 0; lane < layout_lanes(lay); lane++) {
-        size_t r = row0 + lane;
-        sweep_index at = layout_index_in(lay, 0, 0, lane);
+    const osc_method *m = cfg->methods[it->method];
+    const double dt = cfg->dt.values[it->dt];
+    for (size_t lane = 0; lane < it->lanes; lane++) {
+        size_t r = it->row0 + lane;
+        sweep_index at = layout_index_in(lay, it->method, it->dt, it->lane0 + lane);
         double k = cfg->stiffness.values[at.stiffness], c = cfg->drag.values[at.drag];
         osc_lane_metrics lm;
         osc_audit_lane_metrics(audit, lane, &lm); /* lane < the batch's lanes: cannot fail */
@@ -184,12 +224,13 @@ static void record_rows(sweep_points *p, size_t row0, const osc_config *cfg, con
     }
 }
 
-int sweep_open_batch(const osc_config *cfg, const osc_method *m, double dt, osc_batch **out)
+/* A batch of lanes [lane0, lane0 + lanes) of the (method, dt) grid, filled and started. */
+static int open_lanes(const osc_config *cfg, const osc_method *m, double dt, size_t lane0,
+                      size_t lanes, osc_batch **out)
 {
-    int rc = osc_batch_create(out, m, cfg->precision, cfg->dim, layout_lanes(layout_of(cfg)),
-                              cfg->gravity);
+    int rc = osc_batch_create(out, m, cfg->precision, cfg->dim, lanes, cfg->gravity);
     if (!rc)
-        rc = sweep_set_lanes(*out, cfg);
+        rc = set_lanes(*out, cfg, lane0, lanes);
     if (!rc)
         rc = osc_batch_start(*out, dt);
     if (rc) {
@@ -197,6 +238,11 @@ int sweep_open_batch(const osc_config *cfg, const osc_method *m, double dt, osc_
         *out = NULL;
     }
     return rc;
+}
+
+int sweep_open_batch(const osc_config *cfg, const osc_method *m, double dt, osc_batch **out)
+{
+    return open_lanes(cfg, m, dt, 0, layout_lanes(layout_of(cfg)), out);
 }
 
 int sweep_open_audit(const osc_config *cfg, const osc_batch *b, osc_audit **out)
@@ -214,14 +260,16 @@ int sweep_open_audit(const osc_config *cfg, const osc_batch *b, osc_audit **out)
     return rc;
 }
 
-static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size_t row0,
-                     progress *prog, sweep_result *out, char *err, size_t errlen)
+/* Steps and audits one item on the calling thread, and records its rows and time. */
+static int run_item(const osc_config *cfg, const sweep_item *it, progress *prog,
+                    sweep_result *out, char *err, size_t errlen)
 {
-    size_t lanes = layout_lanes(layout_of(cfg));
+    const osc_method *m = cfg->methods[it->method];
+    const double dt = cfg->dt.values[it->dt];
     long steps = sweep_steps_for(cfg, dt);
     osc_batch *b = NULL;
     osc_audit *audit = NULL;
-    int rc = sweep_open_batch(cfg, m, dt, &b);
+    int rc = open_lanes(cfg, m, dt, it->lane0, it->lanes, &b);
     if (!rc)
         rc = sweep_open_audit(cfg, b, &audit);
     if (rc) {
@@ -229,28 +277,134 @@ static int run_batch(const osc_config *cfg, const osc_method *m, double dt, size
         osc_batch_free(b);
         return rc;
     }
-    char label[64];
-    snprintf(label, sizeof label, "%s dt=%g", m->name, dt);
-    progress_label(prog, label);
     audit_ctx ctx = {audit, prog, sweep_audit_interval(cfg, dt), cfg->dim};
     double t0 = omp_get_wtime();
     rc = osc_audit_run(audit, b, steps, ctx.interval, audit_with_progress, &ctx);
     double seconds = omp_get_wtime() - t0;
-    if (rc) { /* a stopped run has no metrics to record */
+    if (rc) /* a stopped run has no metrics to record */
         snprintf(err, errlen, "%s: %s, dt=%g: stepping stopped at step %ld of %ld: %s",
                  cfg->path, m->name, dt, osc_batch_step(b), steps, osc_strerror(rc));
-        osc_audit_free(audit);
-        osc_batch_free(b);
-        return rc;
-    }
-    record_rows(&out->points, row0, cfg, m, dt, steps, audit);
-    out->batches[out->nbatches++] =
-        (sweep_batch_time){m->name, dt, seconds, (double)lanes * (double)steps * cfg->dim};
-    if (fabs((double)steps * dt - cfg->t_end) > 1e-9 * cfg->t_end && cfg->steps <= 0)
-        out->t_end_rounded = true;
+    else
+        record_rows(&out->points, cfg, it, steps, audit), out->item_seconds[it->index] = seconds;
     osc_audit_free(audit);
     osc_batch_free(b);
+    return rc;
+}
+
+int sweep_alloc(const osc_config *cfg, sweep_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    const sweep_layout lay = layout_of(cfg);
+    out->nitems = sweep_item_count(cfg);
+    out->item_seconds = malloc(out->nitems * sizeof *out->item_seconds);
+    if (!alloc_points(&out->points, layout_rows(lay)) || !out->item_seconds ||
+        !(out->batches = calloc(lay.nmethods * lay.ndt, sizeof *out->batches))) {
+        snprintf(err, errlen, "%s: out of memory for the results table", cfg->path);
+        sweep_result_free(out);
+        return OSC_ENOMEM;
+    }
+    for (size_t i = 0; i < out->nitems; i++)
+        out->item_seconds[i] = NAN;
+    for (size_t d = 0; d < cfg->dt.count; d++) {
+        double dt = cfg->dt.values[d];
+        if (cfg->steps <= 0 && fabs((double)sweep_steps_for(cfg, dt) * dt - cfg->t_end) >
+                                   1e-9 * cfg->t_end)
+            out->t_end_rounded = true;
+    }
     return OSC_OK;
+}
+
+/* Costliest first, so that the last items to start are the short ones (ties: row order). */
+static int by_cost_descending(const void *a, const void *b)
+{
+    const sweep_item *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? 1 : -1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The items the plan runs here, costliest first (NULL with *n = 0 on no memory). */
+static sweep_item *planned_items(const osc_config *cfg, const sweep_plan *plan, size_t *n)
+{
+    const size_t count = sweep_item_count(cfg);
+    sweep_item *items = malloc((count ? count : 1) * sizeof *items);
+    *n = 0;
+    for (size_t i = 0; items && i < count; i++)
+        if (!plan || !plan->skip || !plan->skip[i])
+            items[(*n)++] = sweep_item_at(cfg, i);
+    if (items)
+        qsort(items, *n, sizeof *items, by_cost_descending);
+    return items;
+}
+
+int sweep_run_items(const osc_config *cfg, const sweep_plan *plan, bool show_progress,
+                    sweep_result *out, char *err, size_t errlen)
+{
+    size_t n;
+    sweep_item *items = planned_items(cfg, plan, &n);
+    if (!items) {
+        snprintf(err, errlen, "%s: out of memory for the work items", cfg->path);
+        return OSC_ENOMEM;
+    }
+    double total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += items[i].cost / (cfg->methods[items[i].method]->fma_per_step > 0
+                                      ? cfg->methods[items[i].method]->fma_per_step
+                                      : 1);
+    progress prog;
+    progress_init(&prog, total, "osc-steps", show_progress);
+    progress_label(&prog, "");
+    double t0 = omp_get_wtime();
+    atomic_int failed = 0;
+    atomic_size_t finished = 0;
+    /* One thread per item; an item's own tile loop then runs on that thread alone (nested
+     * regions made inactive), which is what keeps every thread busy whatever a batch's size. */
+    const int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(1);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t i = 0; i < n; i++) {
+        if (atomic_load(&failed))
+            continue;
+        char item_err[1024];
+        int rc = run_item(cfg, &items[i], &prog, out, item_err, sizeof item_err);
+        if (!rc && plan && plan->item_done)
+            rc = plan->item_done(plan->ctx, &items[i], out, item_err, sizeof item_err);
+        if (rc) {
+            int expected = 0;
+            if (atomic_compare_exchange_strong(&failed, &expected, rc))
+                snprintf(err, errlen, "%s", item_err);
+        } else if (atomic_fetch_add(&finished, 1) == 0) {
+            test_pause("stepping");
+        }
+    }
+    omp_set_max_active_levels(levels);
+    progress_finish(&prog);
+    out->seconds += omp_get_wtime() - t0;
+    free(items);
+    return atomic_load(&failed);
+}
+
+int sweep_finish(const osc_config *cfg, sweep_result *out, char *err, size_t errlen)
+{
+    const sweep_layout lay = layout_of(cfg);
+    const size_t lanes = layout_lanes(lay);
+    out->nbatches = lay.nmethods * lay.ndt;
+    for (size_t b = 0; b < out->nbatches; b++) {
+        const osc_method *m = cfg->methods[b / lay.ndt];
+        const double dt = cfg->dt.values[b % lay.ndt];
+        out->batches[b] = (sweep_batch_time){
+            m->name, dt, 0, (double)lanes * (double)sweep_steps_for(cfg, dt) * cfg->dim};
+    }
+    for (size_t i = 0; i < out->nitems; i++) {
+        sweep_item it = sweep_item_at(cfg, i);
+        out->batches[layout_batch(lay, it.method, it.dt)].seconds += out->item_seconds[i];
+    }
+    int rc = OSC_OK;
+    double t0 = omp_get_wtime();
+    if (cfg->trace && (rc = run_traces(cfg, out)))
+        snprintf(err, errlen, "%s: tracing failed: %s", cfg->path, osc_strerror(rc));
+    out->seconds += omp_get_wtime() - t0;
+    return rc;
 }
 
 /* ---- traces: a traced point is re-run alone (lanes are independent, so it follows the same
@@ -346,32 +500,10 @@ static int run_traces(const osc_config *cfg, sweep_result *out)
 int sweep_run(const osc_config *cfg, bool show_progress, sweep_result *out, char *err,
               size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    const sweep_layout lay = layout_of(cfg);
-    if (!alloc_points(&out->points, layout_rows(lay)) ||
-        !(out->batches = calloc(cfg->nmethods * cfg->dt.count, sizeof *out->batches))) {
-        snprintf(err, errlen, "%s: out of memory for the results table", cfg->path);
-        return OSC_ENOMEM;
-    }
-    double total = 0;
-    for (size_t d = 0; d < cfg->dt.count; d++)
-        total += (double)sweep_steps_for(cfg, cfg->dt.values[d]) * (double)layout_lanes(lay) *
-                 cfg->dim;
-    progress prog;
-    progress_init(&prog, total * cfg->nmethods, "osc-steps", show_progress);
-    double t0 = omp_get_wtime();
-    int rc = OSC_OK;
-    for (size_t mi = 0; mi < cfg->nmethods && !rc; mi++)
-        for (size_t di = 0; di < cfg->dt.count && !rc; di++) {
-            size_t row0 = layout_batch_row0(lay, layout_batch(lay, mi, di));
-            rc = run_batch(cfg, cfg->methods[mi], cfg->dt.values[di], row0, &prog, out, err,
-                           errlen);
-            if (mi == 0 && di == 0)
-                test_pause("stepping");
-        }
-    progress_finish(&prog);
-    if (!rc && cfg->trace && (rc = run_traces(cfg, out)))
-        snprintf(err, errlen, "%s: tracing failed: %s", cfg->path, osc_strerror(rc));
-    out->seconds = omp_get_wtime() - t0;
+    int rc = sweep_alloc(cfg, out, err, errlen);
+    if (!rc)
+        rc = sweep_run_items(cfg, NULL, show_progress, out, err, errlen);
+    if (!rc)
+        rc = sweep_finish(cfg, out, err, errlen);
     return rc;
 }

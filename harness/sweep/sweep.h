@@ -38,13 +38,32 @@ typedef struct sweep_trace {
     double *t, *x, *v, *x_exact, *energy, *drift, *error; /* x, v, x_exact: samples x dim */
 } sweep_trace;
 
-/* Wall time of one (method, dt) batch, for throughput and work-precision. */
+/* The time one (method, dt) batch took, summed over its work items (each item runs on one
+ * thread, so this is thread-seconds, not wall time, when several threads share the sweep). */
 typedef struct sweep_batch_time {
     const char *method;
     double dt;
-    double seconds;    /* stepping and auditing */
+    double seconds;    /* stepping and auditing, thread-seconds */
     double osc_steps;  /* lanes x steps x axes */
 } sweep_batch_time;
+
+/* A work item: lanes [lane0, lane0 + lanes) of the (method, dt) batch, rows [row0, row0 +
+ * lanes) of /points. Items are cut from the config alone (SWEEP_ITEM_LANES lanes each, the
+ * last of a batch shorter), never from the thread or rank count, so that they can be shared
+ * out over threads and ranks and checkpointed, and a resumed job may use other counts. Lanes
+ * are independent and every lane steps through the same operations whatever batch holds it, so
+ * a row's bits do not depend on how lanes were cut into items. */
+enum { SWEEP_ITEM_LANES = 512 };
+
+typedef struct sweep_item {
+    size_t index;             /* 0 .. sweep_item_count - 1, in row order */
+    size_t method, dt;        /* indices into the config's lists */
+    size_t lane0, lanes, row0;
+    double cost;              /* estimated: lanes x steps x axes x the method's operations */
+} sweep_item;
+
+size_t sweep_item_count(const osc_config *cfg);
+sweep_item sweep_item_at(const osc_config *cfg, size_t index);
 
 typedef struct sweep_result {
     sweep_points points;
@@ -52,13 +71,40 @@ typedef struct sweep_result {
     size_t ntraces;
     sweep_batch_time *batches;
     size_t nbatches;
+    double *item_seconds; /* per work item, thread-seconds (NaN: not run here) */
+    size_t nitems;
     bool t_end_rounded;   /* some dt does not divide t_end: the run lasts steps * dt */
     double seconds;       /* whole sweep, wall clock */
 } sweep_result;
 
+/* The whole sweep: sweep_alloc, sweep_run_items over every item, sweep_finish. */
 int sweep_run(const osc_config *cfg, bool show_progress, sweep_result *out, char *err,
               size_t errlen);
 void sweep_result_free(sweep_result *r);
+
+/* The steps of sweep_run, for callers that share items out (ranks) or keep some from an
+ * earlier run (checkpoints). sweep_alloc sizes the result for the config. */
+int sweep_alloc(const osc_config *cfg, sweep_result *out, char *err, size_t errlen);
+
+/* What sweep_run_items runs and tells. `skip` (sweep_item_count entries, or NULL): items not to
+ * run here (another rank's, or restored from a checkpoint: their rows and item_seconds are the
+ * caller's). `item_done`, if set, is called by the thread that finished an item, as soon as its
+ * rows and item_seconds are final; calls may come from several threads at once. A nonzero
+ * return stops the sweep (no new item starts) with err set. */
+typedef struct sweep_plan {
+    const bool *skip;
+    int (*item_done)(void *ctx, const sweep_item *it, const sweep_result *res, char *err,
+                     size_t errlen);
+    void *ctx;
+} sweep_plan;
+
+/* Runs the plan's items over the OpenMP threads, costliest first (dynamic schedule). Returns
+ * the first failure (err set); rows of items that did not finish are undefined. */
+int sweep_run_items(const osc_config *cfg, const sweep_plan *plan, bool show_progress,
+                    sweep_result *out, char *err, size_t errlen);
+
+/* After every item's rows and item_seconds are in: the per-batch times and the traces. */
+int sweep_finish(const osc_config *cfg, sweep_result *out, char *err, size_t errlen);
 
 /* Steps a dt gets: `steps` as given, or t_end / dt rounded to the nearest whole step (>= 1). */
 long sweep_steps_for(const osc_config *cfg, double dt);
