@@ -27,30 +27,13 @@ static h5_table *points_table(const sweep_points *p)
     if (!t)
         return NULL;
     int rc = h5_table_str(t, "method", p->method);
-    rc |= h5_table_f64(t, "dt", p->dt);
-    rc |= h5_table_f64(t, "stiffness", p->stiffness);
-    rc |= h5_table_f64(t, "drag", p->drag);
-    rc |= h5_table_f64(t, "omega_dt", p->omega_dt);
-    rc |= h5_table_f64(t, "zeta", p->zeta);
-    rc |= h5_table_i64(t, "steps", p->steps);
-    rc |= h5_table_f64(t, "t_end", p->t_end);
-    rc |= h5_table_f64(t, "final_energy", p->final_energy);
-    rc |= h5_table_f64(t, "final_drift", p->final_drift);
-    rc |= h5_table_f64(t, "max_abs_drift", p->max_abs_drift);
-    rc |= h5_table_f64(t, "final_error", p->final_error);
-    rc |= h5_table_f64(t, "max_error", p->max_error);
-    rc |= h5_table_f64(t, "final_rel_error", p->final_rel_error);
-    rc |= h5_table_f64(t, "max_rel_error", p->max_rel_error);
-    rc |= h5_table_bool(t, "stable", p->stable);
-    rc |= h5_table_i64(t, "unstable_step", p->unstable_step);
-    rc |= h5_table_i64(t, "last_stable_step", p->last_stable_step);
-    rc |= h5_table_f64(t, "last_stable_energy", p->last_stable_energy);
-    rc |= h5_table_f64(t, "last_stable_drift", p->last_stable_drift);
-    rc |= h5_table_f64(t, "last_stable_error", p->last_stable_error);
-    rc |= h5_table_f64(t, "last_stable_rel_error", p->last_stable_rel_error);
-    rc |= h5_table_f64(t, "max_abs_drift_while_stable", p->max_abs_drift_while_stable);
-    rc |= h5_table_f64(t, "max_error_while_stable", p->max_error_while_stable);
-    rc |= h5_table_f64(t, "max_rel_error_while_stable", p->max_rel_error_while_stable);
+    for (size_t i = 0; i < sweep_points_ncolumns; i++) {
+        const sweep_column *c = &sweep_points_columns[i];
+        const void *v = sweep_column_data(p, c);
+        rc |= c->type == SWEEP_F64 ? h5_table_f64(t, c->name, v)
+              : c->type == SWEEP_I64 ? h5_table_i64(t, c->name, v)
+                                     : h5_table_bool(t, c->name, v);
+    }
     return complete_or_null(t, rc);
 }
 

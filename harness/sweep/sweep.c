@@ -3,6 +3,7 @@
 #include "sweep.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <omp.h>
 #include <stdatomic.h>
@@ -65,6 +66,36 @@ long sweep_audit_interval(const osc_config *cfg, double dt)
         k = lround(cfg->t_end / (double)audit_count(cfg) / dt);
     return k < 1 ? 1 : k < steps ? k : steps;
 }
+
+#define COLUMN(name, type) {#name, type, offsetof(sweep_points, name)}
+const sweep_column sweep_points_columns[] = {
+    COLUMN(dt, SWEEP_F64),
+    COLUMN(stiffness, SWEEP_F64),
+    COLUMN(drag, SWEEP_F64),
+    COLUMN(omega_dt, SWEEP_F64),
+    COLUMN(zeta, SWEEP_F64),
+    COLUMN(steps, SWEEP_I64),
+    COLUMN(t_end, SWEEP_F64),
+    COLUMN(final_energy, SWEEP_F64),
+    COLUMN(final_drift, SWEEP_F64),
+    COLUMN(max_abs_drift, SWEEP_F64),
+    COLUMN(final_error, SWEEP_F64),
+    COLUMN(max_error, SWEEP_F64),
+    COLUMN(final_rel_error, SWEEP_F64),
+    COLUMN(max_rel_error, SWEEP_F64),
+    COLUMN(stable, SWEEP_BOOL),
+    COLUMN(unstable_step, SWEEP_I64),
+    COLUMN(last_stable_step, SWEEP_I64),
+    COLUMN(last_stable_energy, SWEEP_F64),
+    COLUMN(last_stable_drift, SWEEP_F64),
+    COLUMN(last_stable_error, SWEEP_F64),
+    COLUMN(last_stable_rel_error, SWEEP_F64),
+    COLUMN(max_abs_drift_while_stable, SWEEP_F64),
+    COLUMN(max_error_while_stable, SWEEP_F64),
+    COLUMN(max_rel_error_while_stable, SWEEP_F64),
+};
+#undef COLUMN
+const size_t sweep_points_ncolumns = sizeof sweep_points_columns / sizeof *sweep_points_columns;
 
 static bool alloc_points(sweep_points *p, size_t rows)
 {

@@ -29,6 +29,31 @@ typedef struct sweep_points {
     bool *stable;
 } sweep_points;
 
+/* The columns of /points after `method` (which the config gives for every row), in the file's
+ * order: one list for the results writer, checkpoints and the parallel writer. */
+typedef enum sweep_column_type { SWEEP_F64, SWEEP_I64, SWEEP_BOOL } sweep_column_type;
+
+typedef struct sweep_column {
+    const char *name;
+    sweep_column_type type;
+    size_t offset; /* of the column's pointer in sweep_points */
+} sweep_column;
+
+extern const sweep_column sweep_points_columns[];
+extern const size_t sweep_points_ncolumns;
+
+static inline size_t sweep_column_size(const sweep_column *c)
+{
+    return c->type == SWEEP_BOOL ? sizeof(bool) : c->type == SWEEP_I64 ? sizeof(int64_t)
+                                                                       : sizeof(double);
+}
+
+/* The column's array in p. */
+static inline void *sweep_column_data(const sweep_points *p, const sweep_column *c)
+{
+    return *(void *const *)((const char *)p + c->offset);
+}
+
 /* The time series of one traced point. */
 typedef struct sweep_trace {
     const char *method;
