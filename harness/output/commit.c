@@ -69,11 +69,17 @@ static int split_path(const char *path, char **dir, char **base)
     return 0;
 }
 
-/* An exclusive lock owned by this open file description: released when it is closed, by us or
- * by the kernel when the process dies. */
-static int lock_fd(int fd, short type, int cmd)
+/* A live run's lock covers one byte far beyond any data the file will hold, not the whole
+ * file: MPI-IO (ROMIO) takes blocking fcntl locks on the ranges it writes, which a whole-file
+ * lock held by the rank that made the temporary would block forever. The stale test's read
+ * lock over the whole file still meets it. */
+#define LOCK_SENTINEL ((off_t)1 << 62)
+
+/* A lock owned by this open file description, over [start, start + len) (len 0: to the end of
+ * the file): released when it is closed, by us or by the kernel when the process dies. */
+static int lock_fd(int fd, short type, int cmd, off_t start, off_t len)
 {
-    struct flock lk = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    struct flock lk = {.l_type = type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
     return fcntl(fd, cmd, &lk);
 }
 
@@ -102,7 +108,8 @@ static int make_temporary(file_commit *c, const char *base, char *err, size_t er
     }
     mode_t mask = umask(0); /* mkstemp made it 0600; give it the mode a plain create would */
     umask(mask);
-    if (fchmod(c->fd, 0666 & ~mask) < 0 || lock_fd(c->fd, F_WRLCK, F_OFD_SETLK) < 0) {
+    if (fchmod(c->fd, 0666 & ~mask) < 0 ||
+        lock_fd(c->fd, F_WRLCK, F_OFD_SETLK, LOCK_SENTINEL, 1) < 0) {
         error_line(err, errlen, "%s: cannot prepare %s: %s", c->final_path, c->tmp_path,
                    strerror(errno));
         return -1;
@@ -216,7 +223,7 @@ static bool remove_if_stale(int dirfd, const char *name)
     if (fd < 0)
         return false;
     bool stale = fstat(fd, &opened) == 0 && opened.st_ino == before.st_ino &&
-                 opened.st_dev == before.st_dev && lock_fd(fd, F_RDLCK, F_OFD_SETLK) == 0 &&
+                 opened.st_dev == before.st_dev && lock_fd(fd, F_RDLCK, F_OFD_SETLK, 0, 0) == 0 &&
                  fstatat(dirfd, name, &after, AT_SYMLINK_NOFOLLOW) == 0 &&
                  after.st_ino == before.st_ino && after.st_dev == before.st_dev;
     bool removed = stale && unlinkat(dirfd, name, 0) == 0;
