@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commit.h"
+#include "h5layout.h"
 
 #include <hdf5.h>
 #include <hdf5_hl.h>
@@ -427,6 +428,22 @@ static hid_t dataset_plist(int rank, const hsize_t *dims, size_t elem_size, bool
     return dcpl;
 }
 
+hid_t h5_layout_group_plist(void) { return ordered_group_plist(); }
+hid_t h5_layout_bool_type(void) { return bool_type(); }
+hid_t h5_layout_string_type(void) { return utf8_string_type(); }
+
+hid_t h5_layout_column_plist(size_t rows, size_t elem_size, bool filtered)
+{
+    hsize_t dims[1] = {rows};
+    return dataset_plist(1, dims, elem_size, filtered);
+}
+
+hid_t h5_layout_column_space(size_t rows)
+{
+    hsize_t dims[1] = {rows}, maxdims[1] = {rows ? rows : H5S_UNLIMITED};
+    return H5Screate_simple(1, dims, maxdims);
+}
+
 /* Creates and fills dataset `name` in `group`, stored as `named_type` if that is >= 0; returns
  * its id (the caller closes it) or -1. */
 static hid_t write_dataset(hid_t group, const char *name, col_kind kind, int rank,
@@ -631,7 +648,7 @@ static hid_t shared_bool_type(h5_out *o)
     if (o->bool_type >= 0)
         return o->bool_type;
     hid_t type = bool_type();
-    if (type >= 0 && H5Tcommit2(o->file, "bool", type, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) < 0) {
+    if (type >= 0 && H5Tcommit2(o->file, H5_LAYOUT_BOOL_NAME, type, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) < 0) {
         hid_t errors = errors_save();
         H5Tclose(type);
         errors_restore(errors);
@@ -727,6 +744,8 @@ static hid_t create_plist(hid_t cls)
     }
     return plist;
 }
+
+hid_t h5_layout_file_plist(void) { return create_plist(H5P_FILE_CREATE); }
 
 /* True if HDF5's descriptor refers to the same inode as ours. */
 static bool same_file(hid_t file, int fd)
@@ -833,6 +852,153 @@ int h5_out_commit(h5_out *o, char *err, size_t errlen)
     int rc = commit_finish(o->commit, err, errlen);
     o->commit = NULL;
     free_out(o);
+    return rc;
+}
+
+/* ---- a file another writer began (h5par.c) --------------------------------------------------- */
+
+/* Opens the HDF5 file in the commit's temporary (through /proc/self/fd when available), and the
+ * shared bool type if the file has it. */
+static int open_hdf5(h5_out *o, char *err, size_t errlen)
+{
+    char proc_path[64];
+    const int fd = commit_fd(o->commit);
+    const char *tmp_path = commit_tmp_path(o->commit);
+    snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
+    const char *name = access(proc_path, F_OK) == 0 ? proc_path : tmp_path;
+    hid_t fapl = create_plist(H5P_FILE_ACCESS);
+    if (fapl >= 0)
+        o->file = H5Fopen(name, H5F_ACC_RDWR, fapl);
+    if (o->file < 0)
+        fail_h5(o, "cannot reopen HDF5 file", tmp_path);
+    H5E_BEGIN_TRY {
+        H5Pclose(fapl);
+    } H5E_END_TRY;
+    if (o->file >= 0 && !same_file(o->file, fd))
+        fail_msg(o, "temporary file replaced while opening:", tmp_path);
+    htri_t has_bool = o->failed ? 0 : H5Lexists(o->file, H5_LAYOUT_BOOL_NAME, H5P_DEFAULT);
+    if (has_bool > 0 && (o->bool_type = H5Topen2(o->file, H5_LAYOUT_BOOL_NAME, H5P_DEFAULT)) < 0)
+        fail_h5(o, "opening type", H5_LAYOUT_BOOL_NAME);
+    if (o->failed)
+        error_line(err, errlen, "%s", o->err);
+    return o->failed ? -1 : 0;
+}
+
+int h5_out_reopen(h5_out **out, file_commit *commit, char *err, size_t errlen)
+{
+    *out = NULL;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    h5_out *o = calloc(1, sizeof *o);
+    const char *final_path = commit_final_path(commit);
+    if (!o || !(o->final_path = dup_str(final_path))) {
+        error_line(err, errlen, "%s: out of memory", final_path);
+        free(o);
+        commit_abort(commit);
+        return -1;
+    }
+    o->file = -1;
+    o->bool_type = -1;
+    o->commit = commit;
+    if (open_hdf5(o, err, errlen)) {
+        h5_out_abort(o);
+        return -1;
+    }
+    *out = o;
+    return 0;
+}
+
+typedef struct completion {
+    h5_out *o;
+    const h5_table *t;
+    hid_t row_scale;
+    size_t written; /* of t's columns */
+} completion;
+
+static const h5_column *find_column(const h5_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (!strcmp(t->cols[i].name, name))
+            return &t->cols[i];
+    return NULL;
+}
+
+/* One dataset of the group, in creation order: its data if the table has it, and the row
+ * scale, exactly as write_column would have left it. */
+static herr_t complete_dataset(hid_t group, const char *name, const H5L_info_t *info, void *op)
+{
+    (void)info;
+    completion *c = op;
+    if (!strcmp(name, "row"))
+        return 0;
+    hid_t dset = H5Dopen2(group, name, H5P_DEFAULT);
+    if (dset < 0)
+        return fail_h5(c->o, "opening column", name);
+    const h5_column *col = find_column(c->t, name);
+    int rc = 0;
+    if (col) {
+        hid_t mtype = mem_type(col->kind);
+        if (mtype < 0 || (c->t->rows &&
+                          H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, col->data) < 0))
+            rc = fail_h5(c->o, "writing column", name);
+        H5E_BEGIN_TRY {
+            H5Tclose(mtype);
+        } H5E_END_TRY;
+        c->written++;
+    }
+    if (!rc && H5DSattach_scale(dset, c->row_scale, 0) < 0)
+        rc = fail_h5(c->o, "attaching dimension scale to", name);
+    H5Dclose(dset);
+    return rc;
+}
+
+int h5_out_complete_table(h5_out *o, const h5_table *t)
+{
+    if (o->failed)
+        return -1;
+    for (size_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].width)
+            return fail_msg(o, "cannot complete a 2-D column:", t->cols[i].name);
+    hid_t group = H5Gopen2(o->file, t->path, H5P_DEFAULT);
+    if (group < 0)
+        return fail_h5(o, "opening group", t->path);
+    completion c = {o, t, H5Dopen2(group, "row", H5P_DEFAULT), 0};
+    int rc = 0;
+    if (c.row_scale < 0 || H5DSset_scale(c.row_scale, "row") < 0)
+        rc = fail_h5(o, "writing dimension scale row of", t->path);
+    if (!rc && H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, complete_dataset, &c) < 0)
+        rc = fail_h5(o, "completing table", t->path);
+    if (!rc && c.written != t->ncols)
+        rc = fail_msg(o, "a column was not created in parallel in", t->path);
+    for (size_t i = 0; i < t->nattrs && !rc; i++)
+        if (write_attr_str(group, t->attrs[i].name, t->attrs[i].value))
+            rc = fail_h5(o, "writing table attribute", t->attrs[i].name);
+    if (c.row_scale >= 0)
+        H5Dclose(c.row_scale);
+    H5Gclose(group);
+    return rc;
+}
+
+int h5_out_attr_i64_array(h5_out *o, const char *name, const int64_t *values, size_t n)
+{
+    if (o->failed)
+        return -1;
+    if (!name || !*name || !n)
+        return fail_msg(o, "bad root attribute", name ? name : "(null)");
+    hsize_t dims[1] = {n};
+    hid_t space = -1, attr = -1;
+    int rc = -1;
+    if (H5Aexists(o->file, name) > 0 && H5Adelete(o->file, name) < 0)
+        return fail_h5(o, "writing attribute", name);
+    if ((space = H5Screate_simple(1, dims, NULL)) >= 0)
+        attr = H5Acreate2(o->file, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0 && H5Awrite(attr, H5T_NATIVE_INT64, values) >= 0)
+        rc = 0;
+    if (rc)
+        fail_h5(o, "writing attribute", name);
+    H5E_BEGIN_TRY {
+        H5Aclose(attr);
+        H5Sclose(space);
+    } H5E_END_TRY;
     return rc;
 }
 

@@ -86,6 +86,24 @@ int h5_out_commit(h5_out *o, char *err, size_t errlen);
 /* Closes and removes the temporary; frees o. NULL is allowed. */
 void h5_out_abort(h5_out *o);
 
+/* A root attribute holding n int64 values (n >= 1). */
+int h5_out_attr_i64_array(h5_out *o, const char *name, const int64_t *values, size_t n);
+
+/* ---- finishing a file another writer began (the parallel /points writer, h5par.c) ----------- */
+
+typedef struct file_commit file_commit;
+
+/* Like h5_out_open, but the HDF5 file already exists in the commit's temporary (commit.h): it
+ * is opened for writing, and o owns the commit from now on (on failure it is aborted). */
+int h5_out_reopen(h5_out **out, file_commit *commit, char *err, size_t errlen);
+
+/* Completes a table whose group and datasets another writer created (with the layout of
+ * h5layout.h, the "row" scale's values included): writes t's columns (1-D only) into the
+ * datasets of those names, makes "row" the dimension scale and attaches it to every dataset
+ * of the group in creation order, and writes t's attributes: the same file as
+ * h5_out_write_table of the whole table. Every column of t must exist in the group. */
+int h5_out_complete_table(h5_out *o, const h5_table *t);
+
 /* commit_cleanup_stale: the temporaries a killed run left beside final_path. */
 int h5_out_cleanup_stale(const char *final_path);
 

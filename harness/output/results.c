@@ -235,7 +235,8 @@ static void cpu_model(char *buf, size_t len)
     fclose(f);
 }
 
-static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_result *res)
+static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_result *res,
+                            const results_ranks *ranks)
 {
     char created[64], cpu[256];
     time_t now = time(NULL);
@@ -252,7 +253,12 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
     rc |= h5_out_attr_str(out, "config_path", cfg->path);
     rc |= h5_out_attr_str(out, "name", cfg->name);
     rc |= h5_out_attr_str(out, "created", created);
-    rc |= h5_out_attr_i64(out, "threads", omp_get_max_threads());
+    int64_t threads = 0; /* of the whole run: every rank's */
+    for (int r = 0; r < ranks->ranks; r++)
+        threads += ranks->threads[r];
+    rc |= h5_out_attr_i64(out, "threads", threads);
+    rc |= h5_out_attr_i64(out, "mpi_ranks", ranks->ranks);
+    rc |= h5_out_attr_i64_array(out, "threads_per_rank", ranks->threads, (size_t)ranks->ranks);
     rc |= h5_out_attr_str(out, "precision", osc_precision_name(cfg->precision));
     rc |= h5_out_attr_i64(out, "dim", cfg->dim);
     rc |= h5_out_attr_str(out, "compiler", "gcc-compatible " __VERSION__);
@@ -280,11 +286,35 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
     return rc;
 }
 
+/* /points when the ranks wrote its numeric columns (and the row scale's values): the method
+ * column and the scales (h5_out_complete_table). */
+static int complete_points(h5_out *out, const sweep_points *p)
+{
+    h5_table *t = h5_table_new("points", p->rows);
+    if (!t || h5_table_str(t, "method", p->method)) {
+        h5_table_free(t);
+        return -1;
+    }
+    int rc = h5_out_complete_table(out, t);
+    h5_table_free(t);
+    return rc;
+}
+
 int results_write(h5_out *out, const osc_config *cfg, const sweep_result *res,
                   const analysis_result *ana, char *err, size_t errlen)
 {
-    int rc = write_provenance(out, cfg, res);
-    rc |= write_and_free(out, points_table(&res->points));
+    const int64_t threads = omp_get_max_threads();
+    const results_ranks one = {1, &threads};
+    return results_write_ranks(out, cfg, res, ana, &one, false, err, errlen);
+}
+
+int results_write_ranks(h5_out *out, const osc_config *cfg, const sweep_result *res,
+                        const analysis_result *ana, const results_ranks *ranks,
+                        bool points_in_file, char *err, size_t errlen)
+{
+    int rc = write_provenance(out, cfg, res, ranks);
+    rc |= points_in_file ? complete_points(out, &res->points)
+                         : write_and_free(out, points_table(&res->points));
     test_pause("write");
     if (cfg->convergence)
         rc |= write_and_free(out, convergence_table(&ana->conv));

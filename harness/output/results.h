@@ -84,9 +84,22 @@ int analyses_run(const osc_config *cfg, const sweep_result *res, bool show_progr
 void analyses_free(analysis_result *a);
 
 /* Writes /points, /convergence, /stability (with /stability_intervals and /stability_theory),
- * /work_precision, /traces and the root provenance
- * attributes. Returns 0 or EXIT_RUNTIME with err set. */
+ * /work_precision, /traces and the root provenance attributes of a run in one process
+ * (mpi_ranks 1). Returns 0 or EXIT_RUNTIME with err set. */
 int results_write(h5_out *out, const osc_config *cfg, const sweep_result *res,
                   const analysis_result *ana, char *err, size_t errlen);
+
+/* How a run was spread: its MPI ranks (1 without MPI) and each rank's OpenMP threads. */
+typedef struct results_ranks {
+    int ranks;
+    const int64_t *threads; /* ranks entries */
+} results_ranks;
+
+/* results_write for a run over ranks (root attributes threads = their sum, mpi_ranks,
+ * threads_per_rank). points_in_file: /points' group, datasets and numeric values are in the
+ * file already (written by the ranks, h5par.c); only its method column and scales are added. */
+int results_write_ranks(h5_out *out, const osc_config *cfg, const sweep_result *res,
+                        const analysis_result *ana, const results_ranks *ranks,
+                        bool points_in_file, char *err, size_t errlen);
 
 #endif
