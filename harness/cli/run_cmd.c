@@ -13,6 +13,7 @@
 #include "h5out.h"
 #include "report.h"
 #include "results.h"
+#include "run_mpi.h"
 #include "sweep.h"
 
 typedef struct run_args {
@@ -123,6 +124,8 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
 
 int cmd_run(int argc, char **argv)
 {
+    const run_launch launch = run_mpi_launch(); /* mpirun, srun: see run_mpi.h */
+    const int stderr_saved = run_mpi_mute_stderr(&launch);
     run_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)
@@ -140,6 +143,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return EXIT_BADINPUT;
     }
+    run_mpi_unmute_stderr(stderr_saved);
     char default_path[512];
     const char *out_path = a.out;
     if (!out_path) {
@@ -147,7 +151,8 @@ int cmd_run(int argc, char **argv)
         out_path = default_path;
     }
     if (!rc)
-        rc = run(&a, &cfg, out_path);
+        rc = run_mpi_applies(&launch) ? run_mpi(&launch, &cfg, out_path, a.quiet)
+                                      : run(&a, &cfg, out_path);
     config_free(&cfg);
     return rc;
 }

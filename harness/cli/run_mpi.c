@@ -1,0 +1,377 @@
+/* MPI runs of `oscbench run`: see run_mpi.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "run_mpi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sweep.h"
+
+/* ---- the launcher, from the environment -------------------------------------------------------- */
+
+/* A whole number from the first of the variables that is set; -1 if none is, -2 if malformed. */
+static int env_int(const char *const *names)
+{
+    for (; *names; names++) {
+        const char *s = getenv(*names);
+        if (!s)
+            continue;
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        return errno || end == s || *end || v < 0 || v > INT_MAX ? -2 : (int)v;
+    }
+    return -1;
+}
+
+run_launch run_mpi_launch(void)
+{
+    static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", NULL};
+    static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL};
+    int size = env_int(sizes), rank = env_int(ranks);
+    return (run_launch){.launched = size != -1 || rank != -1, .rank = rank > 0 ? rank : 0,
+                        .size = size > 0 ? size : 0};
+}
+
+int run_mpi_mute_stderr(const run_launch *l)
+{
+    if (!l->launched || l->rank == 0)
+        return -1;
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO), devnull = open("/dev/null", O_WRONLY);
+    if (saved >= 0 && devnull >= 0)
+        dup2(devnull, STDERR_FILENO);
+    if (devnull >= 0)
+        close(devnull);
+    return saved;
+}
+
+void run_mpi_unmute_stderr(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+}
+
+/* ---- the plan: items to ranks ------------------------------------------------------------------ */
+
+static int by_cost_descending(const void *a, const void *b)
+{
+    const sweep_item *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? 1 : -1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int *run_mpi_assign(const osc_config *cfg, int ranks, const bool *done)
+{
+    const size_t n = sweep_item_count(cfg);
+    int *owner = malloc((n ? n : 1) * sizeof *owner);
+    sweep_item *items = malloc((n ? n : 1) * sizeof *items);
+    double *load = calloc((size_t)ranks, sizeof *load);
+    if (!owner || !items || !load) {
+        free(owner), free(items), free(load);
+        return NULL;
+    }
+    size_t todo = 0;
+    for (size_t i = 0; i < n; i++) {
+        owner[i] = -1;
+        if (!done || !done[i])
+            items[todo++] = sweep_item_at(cfg, i);
+    }
+    qsort(items, todo, sizeof *items, by_cost_descending);
+    for (size_t i = 0; i < todo; i++) {
+        int least = 0;
+        for (int r = 1; r < ranks; r++)
+            least = load[r] < load[least] ? r : least;
+        owner[items[i].index] = least;
+        load[least] += items[i].cost;
+    }
+    free(items), free(load);
+    return owner;
+}
+
+#if !OSCBENCH_MPI
+
+bool run_mpi_applies(const run_launch *l)
+{
+    return l->launched && (l->rank > 0 || l->size > 1);
+}
+
+int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet)
+{
+    (void)cfg, (void)out_path, (void)quiet;
+    if (l->rank == 0)
+        fprintf(stderr, "oscbench run: started as one of %d processes by an MPI launcher, but this "
+                        "oscbench was built without MPI (-Dmpi): run it as one process\n", l->size);
+    return EXIT_BADINPUT;
+}
+
+#else /* OSCBENCH_MPI */
+
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <mpi.h>
+
+#include "commit.h"
+#include "h5out.h"
+#include "h5par.h"
+#include "layout.h"
+#include "report.h"
+#include "results.h"
+
+bool run_mpi_applies(const run_launch *l)
+{
+    return l->launched;
+}
+
+typedef struct rank_run {
+    MPI_Comm comm;
+    int rank, ranks;
+    const osc_config *cfg;
+    const char *out_path;
+    bool quiet;
+    file_commit *commit; /* rank 0: the temporary the file is made in */
+    char *tmp_path;      /* every rank */
+    int *owner;          /* per item */
+    sweep_result res;
+    analysis_result ana;
+    double t_start, t_swept, t_write, t_parallel; /* wall clock, seconds */
+    char err[1024];
+} rank_run;
+
+/* Whether every rank succeeded (ok on this one): a collective vote. */
+static bool all_ok(const rank_run *rr, bool ok)
+{
+    int mine = ok, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, rr->comm);
+    return all;
+}
+
+/* A failure on this rank: one line, naming the rank when there are several. */
+static void report_error(const rank_run *rr)
+{
+    if (rr->ranks > 1)
+        fprintf(stderr, "oscbench run: rank %d: %s\n", rr->rank, rr->err);
+    else
+        fprintf(stderr, "oscbench run: %s\n", rr->err);
+}
+
+/* Rank 0 makes the temporary (commit.c: the same name and lock as a serial run's, after
+ * removing stale ones) and every rank learns its path. */
+static bool open_output(rank_run *rr)
+{
+    bool ok = true;
+    int len = 0;
+    if (rr->rank == 0) {
+        struct stat st;
+        if (stat(rr->out_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(rr->err, sizeof rr->err, "%s: is a directory, expected a file name",
+                     rr->out_path);
+            ok = false;
+        } else {
+            h5_out_cleanup_stale(rr->out_path);
+            ok = commit_open(&rr->commit, rr->out_path, rr->err, sizeof rr->err) == 0;
+        }
+        if (!ok)
+            report_error(rr);
+        len = ok ? (int)strlen(commit_tmp_path(rr->commit)) + 1 : 0;
+    }
+    MPI_Bcast(&len, 1, MPI_INT, 0, rr->comm);
+    if (!len)
+        return false;
+    rr->tmp_path = malloc((size_t)len);
+    if (rr->rank == 0 && rr->tmp_path)
+        memcpy(rr->tmp_path, commit_tmp_path(rr->commit), (size_t)len);
+    if (!all_ok(rr, rr->tmp_path != NULL))
+        return false;
+    MPI_Bcast(rr->tmp_path, len, MPI_CHAR, 0, rr->comm);
+    return true;
+}
+
+/* This rank's items of the plan, in row order. */
+static sweep_item *my_items(const rank_run *rr, size_t *n)
+{
+    size_t count = sweep_item_count(rr->cfg);
+    sweep_item *items = malloc((count ? count : 1) * sizeof *items);
+    *n = 0;
+    for (size_t i = 0; items && i < count; i++)
+        if (rr->owner[i] == rr->rank)
+            items[(*n)++] = sweep_item_at(rr->cfg, i);
+    return items;
+}
+
+static bool run_sweep(rank_run *rr)
+{
+    const size_t n = sweep_item_count(rr->cfg);
+    bool *skip = calloc(n ? n : 1, sizeof *skip);
+    rr->owner = run_mpi_assign(rr->cfg, rr->ranks, NULL);
+    bool ok = skip && rr->owner;
+    if (!ok)
+        snprintf(rr->err, sizeof rr->err, "%s: out of memory for the plan", rr->cfg->path);
+    for (size_t i = 0; ok && i < n; i++)
+        skip[i] = rr->owner[i] != rr->rank;
+    if (ok)
+        ok = sweep_alloc(rr->cfg, &rr->res, rr->err, sizeof rr->err) == 0;
+    sweep_plan plan = {.skip = skip};
+    if (ok)
+        ok = sweep_run_items(rr->cfg, &plan, !rr->quiet && rr->rank == 0, &rr->res, rr->err,
+                             sizeof rr->err) == 0;
+    free(skip);
+    if (!ok)
+        report_error(rr);
+    return all_ok(rr, ok);
+}
+
+/* /points' numeric columns, every rank its own rows, collectively. */
+static bool write_parallel(rank_run *rr)
+{
+    size_t n;
+    sweep_item *mine = my_items(rr, &n);
+    bool ok = mine != NULL;
+    if (!all_ok(rr, ok)) {
+        free(mine);
+        return false;
+    }
+    ok = h5par_write_points(rr->comm, rr->tmp_path, &rr->res.points, mine, n, rr->err,
+                            sizeof rr->err) == 0;
+    free(mine);
+    if (!ok && rr->err[0])
+        report_error(rr);
+    return ok;
+}
+
+/* OR of every rank's copy into rank 0's: a row is nonzero only on the rank that ran it (the rest
+ * stay as calloc left them), so this moves the bits unchanged, -0.0 and NaN payloads included. */
+static void or_to_root(const rank_run *rr, void *data, size_t count, MPI_Datatype type,
+                       size_t size)
+{
+    for (size_t done = 0; done < count;) {
+        int part = count - done > INT_MAX / 2 ? INT_MAX / 2 : (int)(count - done);
+        char *at = (char *)data + done * size;
+        MPI_Reduce(rr->rank == 0 ? MPI_IN_PLACE : at, at, part, type, MPI_BOR, 0, rr->comm);
+        done += (size_t)part;
+    }
+}
+
+/* Rank 0 gets every row and item time, as if it had run them all; and the method names. */
+static void gather_rows(rank_run *rr)
+{
+    sweep_points *p = &rr->res.points;
+    for (size_t i = 0; i < sweep_points_ncolumns; i++) {
+        const sweep_column *c = &sweep_points_columns[i];
+        or_to_root(rr, sweep_column_data(p, c), p->rows,
+                   c->type == SWEEP_BOOL ? MPI_UINT8_T : MPI_UINT64_T, sweep_column_size(c));
+    }
+    for (size_t i = 0; i < rr->res.nitems; i++) /* NaN (not run here) would spoil the OR */
+        if (rr->owner[i] != rr->rank)
+            rr->res.item_seconds[i] = 0;
+    or_to_root(rr, rr->res.item_seconds, rr->res.nitems, MPI_UINT64_T, sizeof(double));
+    const sweep_layout lay = layout_of(rr->cfg);
+    for (size_t r = 0; rr->rank == 0 && r < p->rows; r++)
+        p->method[r] = rr->cfg->methods[layout_index(lay, r).method]->name;
+}
+
+/* Rank 0: traces, analyses, the rest of the file (h5_out_reopen), the commit. */
+static int finish_on_root(rank_run *rr, const int64_t *threads)
+{
+    int rc = sweep_finish(rr->cfg, &rr->res, rr->err, sizeof rr->err);
+    if (!rc)
+        rc = analyses_run(rr->cfg, &rr->res, !rr->quiet, &rr->ana, rr->err, sizeof rr->err);
+    double t0 = MPI_Wtime();
+    h5_out *out = NULL;
+    file_commit *commit = rr->commit;
+    rr->commit = NULL;
+    if (rc)
+        commit_abort(commit);
+    else if (h5_out_reopen(&out, commit, rr->err, sizeof rr->err))
+        rc = EXIT_RUNTIME;
+    const results_ranks ranks = {rr->ranks, threads};
+    if (!rc)
+        rc = results_write_ranks(out, rr->cfg, &rr->res, &rr->ana, &ranks, true, rr->err,
+                                 sizeof rr->err);
+    if (rc)
+        h5_out_abort(out);
+    else if (h5_out_commit(out, rr->err, sizeof rr->err))
+        rc = EXIT_RUNTIME;
+    rr->t_write += MPI_Wtime() - t0;
+    if (rc)
+        report_error(rr);
+    return rc ? EXIT_RUNTIME : 0;
+}
+
+static void print_timing(const rank_run *rr, const int64_t *threads)
+{
+    double wall = MPI_Wtime() - rr->t_start;
+    printf("mpi: %d ranks x %lld threads (rank 0); wall %.2f s: sweep %.2f s, write %.2f s "
+           "(%.0f%% of the wall; parallel part %.2f s)\n",
+           rr->ranks, (long long)threads[0], wall, rr->t_swept - rr->t_start, rr->t_write,
+           wall > 0 ? 100 * rr->t_write / wall : 0.0, rr->t_parallel);
+}
+
+static int run_ranks(rank_run *rr)
+{
+    int64_t my_threads = omp_get_max_threads();
+    int64_t *threads = calloc((size_t)rr->ranks, sizeof *threads);
+    if (!all_ok(rr, threads != NULL)) {
+        free(threads);
+        return EXIT_RUNTIME;
+    }
+    MPI_Gather(&my_threads, 1, MPI_INT64_T, threads, 1, MPI_INT64_T, 0, rr->comm);
+    int rc = EXIT_RUNTIME;
+    if (open_output(rr) && run_sweep(rr)) {
+        rr->t_swept = MPI_Wtime();
+        bool written = write_parallel(rr);
+        rr->t_parallel = MPI_Wtime() - rr->t_swept;
+        if (written)
+            gather_rows(rr);
+        rr->t_write = MPI_Wtime() - rr->t_swept;
+        if (rr->rank == 0) {
+            test_pause("write");
+            rc = written ? finish_on_root(rr, threads) : EXIT_RUNTIME;
+        }
+    }
+    if (rr->rank == 0)
+        commit_abort(rr->commit); /* if not handed on */
+    MPI_Bcast(&rc, 1, MPI_INT, 0, rr->comm);
+    if (rr->rank == 0 && !rc && !rr->quiet) {
+        report_print(stdout, rr->cfg, &rr->res, &rr->ana, rr->out_path);
+        print_timing(rr, threads);
+    }
+    free(threads);
+    return rc;
+}
+
+int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet)
+{
+    (void)l;
+    int provided;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "oscbench run: MPI_Init failed\n");
+        return EXIT_RUNTIME;
+    }
+    rank_run rr = {.comm = MPI_COMM_WORLD, .cfg = cfg, .out_path = out_path, .quiet = quiet};
+    MPI_Comm_rank(rr.comm, &rr.rank);
+    MPI_Comm_size(rr.comm, &rr.ranks);
+    rr.t_start = MPI_Wtime();
+    int rc = run_ranks(&rr);
+    analyses_free(&rr.ana);
+    sweep_result_free(&rr.res);
+    free(rr.owner);
+    free(rr.tmp_path);
+    MPI_Finalize();
+    return rc;
+}
+
+#endif /* OSCBENCH_MPI */

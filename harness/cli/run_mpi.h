@@ -1,0 +1,43 @@
+/* `mpirun -n R oscbench run ...` (or srun): the sweep's work items shared out over the ranks,
+ * each rank running its own over its OpenMP threads, and one results file written with parallel
+ * HDF5. MPI is initialised only when a launcher started the process (its environment says so):
+ * a plain run never pays for MPI_Init. */
+#ifndef OSCBENCH_RUN_MPI_H
+#define OSCBENCH_RUN_MPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+
+/* What the environment says of the launcher: OMPI_COMM_WORLD_{SIZE,RANK} (Open MPI's mpirun),
+ * PMI_{SIZE,RANK} (MPICH's hydra, srun --mpi=pmi2), PMIX_RANK (srun --mpi=pmix). */
+typedef struct run_launch {
+    bool launched;
+    int rank; /* 0 if not said */
+    int size; /* 0 if not said */
+} run_launch;
+
+run_launch run_mpi_launch(void);
+
+/* Every rank checks the flags and the config, but only rank 0 tells what is wrong with them:
+ * stderr goes to /dev/null on the other ranks until run_mpi_unmute_stderr(the returned fd). */
+int run_mpi_mute_stderr(const run_launch *l);
+void run_mpi_unmute_stderr(int saved);
+
+/* True if the run goes through run_mpi: launched, in a build with MPI; in a build without it,
+ * launched as one of several processes (which run_mpi refuses). */
+bool run_mpi_applies(const run_launch *l);
+
+/* The whole run over the ranks, as run_cmd.c's serial run does it: one file at out_path,
+ * complete or absent, bit-identical to a serial run's. Initialises and finalises MPI. Returns
+ * the exit code, the same on every rank. */
+int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet);
+
+/* Which rank runs each of the n items of cfg that `done` (or NULL) does not mark (owner -1 for
+ * those): costliest first (ties: lower index) to the rank with the least estimated cost so far
+ * (ties: lower rank). From the config and the rank count alone, so every rank computes the same
+ * plan. Returns the owner array (n entries; free() it), or NULL if out of memory. */
+int *run_mpi_assign(const osc_config *cfg, int ranks, const bool *done);
+
+#endif
