@@ -333,24 +333,6 @@ static int teardown(void **state)
 
 /* ---- HDF5 reading ---------------------------------------------------------------------------- */
 
-static hid_t open_h5(const char *dir, const char *name)
-{
-    char path[PATHLEN];
-    fmt(path, sizeof path, "%s/%s", dir, name);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0)
-        fail_msg("cannot open %s as HDF5", path);
-    return f;
-}
-
-static hid_t vlen_str_type(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    return t;
-}
-
 static hid_t open_dataset(hid_t f, const char *path, size_t *n)
 {
     hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
@@ -468,25 +450,6 @@ static size_t table_rows(hid_t f, const char *group)
     hid_t d = open_dataset(f, path, &n);
     H5Dclose(d);
     return n;
-}
-
-static char *attr_str(hid_t f, const char *name)
-{
-    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-    if (a < 0)
-        fail_msg("root attribute %s is missing", name);
-    hid_t ft = H5Aget_type(a);
-    assert_int_equal(H5Tget_class(ft), H5T_STRING);
-    assert_true(H5Tis_variable_str(ft) > 0);
-    H5Tclose(ft);
-    hid_t t = vlen_str_type();
-    char *raw = NULL;
-    assert_true(H5Aread(a, t, &raw) >= 0);
-    char *s = strdup(raw ? raw : "");
-    H5free_memory(raw);
-    H5Tclose(t);
-    H5Aclose(a);
-    return s;
 }
 
 static int64_t attr_i64(hid_t f, const char *name)
@@ -1035,134 +998,6 @@ static void test_end_to_end_dim2_output(void **state)
 }
 
 /* ---- 3. threads 1 vs 2, and repeated runs: identical datasets -------------------------------- */
-
-typedef struct name_list {
-    char names[256][128];
-    size_t n;
-    bool overflow;
-} name_list;
-
-static herr_t collect_dataset(hid_t g, const char *name, const H5L_info_t *info, void *op)
-{
-    (void)info;
-    name_list *l = op;
-    hid_t o = H5Oopen(g, name, H5P_DEFAULT);
-    if (o < 0)
-        return -1;
-    if (H5Iget_type(o) == H5I_DATASET) {
-        if (l->n < 256)
-            fmt(l->names[l->n++], sizeof l->names[0], "%s", name);
-        else
-            l->overflow = true;
-    }
-    H5Oclose(o);
-    return 0;
-}
-
-static void list_datasets(hid_t f, const char *group, name_list *l)
-{
-    l->n = 0;
-    l->overflow = false;
-    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
-    if (g < 0)
-        fail_msg("group %s is missing", group);
-    assert_true(H5Lvisit(g, H5_INDEX_NAME, H5_ITER_INC, collect_dataset, l) >= 0);
-    H5Gclose(g);
-    assert_false(l->overflow);
-}
-
-/* Same shape, same type, same bytes (strings compared as strings). */
-static void compare_dataset(hid_t fa, hid_t fb, const char *path)
-{
-    hid_t da = H5Dopen2(fa, path, H5P_DEFAULT), db = H5Dopen2(fb, path, H5P_DEFAULT);
-    if (da < 0 || db < 0)
-        fail_msg("%s: missing in one file", path);
-    hid_t sa = H5Dget_space(da), sb = H5Dget_space(db);
-    hsize_t dima[4] = {0}, dimb[4] = {0};
-    int ra = H5Sget_simple_extent_dims(sa, dima, NULL);
-    int rb = H5Sget_simple_extent_dims(sb, dimb, NULL);
-    assert_true(ra >= 1 && ra <= 2);
-    assert_int_equal(ra, rb);
-    assert_memory_equal(dima, dimb, sizeof dima);
-    size_t n = (size_t)H5Sget_simple_extent_npoints(sa);
-    hid_t ta = H5Dget_type(da), tb = H5Dget_type(db);
-    if (H5Tequal(ta, tb) <= 0)
-        fail_msg("%s: types differ", path);
-    if (H5Tget_class(ta) == H5T_STRING && H5Tis_variable_str(ta) > 0) {
-        hid_t mt = vlen_str_type();
-        char **a = calloc(n + 1, sizeof *a), **b = calloc(n + 1, sizeof *b);
-        assert_non_null(a);
-        assert_non_null(b);
-        assert_true(H5Dread(da, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) >= 0);
-        assert_true(H5Dread(db, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0);
-        size_t bad = n;
-        for (size_t i = 0; i < n; i++) {
-            if (bad == n && strcmp(a[i] ? a[i] : "", b[i] ? b[i] : "") != 0)
-                bad = i;
-            H5free_memory(a[i]), H5free_memory(b[i]);
-        }
-        free(a), free(b);
-        H5Tclose(mt);
-        if (bad < n)
-            fail_msg("%s: string %zu differs", path, bad);
-    } else {
-        hid_t mt = H5Tget_native_type(ta, H5T_DIR_ASCEND);
-        size_t size = H5Tget_size(mt) * n;
-        unsigned char *a = calloc(size + 1, 1), *b = calloc(size + 1, 1);
-        assert_non_null(a);
-        assert_non_null(b);
-        assert_true(H5Dread(da, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) >= 0);
-        assert_true(H5Dread(db, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0);
-        if (memcmp(a, b, size) != 0) {
-            size_t i = 0;
-            while (a[i] == b[i])
-                i++;
-            fail_msg("%s: bytes differ from byte %zu (element %zu)", path, i,
-                     i / H5Tget_size(mt));
-        }
-        free(a), free(b);
-        H5Tclose(mt);
-    }
-    H5Tclose(ta), H5Tclose(tb), H5Sclose(sa), H5Sclose(sb), H5Dclose(da), H5Dclose(db);
-}
-
-/* Every dataset under each group identical in the two files; returns how many were compared. */
-static size_t compare_files(const char *dir, const char *a, const char *b)
-{
-    static const char *const groups[] = {
-        "/points",          "/convergence",      "/convergence_local", "/stability",
-        "/stability_intervals", "/stability_theory", "/work_precision",    "/traces"};
-    /* The only timing-dependent columns: work-precision's cost, the bare stepping rate measured
-     * in each run (wall clock). Everything else must be the same bytes. */
-    static const char *const timed[] = {"/work_precision/ns_per_osc_step",
-                                        "/work_precision/ns_per_lane"};
-    hid_t fa = open_h5(dir, a), fb = open_h5(dir, b);
-    size_t total = 0;
-    static name_list la, lb;
-    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
-        list_datasets(fa, groups[g], &la);
-        list_datasets(fb, groups[g], &lb);
-        if (la.n != lb.n)
-            fail_msg("%s: %zu datasets in %s, %zu in %s", groups[g], la.n, a, lb.n, b);
-        assert_true(la.n >= 2);
-        for (size_t i = 0; i < la.n; i++) {
-            char path[300];
-            fmt(path, sizeof path, "%s/%s", groups[g], la.names[i]);
-            bool timing = false;
-            for (size_t t = 0; t < sizeof timed / sizeof *timed; t++)
-                timing |= strcmp(path, timed[t]) == 0;
-            if (timing)
-                continue;
-            compare_dataset(fa, fb, path);
-            total++;
-        }
-    }
-    char *ca = attr_str(fa, "config"), *cb = attr_str(fb, "config");
-    assert_string_equal(ca, cb);
-    free(ca), free(cb);
-    H5Fclose(fa), H5Fclose(fb);
-    return total;
-}
 
 static const char threads_config[] = "name: thr\n"
                                      "methods: [semi-implicit, verlet, rk4]\n"

@@ -2,10 +2,40 @@
 #ifndef OSCBENCH_TEST_FILES_H
 #define OSCBENCH_TEST_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <hdf5.h>
 
 /* The whole file, NUL-terminated (its own NULs kept; *len, if not NULL, is its length), or NULL
  * if it cannot be read or memory runs out. free() it. */
 char *slurp(const char *path, size_t *len);
+
+/* The HDF5 helpers below fail the running cmocka test on any error. */
+
+/* dir/name opened read-only. */
+hid_t open_h5(const char *dir, const char *name);
+
+/* The variable-length UTF-8 string type the results file uses (close it). */
+hid_t vlen_str_type(void);
+
+/* A root string attribute (free() it). */
+char *attr_str(hid_t f, const char *name);
+
+/* The datasets anywhere below a group (names relative to it), at most 256. */
+typedef struct name_list {
+    char names[256][128];
+    size_t n;
+    bool overflow;
+} name_list;
+void list_datasets(hid_t f, const char *group, name_list *l);
+
+/* The dataset at path identical in both files: shape, type, bytes (strings as strings). */
+void compare_dataset(hid_t fa, hid_t fb, const char *path);
+
+/* Every dataset under each table group of two results files in dir identical (shape, type,
+ * bytes; strings as strings), except the two work-precision timing columns, and the same
+ * config attribute; returns how many datasets were compared. */
+size_t compare_files(const char *dir, const char *a, const char *b);
 
 #endif

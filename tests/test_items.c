@@ -19,6 +19,7 @@
 #include "audit.h"
 #include "config.h"
 #include "layout.h"
+#include "run_mpi.h"
 #include "sweep.h"
 
 /* 1200 lanes per batch: items of 512, 512 and 176 lanes (three tiles, the last partial). */
@@ -228,6 +229,50 @@ static void plan_skips_and_reports_items(void **state)
     config_free(&cfg);
 }
 
+/* The ranks' shares (run_mpi_assign): every item to exactly one rank, the same plan every time
+ * it is computed (each rank computes it alone), items marked done to none, and balanced as
+ * greedy costliest-first allows: when the last item went to the least-loaded rank, that rank
+ * was at most the mean, so no rank ends more than one item's cost above the least loaded. */
+static void ranks_share_items_evenly(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    load_text(multi_item_config, &cfg);
+    const size_t n = sweep_item_count(&cfg);
+    bool done[64] = {false};
+    assert_true(n <= 64);
+    for (size_t i = 0; i < n; i += 4)
+        done[i] = true;
+    for (int ranks = 1; ranks <= 5; ranks++) {
+        for (int with_done = 0; with_done < 2; with_done++) {
+            int *owner = run_mpi_assign(&cfg, ranks, with_done ? done : NULL);
+            int *again = run_mpi_assign(&cfg, ranks, with_done ? done : NULL);
+            assert_non_null(owner);
+            assert_non_null(again);
+            assert_memory_equal(owner, again, n * sizeof *owner);
+            double load[5] = {0}, biggest = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (with_done && done[i]) {
+                    assert_int_equal(owner[i], -1);
+                    continue;
+                }
+                assert_true(owner[i] >= 0 && owner[i] < ranks);
+                double cost = sweep_item_at(&cfg, i).cost;
+                load[owner[i]] += cost;
+                biggest = cost > biggest ? cost : biggest;
+            }
+            double most = load[0], least = load[0];
+            for (int r = 1; r < ranks; r++) {
+                most = load[r] > most ? load[r] : most;
+                least = load[r] < least ? load[r] : least;
+            }
+            assert_true(most - least <= biggest);
+            free(owner), free(again);
+        }
+    }
+    config_free(&cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +281,7 @@ int main(void)
         cmocka_unit_test(items_equal_whole_batches),
         cmocka_unit_test(items_identical_on_any_thread_count),
         cmocka_unit_test(plan_skips_and_reports_items),
+        cmocka_unit_test(ranks_share_items_evenly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,7 +42,7 @@ void test_pause(const char *phase)
     const char *want = getenv("OSCBENCH_TEST_PAUSE");
     if (!want || strcmp(want, phase) != 0)
         return;
-    fprintf(stderr, "oscbench: paused at %s\n", phase);
+    fprintf(stderr, "oscbench: paused at %s (pid %ld)\n", phase, (long)getpid());
     fflush(stderr);
     pause();
 }

@@ -46,8 +46,9 @@ int commit_cleanup_stale(const char *final_path);
 void error_line(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* If OSCBENCH_TEST_PAUSE names this phase ("stepping", "write", "rename"), say so on stderr and
- * wait for a signal: lets tests kill a run at a known point without timing it. */
+/* If OSCBENCH_TEST_PAUSE names this phase ("stepping", "write", "rename"), say so on stderr
+ * ("oscbench: paused at PHASE (pid N)": under mpirun, N names the rank's own process) and wait
+ * for a signal: lets tests kill a run at a known point without timing it. */
 void test_pause(const char *phase);
 
 #endif

@@ -1,0 +1,384 @@
+/* MPI runs end to end (built only with -Dmpi): `mpirun -n R oscbench run` against a plain run of
+ * the same config: every dataset identical for 2 and 3 ranks, /points stored with the same
+ * chunking and filters, the root's mpi_ranks and threads_per_rank; a bad config under
+ * `mpirun -q` giving one line and exit 2 and no file; the temporary of a run killed in its
+ * write phase removed by the next run.
+ *
+ * OSCBENCH_EXE names oscbench, MPIRUN mpirun. Every rank runs one OpenMP thread
+ * (OMP_NUM_THREADS=1), more ranks than cores are allowed (oversubscribe), and mpirun may run as
+ * root (containers, CI). LeakSanitizer would report Open MPI's own allocations at
+ * MPI_Finalize, so leak detection is off for the processes these tests start (only). */
+#define _XOPEN_SOURCE 700 /* realpath */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <hdf5.h>
+
+#include "test_files.h"
+
+#define PATHLEN 4096
+
+static char exe[PATHLEN], mpirun[PATHLEN];
+
+typedef struct fixture {
+    char dir[256]; /* the runs' working directory */
+    char out[300], err[300];
+} fixture;
+
+/* ---- processes ------------------------------------------------------------------------------- */
+
+/* Starts argv (NULL-terminated) in f->dir, stdout and stderr into f->out and f->err. */
+static pid_t start(const fixture *f, char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        int o = open(f->out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(f->err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 ||
+            chdir(f->dir) != 0)
+            _exit(126);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    assert_true(pid > 0);
+    return pid;
+}
+
+/* The exit code, or -1 if killed by a signal. */
+static int wait_for(pid_t pid)
+{
+    int status;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    assert_int_equal(w, pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* `[mpirun -n RANKS] oscbench ARGS...` (ranks 0: no mpirun), waited for. */
+static int run(const fixture *f, int ranks, ...)
+{
+    char *argv[32], n[16];
+    int argc = 0;
+    snprintf(n, sizeof n, "%d", ranks);
+    if (ranks > 0) {
+        argv[argc++] = mpirun, argv[argc++] = "-q", argv[argc++] = "-n", argv[argc++] = n;
+    }
+    argv[argc++] = exe;
+    va_list ap;
+    va_start(ap, ranks);
+    for (char *a; (a = va_arg(ap, char *)) && argc < 31;)
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    return wait_for(start(f, argv));
+}
+
+static char *read_err(const fixture *f)
+{
+    char *s = slurp(f->err, NULL);
+    assert_non_null(s);
+    return s;
+}
+
+static void write_file(const fixture *f, const char *name, const char *text)
+{
+    char path[PATHLEN];
+    snprintf(path, sizeof path, "%.256s/%.1000s", f->dir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* Entries of f->dir (not . and ..), and how many are results temporaries (".X.tmp.XXXXXX"). */
+static int count_entries(const fixture *f, int *temporaries)
+{
+    DIR *d = opendir(f->dir);
+    assert_non_null(d);
+    int n = 0;
+    *temporaries = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        n++;
+        *temporaries += e->d_name[0] == '.' && strstr(e->d_name, ".tmp.") != NULL;
+    }
+    closedir(d);
+    return n;
+}
+
+/* ---- fixture --------------------------------------------------------------------------------- */
+
+static int group_setup(void **state)
+{
+    (void)state;
+    const char *e = getenv("OSCBENCH_EXE"), *m = getenv("MPIRUN");
+    if (!e || !m || !realpath(e, exe) || access(exe, X_OK) || access(m, X_OK)) {
+        fprintf(stderr, "test_mpi: OSCBENCH_EXE (%s) and MPIRUN (%s) must be executables\n",
+                e ? e : "unset", m ? m : "unset");
+        return -1;
+    }
+    snprintf(mpirun, sizeof mpirun, "%s", m);
+    /* for every process the tests start (see the top of this file) */
+    const char *asan = getenv("ASAN_OPTIONS");
+    char asan_opts[1024];
+    snprintf(asan_opts, sizeof asan_opts, "%s%sdetect_leaks=0", asan ? asan : "",
+             asan && *asan ? ":" : "");
+    setenv("ASAN_OPTIONS", asan_opts, 1);
+    setenv("OMP_NUM_THREADS", "1", 1);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    return 0;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->dir, sizeof f->dir, "/tmp/test_mpi.XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->out, sizeof f->out, "%.256s.stdout", f->dir);
+    snprintf(f->err, sizeof f->err, "%.256s.stderr", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    DIR *d = opendir(f->dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[PATHLEN];
+        snprintf(path, sizeof path, "%.256s/%.256s", f->dir, e->d_name);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(f->dir);
+    unlink(f->out);
+    unlink(f->err);
+    free(f);
+    return 0;
+}
+
+/* ---- checks ---------------------------------------------------------------------------------- */
+
+static int64_t attr_i64(hid_t f, const char *name, int64_t *values, size_t n)
+{
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    if (a < 0)
+        fail_msg("root attribute %s is missing", name);
+    hid_t s = H5Aget_space(a);
+    hssize_t count = H5Sget_simple_extent_npoints(s);
+    H5Sclose(s);
+    if (count < 1 || (size_t)count != n)
+        fail_msg("root attribute %s has %lld values, expected %zu", name, (long long)count, n);
+    assert_true(H5Aread(a, H5T_NATIVE_INT64, values) >= 0);
+    H5Aclose(a);
+    return values[0];
+}
+
+/* The run's spread as the root records it: R ranks of one thread each. */
+static void check_ranks(const fixture *f, const char *file, int ranks)
+{
+    hid_t h = open_h5(f->dir, file);
+    int64_t v[8] = {0};
+    assert_int_equal(attr_i64(h, "mpi_ranks", v, 1), ranks);
+    assert_int_equal(attr_i64(h, "threads", v, 1), ranks);
+    attr_i64(h, "threads_per_rank", v, (size_t)ranks);
+    for (int r = 0; r < ranks; r++)
+        assert_int_equal(v[r], 1);
+    H5Fclose(h);
+}
+
+/* Chunk shape and filter pipeline of a dataset, as one comparable record. */
+typedef struct storage {
+    int layout, nfilters;
+    hsize_t chunk[2];
+    H5Z_filter_t filter[8];
+    unsigned flags[8];
+} storage;
+
+static storage storage_of(hid_t f, const char *path)
+{
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    if (d < 0)
+        fail_msg("%s is missing", path);
+    hid_t dcpl = H5Dget_create_plist(d);
+    storage s;
+    memset(&s, 0, sizeof s);
+    s.layout = H5Pget_layout(dcpl);
+    if (s.layout == H5D_CHUNKED)
+        H5Pget_chunk(dcpl, 2, s.chunk);
+    s.nfilters = H5Pget_nfilters(dcpl);
+    assert_true(s.nfilters >= 0 && s.nfilters <= 8);
+    for (int i = 0; i < s.nfilters; i++) {
+        size_t nvalues = 0;
+        s.filter[i] = H5Pget_filter2(dcpl, (unsigned)i, &s.flags[i], &nvalues, NULL, 0, NULL,
+                                     NULL);
+    }
+    H5Pclose(dcpl);
+    H5Dclose(d);
+    return s;
+}
+
+/* Every /points column stored alike in both files, and the numeric ones filtered (shuffle,
+ * deflate, fletcher32) as the results file promises. */
+static void compare_points_storage(const fixture *f, const char *a, const char *b)
+{
+    hid_t fa = open_h5(f->dir, a), fb = open_h5(f->dir, b);
+    static name_list cols;
+    list_datasets(fa, "/points", &cols);
+    assert_true(cols.n >= 26); /* row, method and 24 numeric columns */
+    for (size_t i = 0; i < cols.n; i++) {
+        char path[300];
+        snprintf(path, sizeof path, "/points/%s", cols.names[i]);
+        storage sa = storage_of(fa, path), sb = storage_of(fb, path);
+        if (memcmp(&sa, &sb, sizeof sa) != 0)
+            fail_msg("%s: chunking or filters differ", path);
+        assert_int_equal(sa.layout, H5D_CHUNKED);
+        if (strcmp(cols.names[i], "method") != 0)
+            assert_int_equal(sa.nfilters, 3);
+    }
+    H5Fclose(fa), H5Fclose(fb);
+}
+
+/* ---- tests ----------------------------------------------------------------------------------- */
+
+/* 1200 lanes per batch (three items of at most 512 lanes), 3 x 3 batches: 27 items, so 2 and 3
+ * ranks each run several, of different batches and sizes, and no rank's rows are contiguous. */
+static const char ranks_config[] = "name: ranks\n"
+                                   "methods: [semi-implicit, verlet, rk4]\n"
+                                   "stiffness: {from: 0.5, to: 8, count: 600, spacing: log}\n"
+                                   "drag: [0, 0.3]\n"
+                                   "dt: [0.02, 0.01, 0.005]\n"
+                                   "t_end: 3\n"
+                                   "analyses: [convergence, stability]\n"
+                                   "stability: {zeta: [0]}\n"
+                                   "trace: {every: 7, points: [0, 301, 1799]}\n";
+
+static void test_ranks_identical(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ranks.yaml", ranks_config);
+    if (run(f, 0, "run", "ranks.yaml", "-o", "serial.h5", "--quiet", NULL) != 0)
+        fail_msg("serial run: %s", read_err(f));
+    const char *files[] = {NULL, NULL, "r2.h5", "r3.h5"};
+    for (int ranks = 2; ranks <= 3; ranks++) {
+        int code = run(f, ranks, "run", "ranks.yaml", "-o", files[ranks], "--quiet", NULL);
+        if (code != 0) {
+            char *err = read_err(f);
+            fail_msg("mpirun -n %d: exit %d: %s", ranks, code, err);
+        }
+        size_t n = compare_files(f->dir, "serial.h5", files[ranks]);
+        print_message("serial vs %d ranks: %zu datasets identical\n", ranks, n);
+        /* /points' 25 columns, /convergence's 16, /work_precision's 8 of 10 (+ row scales) */
+        assert_true(n >= 25 + 16 + 8 + 3 * 7);
+        compare_points_storage(f, "serial.h5", files[ranks]);
+        check_ranks(f, files[ranks], ranks);
+    }
+    check_ranks(f, "serial.h5", 1);
+    int temporaries;
+    assert_int_equal(count_entries(f, &temporaries), 4);
+    assert_int_equal(temporaries, 0);
+}
+
+static void test_bad_config_one_line(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "bad.yaml", "name: bad\nmethods: [rk4]\nstiffness: 1\ndt:   -1\nt_end: 2\n");
+    assert_int_equal(run(f, 3, "run", "bad.yaml", "--quiet", NULL), 2);
+    char *err = read_err(f);
+    const char *want = "bad.yaml:4:7: dt:";
+    size_t lines = 0;
+    for (const char *c = err; *c; c++)
+        lines += *c == '\n';
+    if (lines != 1 || strncmp(err, want, strlen(want)) != 0)
+        fail_msg("expected one line starting with %s, got:\n%s", want, err);
+    free(err);
+    int temporaries;
+    assert_int_equal(count_entries(f, &temporaries), 1); /* bad.yaml: no results/, no file */
+}
+
+/* Waits for "paused at PHASE (pid N)" on the run's stderr; returns N. */
+static pid_t paused_pid(const fixture *f, pid_t run_pid, const char *phase)
+{
+    char want[64];
+    snprintf(want, sizeof want, "paused at %s (pid ", phase);
+    for (int tries = 0;; tries++) {
+        char *text = slurp(f->err, NULL);
+        const char *at = text ? strstr(text, want) : NULL;
+        long pid = at ? strtol(at + strlen(want), NULL, 10) : 0;
+        free(text);
+        if (pid > 0)
+            return (pid_t)pid;
+        int status;
+        if (waitpid(run_pid, &status, WNOHANG) == run_pid)
+            fail_msg("the run ended (status %d) without pausing at %s", status, phase);
+        if (tries > 12000)
+            fail_msg("no '%s' after 120 s", want);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Rank 0 killed in the write phase (the numeric columns written in parallel, the rest not):
+ * no results file, its temporary left behind; the next run, with another rank count, removes
+ * it and commits a complete file. */
+static void test_killed_write_cleaned(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ranks.yaml", ranks_config);
+    char n[] = "2", out[] = "out.h5", quiet[] = "--quiet", run_cmd[] = "run",
+         cfg[] = "ranks.yaml", o[] = "-o", q[] = "-q", nflag[] = "-n";
+    char *argv[] = {mpirun, q, nflag, n, exe, run_cmd, cfg, o, out, quiet, NULL};
+    setenv("OSCBENCH_TEST_PAUSE", "write", 1);
+    pid_t pid = start(f, argv);
+    unsetenv("OSCBENCH_TEST_PAUSE");
+    assert_int_equal(kill(paused_pid(f, pid, "write"), SIGKILL), 0);
+    assert_int_not_equal(wait_for(pid), 0);
+    int temporaries;
+    assert_int_equal(count_entries(f, &temporaries), 2); /* the config, the temporary */
+    assert_int_equal(temporaries, 1);
+    if (run(f, 3, "run", "ranks.yaml", "-o", "out.h5", "--quiet", NULL) != 0)
+        fail_msg("the run after the kill failed: %s", read_err(f));
+    assert_int_equal(count_entries(f, &temporaries), 2); /* the config, out.h5 */
+    assert_int_equal(temporaries, 0);
+    check_ranks(f, "out.h5", 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_ranks_identical, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_config_one_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_killed_write_cleaned, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, group_setup, NULL);
+}
