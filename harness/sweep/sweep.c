@@ -590,27 +590,73 @@ double sweep_estimate_bytes(const osc_config *cfg, double ndt, double batch_lane
     return bytes + (threads > 0 ? threads : 1) * item;
 }
 
-/* memory.max of this process's cgroup (v2), or 0: no limit, or no cgroup v2. */
-static double cgroup_memory_max(void)
+/* A limit file's value in bytes, or 0 ("max", missing, unreadable). */
+static double read_limit(const char *path)
 {
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    char line[4096], path[4200];
+    FILE *f = fopen(path, "r");
+    char value[64] = "";
     double limit = 0;
-    while (f && fgets(line, sizeof line, f)) {
-        if (strncmp(line, "0::", 3)) /* the v2 hierarchy's line */
-            continue;
-        line[strcspn(line, "\n")] = '\0';
-        snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3);
-        FILE *m = fopen(path, "r");
-        char value[64] = "";
-        if (m && fgets(value, sizeof value, m) && strncmp(value, "max", 3))
-            limit = strtod(value, NULL);
-        if (m)
-            fclose(m);
-    }
+    if (f && fgets(value, sizeof value, f) && strncmp(value, "max", 3))
+        limit = strtod(value, NULL);
     if (f)
         fclose(f);
     return limit > 0 ? limit : 0;
+}
+
+/* The lowest limit on the cgroup `path` or any of its ancestors, in the hierarchy mounted at
+ * `mount` whose limit file is `file`; 0 if none. */
+static double lowest_limit(const char *mount, const char *path, const char *file)
+{
+    char dir[4096], where[4400];
+    snprintf(dir, sizeof dir, "%s", path);
+    double lowest = 0;
+    for (;;) {
+        snprintf(where, sizeof where, "%s%s/%s", mount, strcmp(dir, "/") ? dir : "", file);
+        double limit = read_limit(where);
+        if (limit > 0 && (lowest == 0 || limit < lowest))
+            lowest = limit;
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) {
+            if (!strcmp(dir, "/") || !slash)
+                break;
+            dir[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+    }
+    return lowest;
+}
+
+/* The memory limit of this process's cgroups: v2 memory.max (at /sys/fs/cgroup or, on hybrid
+ * systems, /sys/fs/cgroup/unified) or v1 memory.limit_in_bytes, over the cgroup and its
+ * ancestors; 0 if none. */
+static double cgroup_memory_max(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[4096];
+    double lowest = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *controllers = strchr(line, ':'), *path = controllers ? strchr(controllers + 1, ':')
+                                                                  : NULL;
+        if (!path)
+            continue;
+        *path++ = '\0';
+        controllers++;
+        double limit = 0;
+        if (!strcmp(line, "0") && !*controllers) {
+            limit = lowest_limit("/sys/fs/cgroup", path, "memory.max");
+            double unified = lowest_limit("/sys/fs/cgroup/unified", path, "memory.max");
+            limit = unified > 0 && (limit == 0 || unified < limit) ? unified : limit;
+        } else if (strstr(controllers, "memory")) {
+            limit = lowest_limit("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes");
+        }
+        if (limit > 0 && (lowest == 0 || limit < lowest))
+            lowest = limit;
+    }
+    if (f)
+        fclose(f);
+    return lowest;
 }
 
 double sweep_memory_limit(const char **source)
@@ -619,7 +665,7 @@ double sweep_memory_limit(const char **source)
     double physical = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
     double cgroup = cgroup_memory_max();
     if (cgroup > 0 && (physical <= 0 || cgroup < physical)) {
-        *source = "cgroup memory.max";
+        *source = "the cgroup's memory limit";
         return cgroup;
     }
     *source = "physical memory";

@@ -156,8 +156,9 @@ long sweep_audit_interval(const osc_config *cfg, double dt);
  * before it expands any range. */
 double sweep_estimate_bytes(const osc_config *cfg, double ndt, double batch_lanes, int threads);
 
-/* The memory this process may use: physical memory, or the cgroup v2 memory.max of its cgroup
- * when that is lower (*source says which; 0 if neither is known). */
+/* The memory this process may use: physical memory, or its cgroups' memory limit (v2
+ * memory.max or v1 memory.limit_in_bytes, over the cgroup and its ancestors) when that is
+ * lower (*source says which; 0 if neither is known). */
 double sweep_memory_limit(const char **source);
 
 #endif
