@@ -269,6 +269,17 @@ int osc_audit_set_instability(osc_audit *a, double factor, double drift_limit)
     return OSC_OK;
 }
 
+/* The slab's arrays of cap doubles or longs: per lane, and per lane and axis. */
+enum { AUDIT_LANE_ARRAYS = 37, AUDIT_AXIS_ARRAYS = 6 };
+
+size_t osc_audit_bytes(int dim, size_t n)
+{
+    const size_t cap = (n + OSC_LANE_ALIGN - 1) / OSC_LANE_ALIGN * OSC_LANE_ALIGN;
+    const osc_audit *au = NULL;
+    return sizeof(osc_audit) + cap * 8 * (AUDIT_LANE_ARRAYS + AUDIT_AXIS_ARRAYS * (size_t)dim) +
+           n * ((size_t)dim * sizeof *au->exact + sizeof *au->lanes);
+}
+
 int osc_audit_create(osc_audit **out, const osc_batch *b)
 {
     *out = NULL;
@@ -292,7 +303,9 @@ int osc_audit_create(osc_audit **out, const osc_batch *b)
     long **lng[] = {&au->unstable, &au->audits, &au->at, &au->per, &au->chain_base,
                     &au->frozen_last};
     const size_t ndbl = sizeof dbl / sizeof *dbl, nlng = sizeof lng / sizeof *lng;
-    const size_t arrays = ndbl + nlng + 6 * (size_t)dim;
+    _Static_assert(sizeof dbl / sizeof *dbl + sizeof lng / sizeof *lng == AUDIT_LANE_ARRAYS,
+                   "osc_audit_bytes counts every per-lane array");
+    const size_t arrays = ndbl + nlng + AUDIT_AXIS_ARRAYS * (size_t)dim;
     au->exact = calloc(n * (size_t)dim, sizeof *au->exact);
     au->lanes = calloc(n, sizeof *au->lanes);
     if (au->cap < n || au->cap > SIZE_MAX / 8 / arrays) {
@@ -313,7 +326,8 @@ int osc_audit_create(osc_audit **out, const osc_batch *b)
         *lng[j] = (long *)(void *)p;
     for (int a = 0; a < dim; a++) {
         double **axis[] = {&au->xe[a], &au->ve[a], &au->xa[a], &au->va[a], &au->xf[a], &au->vf[a]};
-        for (size_t j = 0; j < 6; j++, p += au->cap * 8)
+        _Static_assert(sizeof axis / sizeof *axis == AUDIT_AXIS_ARRAYS, "per-axis arrays");
+        for (size_t j = 0; j < AUDIT_AXIS_ARRAYS; j++, p += au->cap * 8)
             *axis[j] = (double *)(void *)p;
     }
     /* Each lane's preparation (a closed-form set-up) is independent of the others. */

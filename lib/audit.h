@@ -72,6 +72,9 @@ typedef struct osc_audit osc_audit;
 int osc_audit_create(osc_audit **out, const osc_batch *b);
 void osc_audit_free(osc_audit *a);
 
+/* The bytes osc_audit_create allocates for a batch of n lanes of dim axes (for estimates). */
+size_t osc_audit_bytes(int dim, size_t n);
+
 /* The osc_audit_fn that osc_audit_run calls (or, for maxima at the audits only, to pass to
  * osc_batch_run with ctx = the osc_audit). Returns 0 (a non-finite
  * or runaway lane is data, recorded as unstable, never an error); it allocates nothing. Safe to

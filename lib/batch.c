@@ -44,6 +44,19 @@ void osc_batch_free(osc_batch *b)
     free(b);
 }
 
+static size_t padded(size_t n)
+{
+    return (n + OSC_LANE_ALIGN - 1) / OSC_LANE_ALIGN * OSC_LANE_ALIGN;
+}
+
+size_t osc_batch_bytes(const osc_method *m, osc_precision p, int dim, size_t n)
+{
+    const size_t esize = p == OSC_FLOAT ? sizeof(float) : sizeof(double), d = (size_t)dim;
+    /* state, w2, gam, grav, zeros in the batch's precision; k, c, m, x0, v0 in double */
+    return sizeof(osc_batch) + padded(n) * (esize * (d * (size_t)m->nstate + 4) +
+                                            sizeof(double) * (3 + 2 * d));
+}
+
 int osc_batch_create(osc_batch **out, const osc_method *m, osc_precision p, int dim, size_t n,
                      double g)
 {
@@ -55,7 +68,7 @@ int osc_batch_create(osc_batch **out, const osc_method *m, osc_precision p, int 
     if (!b)
         return OSC_ENOMEM;
     b->method = m, b->precision = p, b->dim = dim, b->n = n, b->gravity = g, b->step = -1;
-    b->cap = (n + OSC_LANE_ALIGN - 1) / OSC_LANE_ALIGN * OSC_LANE_ALIGN;
+    b->cap = padded(n);
     b->esize = p == OSC_FLOAT ? sizeof(float) : sizeof(double);
     bool ok = true;
     for (int a = 0; a < dim; a++)

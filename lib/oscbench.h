@@ -188,6 +188,9 @@ int osc_batch_create(osc_batch **out, const osc_method *m, osc_precision p, int 
                      double g);
 void osc_batch_free(osc_batch *b);
 
+/* The bytes osc_batch_create allocates for such a batch (for memory estimates). */
+size_t osc_batch_bytes(const osc_method *m, osc_precision p, int dim, size_t n);
+
 /* Lane i: stiffness k >= 0, drag c >= 0, mass m >= 0 (0 pins the lane: it never moves and its
  * velocity is taken as 0), initial position and velocity (dim values each, NULL for zeros).
  * Returns OSC_EINVAL, leaving the lane unchanged, for a negative or non-finite value. */

@@ -2,6 +2,7 @@
  * a lane at rest reads zero, unstable and overflowing lanes are flagged without touching their
  * neighbours, and the result does not depend on the thread count. */
 #include <float.h>
+#include <malloc.h>
 #include <math.h>
 #include <omp.h>
 #include <setjmp.h>
@@ -647,10 +648,54 @@ static void test_evaluate_at_t0(void **state)
     osc_batch_free(b);
 }
 
+/* Heap bytes in use (small blocks and mmapped ones); 0 where the allocator is replaced (the
+ * sanitizers' mallinfo2 reports nothing). */
+static double heap_in_use(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return (double)mi.uordblks + (double)mi.hblkhd;
+}
+
+/* osc_batch_bytes and osc_audit_bytes, which memory estimates rely on, count what creating a
+ * batch and its audit really allocates: within 2% plus 16 KiB of allocator overhead, for both
+ * precisions, a few dims and a lane count that is not a multiple of the padding. */
+static void test_bytes_per_batch_counted(void **state)
+{
+    (void)state;
+    if (heap_in_use() == 0)
+        skip();
+    const size_t n = 20000 + 37;
+    for (int dim = 1; dim <= 3; dim++)
+        for (int p = 0; p < 2; p++) {
+            const osc_precision prec = p ? OSC_FLOAT : OSC_DOUBLE;
+            const osc_method *m = osc_method_find("rk4");
+            double before = heap_in_use();
+            osc_batch *b = NULL;
+            osc_audit *a = NULL;
+            assert_int_equal(osc_batch_create(&b, m, prec, dim, n, 0.0), OSC_OK);
+            double batch = heap_in_use() - before;
+            for (size_t i = 0; i < n; i++)
+                assert_int_equal(osc_batch_set_lane(b, i, 1.0, 0.1, 1.0, NULL, NULL), OSC_OK);
+            assert_int_equal(osc_batch_start(b, 0.01), OSC_OK);
+            before = heap_in_use();
+            assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+            double audit = heap_in_use() - before;
+            double want_batch = (double)osc_batch_bytes(m, prec, dim, n);
+            double want_audit = (double)osc_audit_bytes(dim, n);
+            if (fabs(batch - want_batch) > 0.02 * want_batch + 16384 ||
+                fabs(audit - want_audit) > 0.02 * want_audit + 16384)
+                fail_msg("dim %d %s: batch %.0f bytes (counted %.0f), audit %.0f (counted %.0f)",
+                         dim, p ? "float" : "double", batch, want_batch, audit, want_audit);
+            osc_audit_free(a);
+            osc_batch_free(b);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evaluate_at_t0),
+        cmocka_unit_test(test_bytes_per_batch_counted),
         cmocka_unit_test(test_metrics_match_independent),
         cmocka_unit_test(test_lane_definitions),
         cmocka_unit_test(test_evaluate_point),

@@ -45,6 +45,7 @@
 
 static char exe[PATHLEN];   /* absolute path of oscbench */
 static rlim_t child_stack;  /* RLIMIT_STACK of the next spawned run, 0: inherited */
+static char child_cgroup[512]; /* cgroup.procs file the next spawned run joins, "": none */
 static char iodir[PATHLEN]; /* where stdout/stderr of the runs are captured */
 
 /* snprintf that fails the test rather than truncate. */
@@ -116,6 +117,12 @@ static pid_t spawn(const char *cwd, char *const argv[], const char *path)
         struct rlimit rl = {child_stack, child_stack};
         if (child_stack && setrlimit(RLIMIT_STACK, &rl) != 0)
             _exit(126);
+        if (child_cgroup[0]) { /* "0": the writing process itself */
+            int cg = open(child_cgroup, O_WRONLY);
+            if (cg < 0 || write(cg, "0", 1) != 1)
+                _exit(126);
+            close(cg);
+        }
         execv(path, argv);
         _exit(127);
     }
@@ -1890,6 +1897,76 @@ static proc run_with_isa(const char *dir, const char *isa, const char *out)
     return p;
 }
 
+/* ---- memory: the pre-flight estimate against a cgroup's limit ------------------------------ */
+
+/* A new memory cgroup below this process's own (v1 memory controller or v2 with memory), with
+ * its limit file named in *limit_file; false where cgroups cannot be made (not root, no
+ * controller, a read-only /sys/fs/cgroup). */
+static bool make_memory_cgroup(char *dir, size_t len, const char **limit_file)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[1024], mount[64] = "";
+    char path[1024] = "";
+    while (f && fgets(line, sizeof line, f) && !mount[0]) {
+        line[strcspn(line, "\n")] = '\0';
+        char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
+        if (!p)
+            continue;
+        *p++ = '\0';
+        if (strstr(c + 1, "memory"))
+            fmt(mount, sizeof mount, "/sys/fs/cgroup/memory"), *limit_file = "memory.limit_in_bytes";
+        else if (!strcmp(line, "0") && !c[1])
+            fmt(mount, sizeof mount, "/sys/fs/cgroup"), *limit_file = "memory.max";
+        if (mount[0])
+            fmt(path, sizeof path, "%s", strcmp(p, "/") ? p : "");
+    }
+    if (f)
+        fclose(f);
+    if (!mount[0])
+        return false;
+    fmt(dir, len, "%s%s/oscbench-test-%ld", mount, path, (long)getpid());
+    return mkdir(dir, 0755) == 0;
+}
+
+static void test_memory_limit_of_cgroup(void **state)
+{
+    fixture *f = *state;
+    char dir[512], file[600];
+    const char *limit_file = NULL;
+    if (!make_memory_cgroup(dir, sizeof dir, &limit_file)) {
+        print_message("no memory cgroup can be made here: skipped\n");
+        skip();
+    }
+    fmt(file, sizeof file, "%s/%s", dir, limit_file);
+    FILE *lim = fopen(file, "w");
+    bool limited = lim && fputs("268435456\n", lim) >= 0; /* 256 MiB */
+    if (lim)
+        limited &= fclose(lim) == 0;
+    if (!limited) {
+        rmdir(dir);
+        print_message("cannot set %s: skipped\n", file);
+        skip();
+    }
+    fmt(child_cgroup, sizeof child_cgroup, "%s/cgroup.procs", dir);
+    /* 2M rows of /points, ~0.4 GiB: more than the cgroup allows, far less than the machine */
+    write_file(f->dir, "big.yaml", "name: big\nmethods: [euler]\n"
+                                   "stiffness: {from: 1, to: 2, count: 2000}\n"
+                                   "drag: {from: 0, to: 1, count: 1000}\ndt: 0.1\nsteps: 2\n");
+    write_file(f->dir, "small.yaml", "name: small\nmethods: [euler]\nstiffness: 1\ndt: 0.1\n"
+                                     "t_end: 1\n");
+    proc big = run_in(f->dir, "run", "big.yaml", "-o", "big.h5", NULL);
+    proc small = run_in(f->dir, "run", "small.yaml", "-o", "small.h5", NULL);
+    child_cgroup[0] = '\0';
+    rmdir(dir);
+    assert_int_equal(big.code, 2);
+    assert_int_equal(lines(big.err), 1);
+    assert_non_null(strstr(big.err, "big.yaml:3:"));
+    assert_non_null(strstr(big.err, "GiB, more than the 0.25 GiB of the cgroup's memory limit"));
+    assert_false(exists(f->dir, "big.h5"));
+    assert_int_equal(small.code, 0);
+    assert_non_null(strstr(small.out, "limit 0.25 GiB (the cgroup's memory limit)"));
+}
+
 static void test_isa_paths_identical(void **state)
 {
     fixture *f = *state;
@@ -1966,6 +2043,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_plot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_maxima_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_isa_paths_identical, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_memory_limit_of_cgroup, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -282,6 +282,59 @@ static void round_trip_strings_and_bools(void **state)
     H5Fclose(file);
 }
 
+/* A table of views writes the same datasets as a table of copies, reads the caller's arrays
+ * when it is written (not when the column was added: no copy is held), and refuses a string
+ * view with a NULL entry. */
+static void views_write_what_copies_write(void **state)
+{
+    fixture *f = *state;
+    double dt_live[ROWS] = {0.5, 0.25, 1e-300};
+    bool stable_live[ROWS] = {true, false, true};
+    h5_table *t = h5_table_new("points", ROWS);
+    assert_non_null(t);
+    assert_int_equal(h5_table_str_view(t, "method", method), 0);
+    assert_int_equal(h5_table_f64_view(t, "dt", dt_live), 0);
+    assert_int_equal(h5_table_i64_view(t, "steps", steps), 0);
+    assert_int_equal(h5_table_bool_view(t, "stable", stable_live), 0);
+    assert_int_not_equal(h5_table_f64_view(t, "dt", dt_live), 0); /* names stay unique */
+    const char *const with_null[ROWS] = {"a", NULL, "c"};
+    assert_int_not_equal(h5_table_str_view(t, "bad", with_null), 0);
+    dt_live[1] = 0.125, stable_live[2] = false; /* after adding, before writing */
+    char err[256] = "";
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_equal(h5_out_write_table(o, t), 0);
+    h5_table_free(t); /* frees nothing of the caller's */
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+    assert_true(dt_live[0] == 0.5 && stable_live[0]);
+
+    hid_t file = open_results(f->path);
+    double dt_back[ROWS];
+    int64_t steps_back[ROWS];
+    int8_t flags[ROWS];
+    read_dataset(file, "points/dt", H5T_NATIVE_DOUBLE, dt_back);
+    read_dataset(file, "points/steps", H5T_NATIVE_INT64, steps_back);
+    read_dataset(file, "points/stable", H5T_NATIVE_INT8, flags);
+    assert_memory_equal(dt_back, dt_live, sizeof dt_live);
+    assert_memory_equal(steps_back, steps, sizeof steps);
+    for (int i = 0; i < ROWS; i++)
+        assert_int_equal(flags[i], stable_live[i]);
+    hid_t dset = H5Dopen2(file, "points/method", H5P_DEFAULT);
+    hid_t type = H5Dget_type(dset);
+    char *names[ROWS];
+    assert_true(H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) >= 0);
+    for (int i = 0; i < ROWS; i++) {
+        assert_string_equal(names[i], method[i]);
+        H5free_memory(names[i]);
+    }
+    H5Tclose(type);
+    H5Dclose(dset);
+    assert_filters(file, "points/dt", true);
+    assert_scale_attached(file, "points/stable", "points/row", 0);
+    assert_all_closed(file);
+    H5Fclose(file);
+}
+
 static void filters_scales_and_attributes(void **state)
 {
     fixture *f = *state;
@@ -598,6 +651,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(round_trip_numbers, setup, teardown),
         cmocka_unit_test_setup_teardown(round_trip_strings_and_bools, setup, teardown),
         cmocka_unit_test_setup_teardown(filters_scales_and_attributes, setup, teardown),
+        cmocka_unit_test_setup_teardown(views_write_what_copies_write, setup, teardown),
         cmocka_unit_test_setup_teardown(columns_keep_creation_order, setup, teardown),
         cmocka_unit_test_setup_teardown(nested_tables_and_zero_rows, setup, teardown),
         cmocka_unit_test(table_rejects_bad_names),

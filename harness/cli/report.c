@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
+#include <omp.h>
+#include <sys/resource.h>
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -245,6 +247,21 @@ static void print_stability(FILE *out, const analysis_result *ana)
     }
 }
 
+/* The peak resident memory measured, beside what the pre-flight estimated and the limit. */
+static void print_memory(FILE *out, const osc_config *cfg)
+{
+    struct rusage ru;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    const char *source;
+    double limit = sweep_memory_limit(&source);
+    double estimate = sweep_estimate_bytes(cfg, (double)cfg->dt.count,
+                                           (double)(cfg->stiffness.count * cfg->drag.count),
+                                           omp_get_max_threads());
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        fprintf(out, "memory: peak %.3g GiB resident, estimated %.3g GiB, limit %.3g GiB (%s)\n",
+                (double)ru.ru_maxrss * 1024.0 / gib, estimate / gib, limit / gib, source);
+}
+
 void report_print(FILE *out, const osc_config *cfg, const sweep_result *res,
                   const analysis_result *ana, const char *path)
 {
@@ -258,5 +275,7 @@ void report_print(FILE *out, const osc_config *cfg, const sweep_result *res,
     if (res->t_end_rounded)
         fprintf(out, "\nnote: t_end is not a whole number of steps for some dt; those runs last "
                      "steps*dt (the t_end column)\n");
-    fprintf(out, "\nwrote %s (sweep %.1f s, analyses %.1f s)\n", path, res->seconds, ana->seconds);
+    fprintf(out, "\nwrote %s (sweep %.2f s, analyses %.2f s)\n", path, res->seconds,
+            ana->seconds);
+    print_memory(out, cfg);
 }

@@ -22,6 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
+#include <omp.h>
+
+#include "sweep.h"
 
 enum { CONFIG_BAD = 2 };
 
@@ -903,19 +906,6 @@ static int load_extras(loader *L)
 
 /* ---- the sweep's size --------------------------------------------------------------------- */
 
-double config_estimate_bytes(double lanes, int dim)
-{
-    /* per axis: 3 state components + ~8 audit metrics; per lane: coefficients and inputs
-     * (k, c, m, w2, gam, g, x0, v0) and a /points row of ~16 columns */
-    return lanes * (dim * (3.0 + 8.0) * 8.0 + (8.0 + 16.0) * 8.0);
-}
-
-static double physical_bytes(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
-}
-
 static size_t spec_count(const sweep_spec *s) { return s->given ? s->count : 1; }
 
 /* Reject a sweep too large for this machine before expanding a single range; the error sits
@@ -931,12 +921,17 @@ static int check_size(loader *L)
         if (spec_count(specs[i]) > spec_count(specs[widest]))
             widest = i;
     }
-    double need = config_estimate_bytes(lanes, L->cfg->dim), have = physical_bytes();
+    const char *limit_source;
+    double need = sweep_estimate_bytes(L->cfg, (double)spec_count(&L->dt),
+                                       (double)spec_count(&L->stiffness) *
+                                           (double)spec_count(&L->drag),
+                                       omp_get_max_threads());
+    double have = sweep_memory_limit(&limit_source);
     const double gib = 1024.0 * 1024.0 * 1024.0;
     if (have > 0 && need > have)
         return fail_node(&L->c, specs[widest]->node, names[widest],
-                         "sweep of %.4g lanes needs ~%.3g GiB, more than this machine's %.3g GiB",
-                         lanes, need / gib, have / gib);
+                         "sweep of %.4g lanes needs ~%.3g GiB, more than the %.3g GiB of %s",
+                         lanes, need / gib, have / gib, limit_source);
     return 0;
 }
 

@@ -108,10 +108,6 @@ void config_free(osc_config *cfg);
 /* Lanes of the sweep: methods x dt x stiffness x drag. */
 size_t config_lane_count(const osc_config *cfg);
 
-/* Estimated bytes the harness needs for `lanes` lanes of `dim` axes (state, metrics and
- * per-lane coefficients); the loader rejects a sweep whose estimate exceeds physical memory. */
-double config_estimate_bytes(double lanes, int dim);
-
 /* Format a located error about top-level `key` for a check the harness makes later
  * ("FILE:LINE:COL: key: ..."); returns 2, the exit code of bad input. */
 int config_error(const osc_config *cfg, const char *key, char *err, size_t errlen,

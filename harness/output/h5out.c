@@ -2,6 +2,7 @@
 #include "h5out.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,8 @@ typedef struct h5_column {
     char *name;
     col_kind kind;
     size_t width; /* 0: 1-D; else the second dimension of a 2-D dataset */
-    void *data;   /* rows (x width) values: double, int64_t, int8_t, or char * for strings */
+    void *data;   /* rows (x width) values: double, int64_t, int8_t (or bool), or char * */
+    bool borrowed; /* a view of the caller's array: not freed here */
 } h5_column;
 
 typedef struct h5_attr {
@@ -108,6 +110,10 @@ size_t h5_table_rows(const h5_table *t)
 
 static void free_column(h5_column *c, size_t rows)
 {
+    if (c->borrowed) {
+        free(c->name);
+        return;
+    }
     if (c->kind == COL_STR && c->data)
         for (size_t i = 0; i < rows; i++)
             free(((char **)c->data)[i]);
@@ -141,8 +147,44 @@ static int add_column(h5_table *t, const char *name, col_kind kind, size_t width
     char *name_copy = dup_str(name);
     if (!name_copy)
         return -1;
-    cols[t->ncols++] = (h5_column){name_copy, kind, width, data};
+    cols[t->ncols++] = (h5_column){name_copy, kind, width, data, false};
     return 0;
+}
+
+/* Appends a column that points at the caller's array. */
+static int add_view(h5_table *t, const char *name, col_kind kind, const void *v)
+{
+    if (!valid_column_name(t, name) || (t->rows && !v))
+        return -1;
+    if (add_column(t, name, kind, 0, (void *)(uintptr_t)v))
+        return -1;
+    t->cols[t->ncols - 1].borrowed = true;
+    return 0;
+}
+
+int h5_table_f64_view(h5_table *t, const char *col, const double *v)
+{
+    return add_view(t, col, COL_F64, v);
+}
+
+int h5_table_i64_view(h5_table *t, const char *col, const int64_t *v)
+{
+    return add_view(t, col, COL_I64, v);
+}
+
+/* A C bool is one byte holding 0 or 1: the bytes the int8 enum FALSE/TRUE stores. */
+_Static_assert(sizeof(bool) == sizeof(int8_t), "bool columns are written as int8");
+int h5_table_bool_view(h5_table *t, const char *col, const bool *v)
+{
+    return add_view(t, col, COL_BOOL, v);
+}
+
+int h5_table_str_view(h5_table *t, const char *col, const char *const *v)
+{
+    for (size_t i = 0; v && i < t->rows; i++)
+        if (!v[i])
+            return -1;
+    return add_view(t, col, COL_STR, v);
 }
 
 /* malloc(count * size), never NULL for count 0, NULL on overflow. */

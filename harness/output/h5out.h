@@ -52,6 +52,14 @@ int h5_table_bool(h5_table *t, const char *col, const bool *v);
 int h5_table_str(h5_table *t, const char *col, const char *const *v);
 int h5_table_f64_2d(h5_table *t, const char *col, const double *v, size_t width);
 
+/* The same without a copy: the column is a view of v, which must stay unchanged until the
+ * table is written or freed (for the large tables: /points of a big sweep would otherwise be
+ * held twice). A string view's entries must all be non-NULL (else nonzero). */
+int h5_table_f64_view(h5_table *t, const char *col, const double *v);
+int h5_table_i64_view(h5_table *t, const char *col, const int64_t *v);
+int h5_table_bool_view(h5_table *t, const char *col, const bool *v);
+int h5_table_str_view(h5_table *t, const char *col, const char *const *v);
+
 /* A variable-length UTF-8 string attribute on the table's group; a repeated name replaces. */
 int h5_table_attr_str(h5_table *t, const char *name, const char *value);
 

@@ -26,13 +26,15 @@ static h5_table *points_table(const sweep_points *p)
     h5_table *t = h5_table_new("points", p->rows);
     if (!t)
         return NULL;
-    int rc = h5_table_str(t, "method", p->method);
+    /* views, not copies: the sweep's arrays outlive the table, and a large sweep's /points
+     * would otherwise be held twice while it is written */
+    int rc = h5_table_str_view(t, "method", p->method);
     for (size_t i = 0; i < sweep_points_ncolumns; i++) {
         const sweep_column *c = &sweep_points_columns[i];
         const void *v = sweep_column_data(p, c);
-        rc |= c->type == SWEEP_F64 ? h5_table_f64(t, c->name, v)
-              : c->type == SWEEP_I64 ? h5_table_i64(t, c->name, v)
-                                     : h5_table_bool(t, c->name, v);
+        rc |= c->type == SWEEP_F64 ? h5_table_f64_view(t, c->name, v)
+              : c->type == SWEEP_I64 ? h5_table_i64_view(t, c->name, v)
+                                     : h5_table_bool_view(t, c->name, v);
     }
     return complete_or_null(t, rc);
 }

@@ -148,4 +148,17 @@ int sweep_open_audit(const osc_config *cfg, const osc_batch *b, osc_audit **out)
  * same physical times (see sweep.c). */
 long sweep_audit_interval(const osc_config *cfg, double dt);
 
+/* The bytes a run of this config holds at its peak: the /points table (every column, the
+ * method pointer and the row scale written with it), the convergence tables built from it (when
+ * there are two or more dt), one work item's batch and audit per thread (the library's own
+ * counts) and the traces (when dt is expanded), plus a fixed allowance for the program and its
+ * libraries. ndt and batch_lanes (stiffness x drag) are passed so that the config loader can ask
+ * before it expands any range. */
+double sweep_estimate_bytes(const osc_config *cfg, double ndt, double batch_lanes, int threads);
+
+/* The memory this process may use: physical memory, or its cgroups' memory limit (v2
+ * memory.max or v1 memory.limit_in_bytes, over the cgroup and its ancestors) when that is
+ * lower (*source says which; 0 if neither is known). */
+double sweep_memory_limit(const char **source);
+
 #endif
