@@ -293,7 +293,7 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
 static int complete_points(h5_out *out, const sweep_points *p)
 {
     h5_table *t = h5_table_new("points", p->rows);
-    if (!t || h5_table_str(t, "method", p->method)) {
+    if (!t || h5_table_str_view(t, "method", p->method)) {
         h5_table_free(t);
         return -1;
     }
