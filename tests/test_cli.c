@@ -1078,6 +1078,45 @@ static void test_bad_config_no_file(void **state)
     assert_false(exists(f->dir, "results/bad.h5"));
 }
 
+/* A build without MPI started by a launcher as one of several processes refuses (one line from
+ * rank 0, none from the others, exit 2, no file) rather than write the file once per process;
+ * as the only process it is a plain run. The launcher is simulated by its environment. (A build
+ * with MPI is tested under a real mpirun: tests/test_mpi.c.) */
+static void test_launched_without_mpi(void **state)
+{
+#if OSCBENCH_MPI
+    (void)state;
+    skip();
+#else
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    const char *ranks[] = {"0", "1"};
+    assert_int_equal(setenv("OMPI_COMM_WORLD_SIZE", "2", 1), 0);
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(setenv("OMPI_COMM_WORLD_RANK", ranks[i], 1), 0);
+        proc p = run_in(f->dir, "run", "ok.yaml", "-o", "out.h5", "--quiet", NULL);
+        assert_int_equal(p.code, 2);
+        if (i == 0) {
+            assert_one_line(p.err);
+            assert_non_null(strstr(p.err, "built without MPI"));
+        } else {
+            assert_string_equal(p.err, "");
+        }
+        proc_free(&p);
+        assert_false(exists(f->dir, "out.h5"));
+    }
+    assert_int_equal(setenv("OMPI_COMM_WORLD_SIZE", "1", 1), 0);
+    assert_int_equal(setenv("OMPI_COMM_WORLD_RANK", "0", 1), 0);
+    proc p = run_in(f->dir, "run", "ok.yaml", "-o", "out.h5", "--quiet", NULL);
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("OMPI_COMM_WORLD_RANK");
+    if (p.code != 0)
+        fail_msg("one process under a launcher: exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    assert_true(exists(f->dir, "out.h5"));
+#endif
+}
+
 static void test_unwritable_output(void **state)
 {
     fixture *f = *state;
@@ -2031,6 +2070,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_end_to_end_dim2_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_config_no_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_launched_without_mpi, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_name_stays_in_results, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigkill_leaves_no_file, setup, teardown),
