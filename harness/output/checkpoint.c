@@ -389,7 +389,7 @@ static bool remove_if_stale(int dirfd, const char *name)
 
 static void cleanup_stale(int dirfd)
 {
-    int fd = dup(dirfd);
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0)
@@ -694,7 +694,7 @@ int ckpt_restore(ckpt *c, const osc_config *cfg, sweep_result *res, bool *done,
 
 int ckpt_remove(ckpt *c, char *err, size_t errlen)
 {
-    int fd = dup(c->dirfd);
+    int fd = openat(c->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0)
