@@ -48,6 +48,7 @@ struct ckpt {
     int dirfd;
     uint32_t manifest_crc;
     size_t row_bytes; /* one row of every column */
+    mode_t file_mode; /* of an item file: what a plain create would give (0666 & ~umask) */
     pthread_mutex_t sync_lock;
     double last_sync; /* CLOCK_MONOTONIC seconds of the last directory fsync */
 };
@@ -434,6 +435,10 @@ static ckpt *new_ckpt(const char *results_path)
     }
     ckpt_dir_for(results_path, c->dir, len);
     c->row_bytes = row_bytes();
+    mode_t mask = umask(0); /* read once here: umask is process-wide, items are written by
+                             * several threads */
+    umask(mask);
+    c->file_mode = 0666 & ~mask;
     c->last_sync = monotonic_seconds();
     return c;
 }
@@ -561,10 +566,11 @@ static int write_file(ckpt *c, const char *name, const void *buf, size_t len, ch
         return CKPT_ERUNTIME;
     }
     (void)lock_fd(fd, F_WRLCK); /* best effort: see remove_if_stale */
-    const char *failed = write_all(fd, buf, len) < 0 ? "cannot write"
-                         : fsync(fd) < 0             ? "cannot sync"
-                         : rename(tmp, final) < 0    ? "cannot rename"
-                                                     : NULL;
+    const char *failed = fchmod(fd, c->file_mode) < 0 ? "cannot set the mode of"
+                         : write_all(fd, buf, len) < 0  ? "cannot write"
+                         : fsync(fd) < 0                ? "cannot sync"
+                         : rename(tmp, final) < 0       ? "cannot rename"
+                                                        : NULL;
     int e = errno;
     if (failed)
         unlink(tmp);
