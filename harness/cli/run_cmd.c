@@ -160,11 +160,11 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
         fprintf(stderr, "oscbench run: %s: is a directory, expected a file name\n", out_path);
         return EXIT_RUNTIME;
     }
-    h5_out_cleanup_stale(out_path);
     ckpt *ck = NULL;
     int rc = open_checkpoint(a, cfg, out_path, &ck);
     if (rc)
-        return rc;
+        return rc; /* a refused checkpoint is bad input: nothing is touched */
+    h5_out_cleanup_stale(out_path);
     h5_out *out = NULL;
     /* Open the output before the sweep, so that an unwritable place fails in a second rather
      * than after an hour of stepping. */
