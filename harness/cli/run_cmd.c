@@ -128,7 +128,7 @@ static int sweep_resumed(const run_args *a, const osc_config *cfg, ckpt *ck, swe
         printf("\n");
         fflush(stdout);
     }
-    if (!rc) {
+    if (!rc && restored < res->nitems) { /* (all restored: no empty progress line) */
         sweep_plan plan = {.skip = done, .item_done = ckpt_item_done, .ctx = ck};
         rc = sweep_run_items(cfg, &plan, !a->quiet, res, err, errlen);
         char sync_err[1024];
