@@ -454,6 +454,22 @@ static void not_a_directory_is_refused(void **state)
     free(kept);
 }
 
+/* Where no checkpoint can be made: a runtime failure (1), one line naming the place, nothing
+ * left behind. */
+static void unwritable_place_fails(void **state)
+{
+    fixture *f = *state;
+    char out[400], err[1024] = "";
+    snprintf(out, sizeof out, "%s/no_such_dir/out.h5", f->dir);
+    ckpt *c = NULL;
+    assert_int_equal(ckpt_open(&c, out, &f->a, err, sizeof err), CKPT_ERUNTIME);
+    assert_null(c);
+    assert_one_line(err);
+    assert_non_null(strstr(err, "no_such_dir/out.h5.ckpt"));
+    assert_non_null(strstr(err, strerror(ENOENT)));
+    assert_int_equal(count_entries(f->dir, "."), 2); /* nothing made */
+}
+
 static int touch_in(const char *dir, const char *name)
 {
     char path[512];
@@ -557,6 +573,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(damaged_items_are_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(foreign_checkpoint_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_directory_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(unwritable_place_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(stale_temporaries_removed_live_ones_kept, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(remove_takes_only_what_it_wrote, setup, teardown),
