@@ -3,7 +3,8 @@
  * re-run of each lane with the library and the closed-form solution, threads 1 vs 2 and repeated
  * runs giving identical datasets, bad input and unwritable outputs leaving no file, `name`
  * unable to steer the output out of results/, a SIGKILLed run leaving nothing under the final
- * name, a sweep across the stability boundary, and `oscbench plot`.
+ * name, `--resume` after a kill giving the uninterrupted run's file, a sweep across the
+ * stability boundary, and `oscbench plot`.
  *
  * Every run happens in a fresh temporary directory (its working directory), so results/ is
  * created there; stdout and stderr are captured into files of a separate directory. */
@@ -33,10 +34,12 @@
 
 #include <cmocka.h>
 #include <hdf5.h>
+#include <zlib.h>
 
 #include "audit.h"
 #include "exact.h"
 #include "oscbench.h"
+#include "sweep.h"
 #include "test_files.h"
 
 #define PATHLEN 4096
@@ -1261,6 +1264,306 @@ static void test_sigkill_leaves_no_file(void **state)
     }
 }
 
+/* ---- 6b. resumable sweeps: --resume after a kill ----------------------------------------------- */
+
+/* 3 methods x 3 dt x 1200 lanes: 27 work items of 512, 512 and 176 lanes, every group of the
+ * results file present (compare_files looks at all of them). */
+static const char resume_config[] = "name: res\n"
+                                    "methods: [semi-implicit, verlet, rk4]\n"
+                                    "stiffness: {from: 0.5, to: 8, count: 600, spacing: log}\n"
+                                    "drag: [0, 0.3]\n"
+                                    "dt: [0.02, 0.01, 0.005]\n"
+                                    "t_end: 3\n"
+                                    "analyses: [convergence, stability]\n"
+                                    "stability: {zeta: [0]}\n"
+                                    "trace: {every: 7, points: [0, 301, 1799]}\n";
+enum { RESUME_ITEMS = 27 };
+
+/* Entries of dir whose name starts with prefix (0 if dir does not exist). */
+static int count_prefixed(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += starts_with(e->d_name, prefix);
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static int checkpoint_items(const fixture *f, const char *out)
+{
+    char dir[PATHLEN];
+    fmt(dir, sizeof dir, "%s/%s.ckpt", f->dir, out);
+    return count_prefixed(dir, "item-");
+}
+
+/* `oscbench run ARGS...` paused at `phase` and killed there (SIGKILL). */
+static proc run_killed_at(const char *cwd, const char *phase, char *const argv[])
+{
+    char out[PATHLEN], err[PATHLEN];
+    io_paths(out, err);
+    unlink(err); /* an earlier run's "paused at" must not count for this one */
+    assert_int_equal(setenv("OSCBENCH_TEST_PAUSE", phase, 1), 0);
+    pid_t pid = spawn(cwd, argv, exe);
+    assert_int_equal(unsetenv("OSCBENCH_TEST_PAUSE"), 0);
+    kill_when_paused(pid, phase);
+    proc p = finish(pid);
+    if (p.code != -1 || p.signal != SIGKILL)
+        fail_msg("%s: the run was not killed (exit %d): %s", phase, p.code, p.err);
+    return p;
+}
+
+/* The one line a resumed run prints about its checkpoint must report these counts. */
+static void assert_resumed(const proc *p, const char *out, int restored, int ignored)
+{
+    char want[512];
+    fmt(want, sizeof want, "checkpoint %s.ckpt: %d of %d work items restored, %d to compute",
+        out, restored, RESUME_ITEMS, RESUME_ITEMS - restored);
+    const char *line = strstr(p->out, want);
+    if (!line)
+        fail_msg("expected '%s' in the output:\n%s", want, p->out);
+    const char *end = strchr(line, '\n');
+    assert_non_null(end);
+    char note[128] = "";
+    if (ignored)
+        fmt(note, sizeof note, " (%d damaged or foreign item files ignored)", ignored);
+    if ((size_t)(end - line) != strlen(want) + strlen(note) ||
+        strncmp(line + strlen(want), note, strlen(note)) != 0)
+        fail_msg("expected '%s%s', got: %.*s", want, note, (int)(end - line), line);
+}
+
+/* A finished run: exit 0, its results file there, its checkpoint gone, no temporary left. */
+static void assert_finished(const fixture *f, const proc *p, const char *out)
+{
+    if (p->code != 0)
+        fail_msg("exit %d: %s", p->code, p->err);
+    char ck[PATHLEN];
+    fmt(ck, sizeof ck, "%s.ckpt", out);
+    assert_true(exists(f->dir, out));
+    if (exists(f->dir, ck))
+        fail_msg("%s is still there after a finished run", ck);
+    assert_int_equal(count_tree(f->dir).temporaries, 0);
+}
+
+/* Killed after its first item (one thread: exactly one item file), resumed and killed again
+ * after one more, then resumed on two threads: each resume restores exactly what the
+ * checkpoint held and computes the rest, and the file is the uninterrupted run's. */
+static void test_resume_after_kill(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "res.yaml", resume_config);
+    proc p = run_in(f->dir, "run", "res.yaml", "--threads", "2", "-o", "full.h5", "--quiet",
+                    NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    assert_false(exists(f->dir, "full.h5.ckpt")); /* without --resume: no checkpoint at all */
+
+    char *killed[] = {"oscbench", "run", "res.yaml", "-o", "res.h5", "--threads", "1",
+                      "--resume", NULL};
+    p = run_killed_at(f->dir, "stepping", killed);
+    assert_resumed(&p, "res.h5", 0, 0);
+    assert_int_equal(checkpoint_items(f, "res.h5"), 1);
+    p = run_killed_at(f->dir, "stepping", killed);
+    assert_resumed(&p, "res.h5", 1, 0);
+    assert_int_equal(checkpoint_items(f, "res.h5"), 2);
+    assert_false(exists(f->dir, "res.h5"));
+
+    p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--threads", "2", "--resume", NULL);
+    assert_finished(f, &p, "res.h5");
+    assert_resumed(&p, "res.h5", 2, 0);
+    size_t n = compare_files(f->dir, "full.h5", "res.h5");
+    print_message("killed twice and resumed: %zu datasets identical to the uninterrupted run\n",
+                  n);
+    assert_true(n >= 25 + 16 + 8 + 3 * 7);
+}
+
+/* Sets one value of an item file (column `name`, lane `lane` of an item of `lanes` lanes) and
+ * makes its CRC32 right again, as only a deliberate forger would (layout: checkpoint.h). */
+static void forge_item(const char *path, const char *name, size_t lanes, size_t lane,
+                       double value)
+{
+    size_t len = 0;
+    unsigned char *bytes = (unsigned char *)slurp(path, &len);
+    assert_non_null(bytes);
+    size_t at = 56; /* the header */
+    size_t k = 0;
+    for (; k < sweep_points_ncolumns && strcmp(sweep_points_columns[k].name, name); k++)
+        at += lanes * sweep_column_size(&sweep_points_columns[k]);
+    assert_true(k < sweep_points_ncolumns && sweep_points_columns[k].type == SWEEP_F64);
+    memcpy(bytes + at + lane * sizeof value, &value, sizeof value);
+    uint32_t crc = (uint32_t)crc32(0L, bytes, (uInt)(len - 4));
+    memcpy(bytes + len - 4, &crc, 4);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    free(bytes);
+}
+
+/* Killed while writing the results file: every item is in the checkpoint and a results
+ * temporary is left. Damage three item files (a flipped byte, a truncation, a removal): the
+ * resume recomputes exactly those, clears the stale temporary and writes the same file. One
+ * more item is forged with its CRC made right: its value must reach the file, which shows that
+ * restored items are taken as they are, not recomputed. */
+static void test_resume_damaged_items(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "res.yaml", resume_config);
+    proc p = run_in(f->dir, "run", "res.yaml", "-o", "full.h5", "--quiet", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    char *killed[] = {"oscbench", "run", "res.yaml", "-o", "res.h5", "--threads", "2",
+                      "--resume", "--quiet", NULL};
+    p = run_killed_at(f->dir, "write", killed);
+    assert_int_equal(checkpoint_items(f, "res.h5"), RESUME_ITEMS);
+    assert_int_equal(count_tree(f->dir).temporaries, 1); /* the results file's */
+
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/res.h5.ckpt/item-000004", f->dir);
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, 5000, SEEK_SET), 0);
+    int ch = fgetc(fp);
+    assert_int_equal(fseek(fp, 5000, SEEK_SET), 0);
+    fputc(ch ^ 1, fp);
+    assert_int_equal(fclose(fp), 0);
+    fmt(path, sizeof path, "%s/res.h5.ckpt/item-000013", f->dir);
+    assert_int_equal(truncate(path, 1000), 0);
+    fmt(path, sizeof path, "%s/res.h5.ckpt/item-000020", f->dir);
+    assert_int_equal(unlink(path), 0);
+    /* Item 7: the second of three items of batch 2 (rows 2 * 1200 + 512 ...); last_stable_drift,
+     * a column no analysis reads, so only this one dataset may differ from full.h5. */
+    const size_t forged_row = 2 * 1200 + 512 + 3;
+    const double forged = 12345.0;
+    fmt(path, sizeof path, "%s/res.h5.ckpt/item-000007", f->dir);
+    forge_item(path, "last_stable_drift", 512, 3, forged);
+
+    p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--threads", "1", "--resume", NULL);
+    assert_finished(f, &p, "res.h5");
+    assert_resumed(&p, "res.h5", RESUME_ITEMS - 3, 2);
+    compare_files_except(f->dir, "full.h5", "res.h5", "/points/last_stable_drift");
+    hid_t h = open_h5(f->dir, "res.h5"), full = open_h5(f->dir, "full.h5");
+    const size_t rows = table_rows(h, "/points");
+    double *got = read_f64(h, "/points/last_stable_drift", rows);
+    double *want = read_f64(full, "/points/last_stable_drift", rows);
+    H5Fclose(h), H5Fclose(full);
+    assert_true(got[forged_row] == forged && want[forged_row] != forged);
+    want[forged_row] = forged;
+    assert_memory_equal(got, want, rows * sizeof *got);
+    free(got), free(want);
+}
+
+/* Every file below dir, names and bytes, as one block: to show it was left alone. */
+static char *tree_bytes(const char *dir, size_t *len)
+{
+    char names[64][256];
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")))
+            if (n < 64)
+                fmt(names[n++], sizeof names[0], "%.255s", e->d_name);
+    closedir(d);
+    qsort(names, n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    size_t cap = 1 << 22;
+    char *all = malloc(cap);
+    assert_non_null(all);
+    *len = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[PATHLEN];
+        size_t flen = 0, nlen = strlen(names[i]) + 1;
+        fmt(path, sizeof path, "%s/%s", dir, names[i]);
+        char *bytes = slurp(path, &flen);
+        assert_non_null(bytes);
+        assert_true(*len + nlen + flen <= cap);
+        memcpy(all + *len, names[i], nlen);
+        memcpy(all + *len + nlen, bytes, flen);
+        *len += nlen + flen;
+        free(bytes);
+    }
+    return all;
+}
+
+static void assert_tree_unchanged(const char *dir, const char *before, size_t before_len)
+{
+    size_t len;
+    char *now = tree_bytes(dir, &len);
+    assert_int_equal(len, before_len);
+    assert_memory_equal(now, before, len);
+    free(now);
+}
+
+/* A checkpoint of another config (or version) is refused with one line and exit 2 before
+ * anything is written, and left byte for byte alone; without --resume it is not touched
+ * either (a note says so). */
+static void test_resume_refuses_foreign(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "res.yaml", resume_config);
+    char other[sizeof resume_config + 16];
+    fmt(other, sizeof other, "%s", resume_config);
+    *strstr(other, "t_end: 3") = '\0';
+    strcat(other, "t_end: 2\n");
+    write_file(f->dir, "other.yaml", other);
+    char *killed[] = {"oscbench", "run", "res.yaml", "-o", "res.h5", "--threads", "1",
+                      "--resume", "--quiet", NULL};
+    proc p = run_killed_at(f->dir, "stepping", killed);
+    char ck[PATHLEN];
+    fmt(ck, sizeof ck, "%s/res.h5.ckpt", f->dir);
+    size_t len;
+    char *before = tree_bytes(ck, &len);
+    const tree_count was = count_tree(f->dir);
+
+    p = run_in(f->dir, "run", "other.yaml", "-o", "res.h5", "--resume", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "different config") ||
+        !strstr(p.err, "other.yaml"))
+        fail_msg("the refusal does not say which checkpoint and why: %s", p.err);
+    assert_string_equal(p.out, "");
+    assert_tree_unchanged(ck, before, len);
+    assert_false(exists(f->dir, "res.h5"));
+    const tree_count is = count_tree(f->dir);
+    assert_int_equal(is.files, was.files);
+    assert_int_equal(is.temporaries, was.temporaries);
+
+    /* Another version's checkpoint: refused the same way. */
+    char manifest[PATHLEN];
+    fmt(manifest, sizeof manifest, "%s/manifest", ck);
+    char *m = slurp(manifest, NULL);
+    assert_non_null(m);
+    char *v = strstr(m, "\nversion " OSC_VERSION "\n");
+    assert_non_null(v);
+    v[9] = '9'; /* the version's first character */
+    FILE *fp = fopen(manifest, "w");
+    assert_non_null(fp);
+    fputs(m, fp);
+    assert_int_equal(fclose(fp), 0);
+    free(m);
+    free(before);
+    before = tree_bytes(ck, &len);
+    p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--resume", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "version differs"))
+        fail_msg("the refusal does not say which checkpoint and why: %s", p.err);
+    assert_tree_unchanged(ck, before, len);
+    assert_false(exists(f->dir, "res.h5"));
+
+    /* Without --resume the run ignores it, says so in one line, and leaves it alone. */
+    p = run_in(f->dir, "run", "other.yaml", "-o", "res.h5", "--quiet", NULL);
+    assert_int_equal(p.code, 0);
+    assert_one_line(p.err);
+    if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "left alone") ||
+        !strstr(p.err, "--resume"))
+        fail_msg("expected a note that the checkpoint was left alone: %s", p.err);
+    assert_tree_unchanged(ck, before, len);
+    assert_true(exists(f->dir, "res.h5"));
+    free(before);
+}
+
 /* ---- 7. numerics under fault: across the stability boundary ---------------------------------- */
 
 static const char boundary_config[] = "name: boundary\n"
@@ -2074,6 +2377,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unwritable_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_name_stays_in_results, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigkill_leaves_no_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resume_after_kill, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resume_damaged_items, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resume_refuses_foreign, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stability_boundary, setup, teardown),
         cmocka_unit_test_setup_teardown(test_instability_criteria, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_start_never_passes, setup, teardown),

@@ -38,4 +38,7 @@ void compare_dataset(hid_t fa, hid_t fb, const char *path);
  * config attribute; returns how many datasets were compared. */
 size_t compare_files(const char *dir, const char *a, const char *b);
 
+/* compare_files but for the dataset at path `skip` (NULL: none). */
+size_t compare_files_except(const char *dir, const char *a, const char *b, const char *skip);
+
 #endif

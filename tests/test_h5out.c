@@ -17,9 +17,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <math.h>
+
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "h5chunks.h"
 #include "h5out.h"
 
 /* ---- fixture: a fresh directory per test ------------------------------------------------------ */
@@ -335,6 +338,97 @@ static void views_write_what_copies_write(void **state)
     H5Fclose(file);
 }
 
+/* Columns of many chunks (the chunk writer encodes them on the threads), with a partial last
+ * chunk, read back through HDF5's own filters (fletcher32 checked, inflated, unshuffled): the
+ * same values, for doubles, int64, bools and a 2-D column. */
+static void many_chunks_round_trip(void **state)
+{
+    fixture *f = *state;
+    enum { N = 40000 + 7 }; /* ~2.4 chunks of 16384 doubles */
+    double *x = malloc(N * sizeof *x), *xy = malloc(2 * N * sizeof *xy), *back = malloc(2 * N * 8);
+    int64_t *k = malloc(N * sizeof *k), *kb = malloc(N * sizeof *kb);
+    bool *b = malloc(N * sizeof *b);
+    int8_t *bb = malloc(N);
+    assert_true(x && xy && back && k && kb && b && bb);
+    for (size_t i = 0; i < N; i++) {
+        x[i] = sin((double)i) * 1e3, k[i] = (int64_t)(i * 2654435761u) - 7, b[i] = i % 3 == 0;
+        xy[2 * i] = (double)i, xy[2 * i + 1] = 1.0 / (double)(i + 1);
+    }
+    h5_table *t = h5_table_new("big", N);
+    assert_non_null(t);
+    assert_int_equal(h5_table_f64_view(t, "x", x), 0);
+    assert_int_equal(h5_table_i64(t, "k", k), 0);
+    assert_int_equal(h5_table_bool(t, "b", b), 0);
+    assert_int_equal(h5_table_f64_2d(t, "xy", xy, 2), 0);
+    char err[256] = "";
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_equal(h5_out_write_table(o, t), 0);
+    h5_table_free(t);
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+    hid_t file = open_results(f->path);
+    read_dataset(file, "big/x", H5T_NATIVE_DOUBLE, back);
+    assert_memory_equal(back, x, N * sizeof *x);
+    read_dataset(file, "big/xy", H5T_NATIVE_DOUBLE, back);
+    assert_memory_equal(back, xy, 2 * N * sizeof *xy);
+    read_dataset(file, "big/k", H5T_NATIVE_INT64, kb);
+    assert_memory_equal(kb, k, N * sizeof *k);
+    read_dataset(file, "big/b", H5T_NATIVE_INT8, bb);
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(bb[i], b[i]);
+    assert_filters(file, "big/x", true);
+    hid_t d = H5Dopen2(file, "big/x", H5P_DEFAULT);
+    hsize_t nchunks = 0;
+    hid_t space = H5Dget_space(d);
+    assert_true(H5Dget_num_chunks(d, space, &nchunks) >= 0);
+    assert_true(nchunks >= 3);
+    H5Sclose(space);
+    H5Dclose(d);
+    assert_all_closed(file);
+    H5Fclose(file);
+    free(x), free(xy), free(back), free(k), free(kb), free(b), free(bb);
+}
+
+/* h5_fletcher32 computes what HDF5's own fletcher32 filter stores: a chunk written by HDF5
+ * (H5Dwrite, fletcher32 only, so the stored bytes are the data and the checksum), for even and
+ * odd lengths. */
+static void fletcher32_is_hdf5s(void **state)
+{
+    fixture *f = *state;
+    hid_t file = H5Fcreate(f->path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(file >= 0);
+    const size_t lengths[] = {1, 7, 720, 721, 5000};
+    for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
+        hsize_t n = lengths[l];
+        uint8_t *data = malloc(n), *raw = malloc(n + 4);
+        assert_true(data && raw);
+        for (size_t i = 0; i < n; i++)
+            data[i] = (uint8_t)(i * 37 + 11 + (i >> 8));
+        hid_t space = H5Screate_simple(1, &n, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        assert_true(H5Pset_chunk(dcpl, 1, &n) >= 0 && H5Pset_fletcher32(dcpl) >= 0);
+        char name[16];
+        snprintf(name, sizeof name, "d%zu", l);
+        hid_t d = H5Dcreate2(file, name, H5T_NATIVE_UINT8, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        assert_true(d >= 0);
+        assert_true(H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+        assert_true(H5Fflush(file, H5F_SCOPE_LOCAL) >= 0);
+        hsize_t offset = 0, size = 0;
+        uint32_t mask = 0;
+        assert_true(H5Dget_chunk_storage_size(d, &offset, &size) >= 0);
+        assert_int_equal(size, n + 4);
+        assert_true(H5Dread_chunk(d, H5P_DEFAULT, &offset, &mask, raw) >= 0);
+        assert_memory_equal(raw, data, n);
+        uint32_t stored = (uint32_t)raw[n] | (uint32_t)raw[n + 1] << 8 |
+                          (uint32_t)raw[n + 2] << 16 | (uint32_t)raw[n + 3] << 24;
+        if (stored != h5_fletcher32(data, n))
+            fail_msg("%zu bytes: HDF5 stored %08x, h5_fletcher32 says %08x", (size_t)n, stored,
+                     h5_fletcher32(data, n));
+        H5Dclose(d), H5Pclose(dcpl), H5Sclose(space);
+        free(data), free(raw);
+    }
+    H5Fclose(file);
+}
+
 static void filters_scales_and_attributes(void **state)
 {
     fixture *f = *state;
@@ -492,6 +586,20 @@ herr_t __wrap_H5Dwrite(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_
     return -1;
 }
 
+herr_t __real_H5Dwrite_chunk(hid_t dset, hid_t dxpl, uint32_t filters, const hsize_t *offset,
+                             size_t size, const void *buf);
+herr_t __wrap_H5Dwrite_chunk(hid_t dset, hid_t dxpl, uint32_t filters, const hsize_t *offset,
+                             size_t size, const void *buf);
+herr_t __wrap_H5Dwrite_chunk(hid_t dset, hid_t dxpl, uint32_t filters, const hsize_t *offset,
+                             size_t size, const void *buf)
+{
+    if (!write_fails)
+        return __real_H5Dwrite_chunk(dset, dxpl, filters, offset, size, buf);
+    H5Epush2(H5E_DEFAULT, __FILE__, "H5Dwrite_chunk", __LINE__, H5E_ERR_CLS, H5E_IO,
+             H5E_WRITEERROR, "file write failed: errno = 28, error message = 'No space left on device'");
+    return -1;
+}
+
 static void injected_write_failure_keeps_its_reason(void **state)
 {
     fixture *f = *state;
@@ -499,6 +607,29 @@ static void injected_write_failure_keeps_its_reason(void **state)
     h5_out *o;
     assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
     h5_table *t = sample_table("points");
+    write_fails = true;
+    int rc = h5_out_write_table(o, t);
+    write_fails = false;
+    assert_int_not_equal(rc, 0);
+    const char *msg = h5_out_error(o);
+    if (!strstr(msg, "No space left on device") || !strstr(msg, f->path) || strchr(msg, '\n'))
+        fail_msg("error '%s' should name the file and 'No space left on device'", msg);
+    h5_table_free(t);
+    assert_int_not_equal(h5_out_commit(o, err, sizeof err), 0);
+    assert_int_equal(count_entries(f->dir), 0);
+}
+
+/* The same through the chunk writer (a table of numbers only: their chunks are encoded on the
+ * threads and handed over with H5Dwrite_chunk). */
+static void injected_chunk_write_failure_keeps_its_reason(void **state)
+{
+    fixture *f = *state;
+    char err[256];
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    h5_table *t = h5_table_new("points", ROWS);
+    assert_non_null(t);
+    assert_int_equal(h5_table_f64(t, "dt", dt), 0);
     write_fails = true;
     int rc = h5_out_write_table(o, t);
     write_fails = false;
@@ -660,6 +791,10 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(failed_write_reports_the_system_error, setup, teardown),
         cmocka_unit_test_setup_teardown(injected_write_failure_keeps_its_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(injected_chunk_write_failure_keeps_its_reason, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(many_chunks_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(fletcher32_is_hdf5s, setup, teardown),
         cmocka_unit_test_setup_teardown(open_fails_in_missing_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(commit_replaces_existing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(commit_replaces_symlink_not_its_target, setup, teardown),

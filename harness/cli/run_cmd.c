@@ -1,5 +1,7 @@
-/* `oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet]`: load the config, run the
- * sweep and its analyses, write one HDF5 file (complete or absent), print a summary. */
+/* `oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet] [--resume]`: load the config,
+ * run the sweep and its analyses, write one HDF5 file (complete or absent), print a summary.
+ * With --resume, finished work items are kept in a checkpoint beside the output as they finish
+ * and a rerun of the same line computes only the missing ones (checkpoint.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <omp.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "checkpoint.h"
 #include "cli.h"
 #include "config.h"
 #include "h5out.h"
@@ -20,9 +23,11 @@ typedef struct run_args {
     const char *config, *out;
     int threads;
     bool quiet;
+    bool resume; /* keep finished items in OUT.h5.ckpt/ and reuse those already there */
 } run_args;
 
-static const char run_usage[] = "usage: oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet]\n";
+static const char run_usage[] =
+    "usage: oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet] [--resume]\n";
 
 /* One line, as every error: the usage is one `--help` away. */
 static int bad_flag(const char *what)
@@ -60,6 +65,8 @@ static int parse_args(int argc, char **argv, run_args *a)
                 return bad_flag("--threads: expected a whole number from 1 to 4096");
         } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
             a->quiet = true;
+        } else if (!strcmp(arg, "--resume")) {
+            a->resume = true;
         } else if (arg[0] == '-' && arg[1]) {
             char msg[256];
             snprintf(msg, sizeof msg, "unknown option '%s'", arg);
@@ -85,6 +92,67 @@ static int default_output(const osc_config *cfg, char *path, size_t len)
     return 0;
 }
 
+/* With --resume, the output's checkpoint, opened or created (a foreign one is refused: 2).
+ * Without, nothing touches checkpoints; one that exists is only mentioned. */
+static int open_checkpoint(const run_args *a, const osc_config *cfg, const char *out_path,
+                           ckpt **ck)
+{
+    *ck = NULL;
+    if (!a->resume) {
+        if (ckpt_exists(out_path))
+            fprintf(stderr, "oscbench run: note: %s.ckpt holds finished work of an earlier run "
+                            "of this output; left alone (add --resume to continue from it)\n",
+                    out_path);
+        return 0;
+    }
+    char err[1024];
+    int rc = ckpt_open(ck, out_path, cfg, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "oscbench run: %s\n", err);
+    return rc == CKPT_EFOREIGN ? EXIT_BADINPUT : rc ? EXIT_RUNTIME : 0;
+}
+
+/* Fills the items the checkpoint holds, then runs the others, each saved as it finishes. */
+static int sweep_resumed(const run_args *a, const osc_config *cfg, ckpt *ck, sweep_result *res,
+                         char *err, size_t errlen)
+{
+    bool *done = calloc(res->nitems ? res->nitems : 1, sizeof *done);
+    size_t restored = 0, ignored = 0;
+    int rc = done ? ckpt_restore(ck, cfg, res, done, &restored, &ignored, err, errlen) : 1;
+    if (!done)
+        snprintf(err, errlen, "%s: out of memory", ckpt_dir(ck));
+    if (!rc && !a->quiet) {
+        printf("checkpoint %s: %zu of %zu work items restored, %zu to compute", ckpt_dir(ck),
+               restored, res->nitems, res->nitems - restored);
+        if (ignored)
+            printf(" (%zu damaged or foreign item files ignored)", ignored);
+        printf("\n");
+        fflush(stdout);
+    }
+    if (!rc && restored < res->nitems) { /* (all restored: no empty progress line) */
+        sweep_plan plan = {.skip = done, .item_done = ckpt_item_done, .ctx = ck};
+        rc = sweep_run_items(cfg, &plan, !a->quiet, res, err, errlen);
+        char sync_err[1024];
+        if (ckpt_sync(ck, sync_err, sizeof sync_err) && !rc)
+            rc = 1, snprintf(err, errlen, "%s", sync_err);
+    }
+    free(done);
+    return rc;
+}
+
+static int run_sweep(const run_args *a, const osc_config *cfg, ckpt *ck, sweep_result *res,
+                     char *err, size_t errlen)
+{
+    if (!ck)
+        return sweep_run(cfg, !a->quiet, res, err, errlen);
+    int rc = sweep_alloc(cfg, res, err, errlen);
+    if (!rc)
+        rc = sweep_resumed(a, cfg, ck, res, err, errlen);
+    if (!rc)
+        rc = sweep_finish(cfg, res, err, errlen);
+    return rc;
+}
+
 static int run(const run_args *a, const osc_config *cfg, const char *out_path)
 {
     char err[1024] = "";
@@ -93,17 +161,22 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
         fprintf(stderr, "oscbench run: %s: is a directory, expected a file name\n", out_path);
         return EXIT_RUNTIME;
     }
+    ckpt *ck = NULL;
+    int rc = open_checkpoint(a, cfg, out_path, &ck);
+    if (rc)
+        return rc; /* a refused checkpoint is bad input: nothing is touched */
     h5_out_cleanup_stale(out_path);
     h5_out *out = NULL;
     /* Open the output before the sweep, so that an unwritable place fails in a second rather
      * than after an hour of stepping. */
     if (h5_out_open(&out, out_path, err, sizeof err)) {
         fprintf(stderr, "oscbench run: %s\n", err);
+        ckpt_close(ck);
         return EXIT_RUNTIME;
     }
-    sweep_result res;
+    sweep_result res = {0};
     analysis_result ana = {0};
-    int rc = sweep_run(cfg, !a->quiet, &res, err, sizeof err);
+    rc = run_sweep(a, cfg, ck, &res, err, sizeof err);
     if (!rc)
         rc = analyses_run(cfg, &res, !a->quiet, &ana, err, sizeof err);
     if (!rc)
@@ -114,9 +187,14 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
     } else if (h5_out_commit(out, err, sizeof err)) {
         fprintf(stderr, "oscbench run: %s\n", err);
         rc = EXIT_RUNTIME;
-    } else if (!a->quiet) {
-        report_print(stdout, cfg, &res, &ana, out_path);
+    } else {
+        /* The results are safe: the checkpoint has done its work. */
+        if (ck && ckpt_remove(ck, err, sizeof err))
+            fprintf(stderr, "oscbench run: note: %s (the results file is complete)\n", err);
+        if (!a->quiet)
+            report_print(stdout, cfg, &res, &ana, out_path);
     }
+    ckpt_close(ck);
     analyses_free(&ana);
     sweep_result_free(&res);
     return rc ? EXIT_RUNTIME : 0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "commit.h"
+#include "h5chunks.h"
 #include "h5layout.h"
 
 #include <hdf5.h>
@@ -486,6 +487,22 @@ hid_t h5_layout_column_space(size_t rows)
     return H5Screate_simple(1, dims, maxdims);
 }
 
+/* Fills a new dataset; true on failure. Filtered numeric columns are encoded on every thread
+ * (h5chunks.h): their memory layout is the file's little-endian one on this host. */
+static bool write_data(hid_t dset, hid_t dcpl, hid_t mtype, int rank, const hsize_t *dims,
+                       const void *data, bool filtered)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    hsize_t chunk[2] = {0, 0};
+    if (filtered && H5Pget_chunk(dcpl, rank, chunk) == rank)
+        return h5_write_filtered_chunks(dset, data, dims[0], rank > 1 ? dims[1] : 1,
+                                        H5Tget_size(mtype), chunk[0], DEFLATE_LEVEL) < 0;
+#else
+    (void)dcpl, (void)rank, (void)filtered;
+#endif
+    return H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0;
+}
+
 /* Creates and fills dataset `name` in `group`, stored as `named_type` if that is >= 0; returns
  * its id (the caller closes it) or -1. */
 static hid_t write_dataset(hid_t group, const char *name, col_kind kind, int rank,
@@ -501,8 +518,8 @@ static hid_t write_dataset(hid_t group, const char *name, col_kind kind, int ran
     hid_t dset = -1;
     if (ftype >= 0 && mtype >= 0 && space >= 0 && dcpl >= 0)
         dset = H5Dcreate2(group, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    bool write_failed =
-        dset >= 0 && dims[0] && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0;
+    bool write_failed = dset >= 0 && dims[0] && write_data(dset, dcpl, mtype, rank, dims, data,
+                                                         filtered);
     /* The write's error stack (e.g. the system's "File too large") is what the user must see:
      * save it before closing anything, as every HDF5 call replaces it. */
     hid_t errors = errors_save();

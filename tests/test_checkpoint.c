@@ -1,0 +1,583 @@
+/* Checkpoints (harness/output/checkpoint.c): finished work items written by the sweep's
+ * item_done hook come back, every /points column bit for bit, into a fresh result; damaged,
+ * truncated and foreign item files are left out (to be recomputed); a checkpoint of another
+ * config or version is refused with one line and left byte for byte alone; temporaries of a
+ * killed writer are removed but never a live one; removal takes everything oscbench wrote. */
+#define _GNU_SOURCE /* F_OFD_SETLK */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <omp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "checkpoint.h"
+#include "config.h"
+#include "sweep.h"
+#include "test_files.h"
+
+/* 1200 lanes per batch: items of 512, 512 and 176 lanes; 2 methods x 2 dt: 12 items. */
+static const char config_a[] = "name: ck\n"
+                               "methods: [semi-implicit, rk4]\n"
+                               "stiffness: {from: 0.5, to: 4000, count: 600, spacing: log}\n"
+                               "drag: [0, 0.7]\n"
+                               "dt: [0.05, 0.02]\n"
+                               "t_end: 2\n";
+/* The same layout (so the same items) with one value changed: a different sweep. */
+static const char config_b[] = "name: ck\n"
+                               "methods: [semi-implicit, rk4]\n"
+                               "stiffness: {from: 0.5, to: 4000, count: 600, spacing: log}\n"
+                               "drag: [0, 0.8]\n"
+                               "dt: [0.05, 0.02]\n"
+                               "t_end: 2\n";
+enum { NITEMS = 12 };
+
+typedef struct fixture {
+    char dir[256];     /* a fresh temporary directory */
+    char out[300];     /* the results path in it */
+    char ckdir[320];   /* its checkpoint */
+    osc_config a, b;
+} fixture;
+
+static void load_text(const char *text, osc_config *cfg)
+{
+    char err[512];
+    if (config_load_text("ck.yaml", text, strlen(text), cfg, err, sizeof err))
+        fail_msg("%s", err);
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->dir, sizeof f->dir, "/tmp/test_checkpoint.XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->out, sizeof f->out, "%s/out.h5", f->dir);
+    snprintf(f->ckdir, sizeof f->ckdir, "%s/out.h5.ckpt", f->dir);
+    load_text(config_a, &f->a);
+    load_text(config_b, &f->b);
+    *state = f;
+    return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    config_free(&f->a);
+    config_free(&f->b);
+    free(f);
+    return 0;
+}
+
+static void path_in(char *buf, size_t len, const char *dir, const char *name)
+{
+    if ((size_t)snprintf(buf, len, "%s/%s", dir, name) >= len)
+        fail_msg("path too long");
+}
+
+static void item_path(const fixture *f, size_t index, char *buf, size_t len)
+{
+    char name[64];
+    snprintf(name, sizeof name, "item-%06zu", index);
+    path_in(buf, len, f->ckdir, name);
+}
+
+static size_t count_entries(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Every file of a directory, names and bytes: to show it was left alone. */
+typedef struct snap {
+    char *bytes;
+    size_t len;
+} snap;
+
+static snap snapshot(const char *dir)
+{
+    snap s = {calloc(1 << 20, 1), 0};
+    assert_non_null(s.bytes);
+    char names[64][128];
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && n < 64)
+            snprintf(names[n++], sizeof names[0], "%.127s", e->d_name);
+    closedir(d);
+    qsort(names, n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    for (size_t i = 0; i < n; i++) {
+        char path[512];
+        size_t flen = 0, nlen = strlen(names[i]) + 1;
+        path_in(path, sizeof path, dir, names[i]);
+        char *bytes = slurp(path, &flen);
+        assert_non_null(bytes);
+        assert_true(s.len + nlen + flen < 1 << 20);
+        memcpy(s.bytes + s.len, names[i], nlen);
+        memcpy(s.bytes + s.len + nlen, bytes, flen);
+        s.len += nlen + flen;
+        free(bytes);
+    }
+    return s;
+}
+
+static void assert_same_snapshot(snap before, snap after)
+{
+    assert_true(before.len > 0);
+    assert_int_equal(before.len, after.len);
+    assert_memory_equal(before.bytes, after.bytes, before.len);
+    free(before.bytes);
+    free(after.bytes);
+}
+
+static void assert_one_line(const char *s)
+{
+    assert_true(*s != '\0');
+    assert_null(strchr(s, '\n'));
+}
+
+/* Runs cfg's whole sweep through a checkpoint at f->out on `threads` threads (several threads:
+ * item_done is called concurrently). */
+static void sweep_into_checkpoint(const fixture *f, const osc_config *cfg, int threads,
+                                  sweep_result *res)
+{
+    char err[1024] = "";
+    ckpt *c = NULL;
+    if (ckpt_open(&c, f->out, cfg, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(sweep_alloc(cfg, res, err, sizeof err), 0);
+    sweep_plan plan = {.item_done = ckpt_item_done, .ctx = c};
+    omp_set_num_threads(threads);
+    if (sweep_run_items(cfg, &plan, false, res, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(ckpt_sync(c, err, sizeof err), 0);
+    ckpt_close(c);
+}
+
+/* A fresh result restored from f's checkpoint for cfg. */
+static void restore(const fixture *f, const osc_config *cfg, sweep_result *res, bool *done,
+                    size_t *restored, size_t *ignored)
+{
+    char err[1024] = "";
+    ckpt *c = NULL;
+    if (ckpt_open(&c, f->out, cfg, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(sweep_alloc(cfg, res, err, sizeof err), 0);
+    assert_int_equal(ckpt_restore(c, cfg, res, done, restored, ignored, err, sizeof err), 0);
+    ckpt_close(c);
+}
+
+/* Every column's bytes, the method and the item's seconds of item `index` in a and b. */
+static void assert_item_equal(const osc_config *cfg, const sweep_result *a, const sweep_result *b,
+                              size_t index)
+{
+    const sweep_item it = sweep_item_at(cfg, index);
+    for (size_t k = 0; k < sweep_points_ncolumns; k++) {
+        const sweep_column *col = &sweep_points_columns[k];
+        const size_t bytes = sweep_column_size(col);
+        if (memcmp((const char *)sweep_column_data(&a->points, col) + it.row0 * bytes,
+                   (const char *)sweep_column_data(&b->points, col) + it.row0 * bytes,
+                   it.lanes * bytes) != 0)
+            fail_msg("item %zu: column %s differs", index, col->name);
+    }
+    for (size_t r = it.row0; r < it.row0 + it.lanes; r++)
+        assert_ptr_equal(a->points.method[r], b->points.method[r]);
+    assert_memory_equal(&a->item_seconds[index], &b->item_seconds[index], sizeof(double));
+}
+
+/* ---- tests ----------------------------------------------------------------------------------- */
+
+static void restores_every_column(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(sweep_item_count(&f->a), NITEMS);
+    sweep_result ran, back;
+    sweep_into_checkpoint(f, &f->a, 3, &ran);
+    assert_int_equal(count_entries(f->ckdir, "item-"), NITEMS);
+    assert_int_equal(count_entries(f->ckdir, "."), 2); /* "." and "..": no temporary left */
+    bool done[NITEMS];
+    size_t restored, ignored;
+    restore(f, &f->a, &back, done, &restored, &ignored);
+    assert_int_equal(restored, NITEMS);
+    assert_int_equal(ignored, 0);
+    size_t unstable = 0;
+    for (size_t i = 0; i < NITEMS; i++) {
+        assert_true(done[i]);
+        assert_item_equal(&f->a, &ran, &back, i);
+    }
+    for (size_t r = 0; r < ran.points.rows; r++)
+        unstable += !ran.points.stable[r];
+    /* omega0 dt reaches sqrt(4000) * 0.05 = 3.2: unstable rows (+inf columns) are restored too */
+    assert_true(unstable > 0 && unstable < ran.points.rows);
+    sweep_result_free(&ran);
+    sweep_result_free(&back);
+}
+
+/* Flips one byte of a file, at `at` from its end if at < 0. */
+static void flip_byte(const char *path, long at)
+{
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at, at < 0 ? SEEK_END : SEEK_SET), 0);
+    int ch = fgetc(fp);
+    assert_true(ch != EOF);
+    assert_int_equal(fseek(fp, -1, SEEK_CUR), 0);
+    fputc(ch ^ 0x10, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t len = 0;
+    char *bytes = slurp(from, &len);
+    assert_non_null(bytes);
+    FILE *fp = fopen(to, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    free(bytes);
+}
+
+/* Sets one value (column `name`, lane `lane`) of an item file and makes its CRC32 match again,
+ * as only a deliberate forger would: the file's layout is that of checkpoint.h. */
+static void forge_item(const char *path, const char *name, size_t lanes, size_t lane,
+                       const void *value)
+{
+    size_t len = 0;
+    unsigned char *bytes = (unsigned char *)slurp(path, &len);
+    assert_non_null(bytes);
+    size_t at = 56; /* the header */
+    const sweep_column *col = NULL;
+    for (size_t k = 0; k < sweep_points_ncolumns && !col; k++) {
+        if (!strcmp(sweep_points_columns[k].name, name))
+            col = &sweep_points_columns[k];
+        else
+            at += lanes * sweep_column_size(&sweep_points_columns[k]);
+    }
+    assert_non_null(col);
+    memcpy(bytes + at + lane * sweep_column_size(col), value, sweep_column_size(col));
+    uint32_t crc = (uint32_t)crc32(0L, bytes, (uInt)(len - 4));
+    memcpy(bytes + len - 4, &crc, 4);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    free(bytes);
+}
+
+static void damaged_items_are_left_out(void **state)
+{
+    fixture *f = *state;
+    sweep_result ran, back;
+    /* Item files of config b, for a foreign item of the same index and size. */
+    sweep_into_checkpoint(f, &f->b, 2, &ran);
+    sweep_result_free(&ran);
+    char foreign[512], path[512];
+    path_in(foreign, sizeof foreign, f->dir, "foreign-item-4");
+    item_path(f, 4, path, sizeof path);
+    copy_file(path, foreign);
+    char err[1024];
+    ckpt *c = NULL;
+    assert_int_equal(ckpt_open(&c, f->out, &f->b, err, sizeof err), 0);
+    assert_int_equal(ckpt_remove(c, err, sizeof err), 0);
+    ckpt_close(c);
+
+    sweep_into_checkpoint(f, &f->a, 2, &ran);
+    item_path(f, 1, path, sizeof path);
+    flip_byte(path, 1000); /* in the payload: only the CRC can tell */
+    item_path(f, 9, path, sizeof path);
+    flip_byte(path, -1); /* in the CRC itself */
+    item_path(f, 3, path, sizeof path);
+    assert_int_equal(truncate(path, 2000), 0);
+    char from[512];
+    item_path(f, 6, from, sizeof from); /* 512 lanes, as item 7: only the header tells */
+    item_path(f, 7, path, sizeof path);
+    copy_file(from, path);
+    item_path(f, 4, path, sizeof path);
+    copy_file(foreign, path); /* another config's item 4: its manifest CRC tells */
+    item_path(f, 10, path, sizeof path);
+    assert_int_equal(unlink(path), 0); /* missing: to do, not damaged */
+    const unsigned char not_a_bool = 2;
+    item_path(f, 0, path, sizeof path);
+    forge_item(path, "stable", SWEEP_ITEM_LANES, 5, &not_a_bool); /* CRC right, value not */
+    /* A forged value with its CRC made right is restored as it stands: the restored rows come
+     * from the file, not from a rerun. */
+    const double forged = 12345.0;
+    item_path(f, 11, path, sizeof path);
+    forge_item(path, "max_error", sweep_item_at(&f->a, 11).lanes, 3, &forged);
+
+    bool done[NITEMS];
+    size_t restored, ignored;
+    restore(f, &f->a, &back, done, &restored, &ignored);
+    const size_t bad[] = {0, 1, 3, 4, 7, 9}, nbad = sizeof bad / sizeof *bad;
+    assert_int_equal(ignored, nbad);
+    assert_int_equal(restored, NITEMS - nbad - 1);
+    for (size_t i = 0; i < NITEMS; i++) {
+        bool is_bad = i == 10;
+        for (size_t j = 0; j < nbad; j++)
+            is_bad |= i == bad[j];
+        if (done[i] == is_bad)
+            fail_msg("item %zu: done %d", i, done[i]);
+        if (done[i] && i != 11)
+            assert_item_equal(&f->a, &ran, &back, i);
+    }
+    const size_t forged_row = sweep_item_at(&f->a, 11).row0 + 3;
+    assert_true(back.points.max_error[forged_row] == forged);
+    assert_true(ran.points.max_error[forged_row] != forged);
+    back.points.max_error[forged_row] = ran.points.max_error[forged_row];
+    assert_item_equal(&f->a, &ran, &back, 11);
+    /* A left-out item's rows are untouched (zero as allocated), never half-filled. */
+    assert_true(back.points.dt[sweep_item_at(&f->a, 1).row0] == 0.0);
+    assert_true(isnan(back.item_seconds[1]));
+    sweep_result_free(&ran);
+    sweep_result_free(&back);
+}
+
+/* Runs ckpt_open for cfg, expecting a refusal that mentions `what`; the directory must stay
+ * byte for byte as it was. */
+static void expect_refused(const fixture *f, const osc_config *cfg, const char *what)
+{
+    snap before = snapshot(f->ckdir);
+    char err[1024] = "";
+    ckpt *c = NULL;
+    int rc = ckpt_open(&c, f->out, cfg, err, sizeof err);
+    if (rc != CKPT_EFOREIGN)
+        fail_msg("expected a refusal (%s), got %d: %s", what, rc, err);
+    assert_null(c);
+    assert_one_line(err);
+    if (!strstr(err, f->ckdir) || !strstr(err, what))
+        fail_msg("the refusal does not name the directory and '%s': %s", what, err);
+    assert_same_snapshot(before, snapshot(f->ckdir));
+}
+
+static void rewrite_manifest(const fixture *f, const char *from, const char *to)
+{
+    char path[512];
+    path_in(path, sizeof path, f->ckdir, "manifest");
+    size_t len;
+    char *m = slurp(path, &len);
+    assert_non_null(m);
+    char *at = strstr(m, from);
+    assert_non_null(at);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    fwrite(m, 1, (size_t)(at - m), fp);
+    fputs(to, fp);
+    fputs(at + strlen(from), fp);
+    assert_int_equal(fclose(fp), 0);
+    free(m);
+}
+
+static void foreign_checkpoint_is_refused(void **state)
+{
+    fixture *f = *state;
+    sweep_result ran;
+    sweep_into_checkpoint(f, &f->a, 2, &ran);
+    sweep_result_free(&ran);
+    expect_refused(f, &f->b, "different config");
+
+    /* The same config, opened again: accepted, nothing changed. */
+    snap before = snapshot(f->ckdir);
+    char err[1024];
+    ckpt *c = NULL;
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
+    ckpt_close(c);
+    assert_same_snapshot(before, snapshot(f->ckdir));
+
+    rewrite_manifest(f, "\nversion " OSC_VERSION "\n", "\nversion 0.0.1-old\n");
+    expect_refused(f, &f->a, "version differs (0.0.1-old there, " OSC_VERSION " here)");
+    rewrite_manifest(f, "\nversion 0.0.1-old\n", "\nversion " OSC_VERSION "\n");
+    rewrite_manifest(f, "\nitem_lanes ", "\nitem_lanes 1");
+    expect_refused(f, &f->a, "item_lanes differs");
+    rewrite_manifest(f, "\nitem_lanes 1", "\nitem_lanes ");
+    rewrite_manifest(f, "\nformat 1\n", "\nformat 2\n");
+    expect_refused(f, &f->a, "format differs");
+    rewrite_manifest(f, "\nformat 2\n", "\nformat 1\n");
+    rewrite_manifest(f, "drag: [0, 0.7]", "drag: [0, 0.70]"); /* the text, not the values */
+    expect_refused(f, &f->a, "different config");
+    rewrite_manifest(f, "drag: [0, 0.70]", "drag: [0, 0.7]");
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0); /* all restored */
+    ckpt_close(c);
+
+    char path[512];
+    path_in(path, sizeof path, f->ckdir, "manifest");
+    assert_int_equal(truncate(path, 30), 0);
+    expect_refused(f, &f->a, "manifest ends");
+    assert_int_equal(unlink(path), 0);
+    expect_refused(f, &f->a, "manifest cannot be read");
+}
+
+static void not_a_directory_is_refused(void **state)
+{
+    fixture *f = *state;
+    FILE *fp = fopen(f->ckdir, "w");
+    assert_non_null(fp);
+    fputs("mine\n", fp);
+    assert_int_equal(fclose(fp), 0);
+    char err[1024] = "";
+    ckpt *c = NULL;
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), CKPT_EFOREIGN);
+    assert_non_null(strstr(err, "not a directory"));
+    size_t len;
+    char *kept = slurp(f->ckdir, &len);
+    assert_non_null(kept);
+    assert_string_equal(kept, "mine\n");
+    free(kept);
+}
+
+/* Where no checkpoint can be made: a runtime failure (1), one line naming the place, nothing
+ * left behind. */
+static void unwritable_place_fails(void **state)
+{
+    fixture *f = *state;
+    char out[400], err[1024] = "";
+    snprintf(out, sizeof out, "%s/no_such_dir/out.h5", f->dir);
+    ckpt *c = NULL;
+    assert_int_equal(ckpt_open(&c, out, &f->a, err, sizeof err), CKPT_ERUNTIME);
+    assert_null(c);
+    assert_one_line(err);
+    assert_non_null(strstr(err, "no_such_dir/out.h5.ckpt"));
+    assert_non_null(strstr(err, strerror(ENOENT)));
+    assert_int_equal(count_entries(f->dir, "."), 2); /* nothing made */
+}
+
+static int touch_in(const char *dir, const char *name)
+{
+    char path[512];
+    path_in(path, sizeof path, dir, name);
+    return open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+}
+
+/* A temporary nobody holds is a killed writer's: removed on open. One held with a write lock
+ * (as a live writer holds it, here through another open file description) stays. */
+static void stale_temporaries_removed_live_ones_kept(void **state)
+{
+    fixture *f = *state;
+    char err[1024];
+    ckpt *c = NULL;
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
+    ckpt_close(c);
+    int stale = touch_in(f->ckdir, ".item-000002.tmp.AbCdEf");
+    int live = touch_in(f->ckdir, ".item-000003.tmp.GhIjKl");
+    assert_true(stale >= 0 && live >= 0);
+    close(stale);
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    assert_int_equal(fcntl(live, F_OFD_SETLK, &lk), 0);
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
+    ckpt_close(c);
+    assert_int_equal(count_entries(f->ckdir, ".item-000002"), 0);
+    assert_int_equal(count_entries(f->ckdir, ".item-000003"), 1);
+    close(live); /* the writer died: its lock went with it */
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
+    assert_int_equal(count_entries(f->ckdir, ".item-"), 0);
+    assert_int_equal(ckpt_remove(c, err, sizeof err), 0);
+    ckpt_close(c);
+}
+
+static void remove_takes_only_what_it_wrote(void **state)
+{
+    fixture *f = *state;
+    sweep_result ran;
+    sweep_into_checkpoint(f, &f->a, 2, &ran);
+    sweep_result_free(&ran);
+    char err[1024] = "";
+    ckpt *c = NULL;
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
+    int fd = touch_in(f->ckdir, "notes.txt");
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(ckpt_remove(c, err, sizeof err), CKPT_ERUNTIME);
+    assert_one_line(err);
+    assert_non_null(strstr(err, "did not write"));
+    ckpt_close(c);
+    /* The items went, the manifest and the stranger stayed: still a valid, empty checkpoint. */
+    assert_int_equal(count_entries(f->ckdir, "item-"), 0);
+    assert_int_equal(count_entries(f->ckdir, "manifest"), 1);
+    assert_int_equal(count_entries(f->ckdir, "notes.txt"), 1);
+    char path[512];
+    path_in(path, sizeof path, f->ckdir, "notes.txt");
+    assert_int_equal(unlink(path), 0);
+
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
+    assert_int_equal(ckpt_remove(c, err, sizeof err), 0);
+    ckpt_close(c);
+    struct stat st;
+    assert_int_equal(lstat(f->ckdir, &st), -1);
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(count_entries(f->dir, "."), 2); /* no half-made directory either */
+}
+
+/* Ranks open the same checkpoint at once: one creates it, the others validate it, none fails,
+ * and no temporary directory is left behind. */
+static void concurrent_opens_agree(void **state)
+{
+    fixture *f = *state;
+    enum { ROUNDS = 20, OPENERS = 6 };
+    for (int round = 0; round < ROUNDS; round++) {
+        char out[400];
+        snprintf(out, sizeof out, "%s/r%d.h5", f->dir, round);
+        int failures = 0;
+        char first_err[1024] = "";
+#pragma omp parallel for num_threads(OPENERS) reduction(+ : failures)
+        for (int i = 0; i < OPENERS; i++) {
+            char err[1024];
+            ckpt *c = NULL;
+            if (ckpt_open(&c, out, &f->a, err, sizeof err)) {
+                failures++;
+#pragma omp critical
+                snprintf(first_err, sizeof first_err, "%s", err);
+            }
+            ckpt_close(c);
+        }
+        if (failures)
+            fail_msg("round %d: %d of %d opens failed: %s", round, failures, OPENERS, first_err);
+    }
+    /* the checkpoints and nothing else */
+    assert_int_equal(count_entries(f->dir, "r"), ROUNDS);
+    assert_int_equal(count_entries(f->dir, "."), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(restores_every_column, setup, teardown),
+        cmocka_unit_test_setup_teardown(damaged_items_are_left_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(foreign_checkpoint_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(not_a_directory_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(unwritable_place_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(stale_temporaries_removed_live_ones_kept, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(remove_takes_only_what_it_wrote, setup, teardown),
+        cmocka_unit_test_setup_teardown(concurrent_opens_agree, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
