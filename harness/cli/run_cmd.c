@@ -229,7 +229,7 @@ int cmd_run(int argc, char **argv)
         out_path = default_path;
     }
     if (!rc)
-        rc = run_mpi_applies(&launch) ? run_mpi(&launch, &cfg, out_path, a.quiet)
+        rc = run_mpi_applies(&launch) ? run_mpi(&launch, &cfg, out_path, a.quiet, a.resume)
                                       : run(&a, &cfg, out_path);
     config_free(&cfg);
     return rc;

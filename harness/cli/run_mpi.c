@@ -106,9 +106,10 @@ bool run_mpi_applies(const run_launch *l)
     return l->launched && (l->rank > 0 || l->size > 1);
 }
 
-int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet)
+int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet,
+            bool resume)
 {
-    (void)cfg, (void)out_path, (void)quiet;
+    (void)cfg, (void)out_path, (void)quiet, (void)resume;
     if (l->rank == 0)
         fprintf(stderr, "oscbench run: started as one of %d processes by an MPI launcher, but this "
                         "oscbench was built without MPI (-Dmpi): run it as one process\n", l->size);
@@ -124,6 +125,7 @@ int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bo
 
 #include <mpi.h>
 
+#include "checkpoint.h"
 #include "commit.h"
 #include "h5out.h"
 #include "h5par.h"
@@ -141,7 +143,9 @@ typedef struct rank_run {
     int rank, ranks;
     const osc_config *cfg;
     const char *out_path;
-    bool quiet;
+    bool quiet, resume;
+    ckpt *ckpt;          /* with --resume: every rank's handle on the one checkpoint */
+    bool *done;          /* per item: restored from the checkpoint (the same on every rank) */
     file_commit *commit; /* rank 0: the temporary the file is made in */
     char *tmp_path;      /* every rank */
     int *owner;          /* per item */
@@ -200,34 +204,93 @@ static bool open_output(rank_run *rr)
     return true;
 }
 
-/* This rank's items of the plan, in row order. */
+/* --resume: rank 0 opens (or creates) and validates the checkpoint first, then the other ranks
+ * open what it validated. A refused (foreign) checkpoint is bad input: one line, from rank 0. */
+static int open_checkpoint(rank_run *rr)
+{
+    int rc = 0;
+    if (rr->rank == 0) {
+        rc = ckpt_open(&rr->ckpt, rr->out_path, rr->cfg, rr->err, sizeof rr->err);
+        if (rc)
+            report_error(rr);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, rr->comm);
+    if (rc)
+        return rc == CKPT_EFOREIGN ? EXIT_BADINPUT : EXIT_RUNTIME;
+    bool ok = rr->rank == 0 ||
+              ckpt_open(&rr->ckpt, rr->out_path, rr->cfg, rr->err, sizeof rr->err) == 0;
+    if (!ok)
+        report_error(rr);
+    return all_ok(rr, ok) ? 0 : EXIT_RUNTIME;
+}
+
+/* Every rank restores the items the checkpoint holds (all of them before any rank writes one);
+ * an item counts as done only if every rank restored it, so that the plan is the same on all. */
+static bool restore_checkpoint(rank_run *rr)
+{
+    const size_t n = rr->res.nitems;
+    size_t restored = 0, ignored = 0;
+    bool ok = ckpt_restore(rr->ckpt, rr->cfg, &rr->res, rr->done, &restored, &ignored, rr->err,
+                           sizeof rr->err) == 0;
+    if (!ok)
+        report_error(rr);
+    if (!all_ok(rr, ok))
+        return false;
+    MPI_Allreduce(MPI_IN_PLACE, rr->done, (int)n, MPI_C_BOOL, MPI_LAND, rr->comm);
+    restored = 0;
+    for (size_t i = 0; i < n; i++)
+        restored += rr->done[i];
+    if (rr->rank == 0 && !rr->quiet) {
+        printf("checkpoint %s: %zu of %zu work items restored, %zu to compute", ckpt_dir(rr->ckpt),
+               restored, n, n - restored);
+        if (ignored)
+            printf(" (%zu damaged or foreign item files ignored)", ignored);
+        printf("\n");
+        fflush(stdout);
+    }
+    return true;
+}
+
+/* The items whose rows this rank writes, in row order: those it ran, and on rank 0 those
+ * restored from a checkpoint (every rank holds their rows; one writes them). */
 static sweep_item *my_items(const rank_run *rr, size_t *n)
 {
     size_t count = sweep_item_count(rr->cfg);
     sweep_item *items = malloc((count ? count : 1) * sizeof *items);
     *n = 0;
     for (size_t i = 0; items && i < count; i++)
-        if (rr->owner[i] == rr->rank)
+        if (rr->owner[i] == rr->rank || (rr->owner[i] < 0 && rr->rank == 0))
             items[(*n)++] = sweep_item_at(rr->cfg, i);
     return items;
 }
 
+/* The plan (from the items not restored) and this rank's share of the sweep; with --resume
+ * each item is saved to the checkpoint as it finishes. */
 static bool run_sweep(rank_run *rr)
 {
     const size_t n = sweep_item_count(rr->cfg);
     bool *skip = calloc(n ? n : 1, sizeof *skip);
-    rr->owner = run_mpi_assign(rr->cfg, rr->ranks, NULL);
-    bool ok = skip && rr->owner;
-    if (!ok)
+    rr->done = calloc(n ? n : 1, sizeof *rr->done);
+    bool ok = skip && rr->done && sweep_alloc(rr->cfg, &rr->res, rr->err, sizeof rr->err) == 0;
+    if (!ok && !rr->err[0])
         snprintf(rr->err, sizeof rr->err, "%s: out of memory for the plan", rr->cfg->path);
+    if (!ok)
+        report_error(rr);
+    if (!all_ok(rr, ok) || (rr->ckpt && !restore_checkpoint(rr))) {
+        free(skip);
+        return false;
+    }
+    rr->owner = run_mpi_assign(rr->cfg, rr->ranks, rr->done);
+    ok = rr->owner != NULL;
     for (size_t i = 0; ok && i < n; i++)
         skip[i] = rr->owner[i] != rr->rank;
-    if (ok)
-        ok = sweep_alloc(rr->cfg, &rr->res, rr->err, sizeof rr->err) == 0;
-    sweep_plan plan = {.skip = skip};
+    sweep_plan plan = {.skip = skip, .item_done = rr->ckpt ? ckpt_item_done : NULL,
+                       .ctx = rr->ckpt};
     if (ok)
         ok = sweep_run_items(rr->cfg, &plan, !rr->quiet && rr->rank == 0, &rr->res, rr->err,
                              sizeof rr->err) == 0;
+    if (ok && rr->ckpt)
+        ok = ckpt_sync(rr->ckpt, rr->err, sizeof rr->err) == 0;
     free(skip);
     if (!ok)
         report_error(rr);
@@ -274,8 +337,10 @@ static void gather_rows(rank_run *rr)
         or_to_root(rr, sweep_column_data(p, c), p->rows,
                    c->type == SWEEP_BOOL ? MPI_UINT8_T : MPI_UINT64_T, sweep_column_size(c));
     }
-    for (size_t i = 0; i < rr->res.nitems; i++) /* NaN (not run here) would spoil the OR */
-        if (rr->owner[i] != rr->rank)
+    /* NaN (not run here) would spoil the OR; restored items' seconds count once, rank 0's.
+     * Restored rows are the same bits on every rank, which the OR keeps. */
+    for (size_t i = 0; i < rr->res.nitems; i++)
+        if (rr->owner[i] < 0 ? rr->rank != 0 : rr->owner[i] != rr->rank)
             rr->res.item_seconds[i] = 0;
     or_to_root(rr, rr->res.item_seconds, rr->res.nitems, MPI_UINT64_T, sizeof(double));
     const sweep_layout lay = layout_of(rr->cfg);
@@ -311,6 +376,20 @@ static int finish_on_root(rank_run *rr, const int64_t *threads)
     return rc ? EXIT_RUNTIME : 0;
 }
 
+/* After the commit (rank 0): the checkpoint has done its work; every rank has closed it. */
+static void remove_checkpoint(rank_run *rr, int rc)
+{
+    if (!rr->ckpt)
+        return;
+    if (rr->rank != 0)
+        ckpt_close(rr->ckpt), rr->ckpt = NULL;
+    MPI_Barrier(rr->comm);
+    if (rr->rank == 0 && !rc && ckpt_remove(rr->ckpt, rr->err, sizeof rr->err))
+        fprintf(stderr, "oscbench run: note: %s (the results file is complete)\n", rr->err);
+    ckpt_close(rr->ckpt);
+    rr->ckpt = NULL;
+}
+
 static void print_timing(const rank_run *rr, const int64_t *threads)
 {
     double wall = MPI_Wtime() - rr->t_start;
@@ -329,7 +408,12 @@ static int run_ranks(rank_run *rr)
         return EXIT_RUNTIME;
     }
     MPI_Gather(&my_threads, 1, MPI_INT64_T, threads, 1, MPI_INT64_T, 0, rr->comm);
-    int rc = EXIT_RUNTIME;
+    int rc = rr->resume ? open_checkpoint(rr) : 0;
+    if (rc) {
+        free(threads);
+        return rc;
+    }
+    rc = EXIT_RUNTIME;
     if (open_output(rr) && run_sweep(rr)) {
         rr->t_swept = MPI_Wtime();
         bool written = write_parallel(rr);
@@ -345,6 +429,7 @@ static int run_ranks(rank_run *rr)
     if (rr->rank == 0)
         commit_abort(rr->commit); /* if not handed on */
     MPI_Bcast(&rc, 1, MPI_INT, 0, rr->comm);
+    remove_checkpoint(rr, rc);
     if (rr->rank == 0 && !rc && !rr->quiet) {
         report_print(stdout, rr->cfg, &rr->res, &rr->ana, rr->out_path);
         print_timing(rr, threads);
@@ -353,7 +438,8 @@ static int run_ranks(rank_run *rr)
     return rc;
 }
 
-int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet)
+int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet,
+            bool resume)
 {
     (void)l;
     int provided;
@@ -361,14 +447,17 @@ int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bo
         fprintf(stderr, "oscbench run: MPI_Init failed\n");
         return EXIT_RUNTIME;
     }
-    rank_run rr = {.comm = MPI_COMM_WORLD, .cfg = cfg, .out_path = out_path, .quiet = quiet};
+    rank_run rr = {.comm = MPI_COMM_WORLD, .cfg = cfg, .out_path = out_path, .quiet = quiet,
+                   .resume = resume};
     MPI_Comm_rank(rr.comm, &rr.rank);
     MPI_Comm_size(rr.comm, &rr.ranks);
     rr.t_start = MPI_Wtime();
     int rc = run_ranks(&rr);
     analyses_free(&rr.ana);
     sweep_result_free(&rr.res);
+    ckpt_close(rr.ckpt); /* a failed run keeps its checkpoint */
     free(rr.owner);
+    free(rr.done);
     free(rr.tmp_path);
     MPI_Finalize();
     return rc;

@@ -30,9 +30,12 @@ void run_mpi_unmute_stderr(int saved);
 bool run_mpi_applies(const run_launch *l);
 
 /* The whole run over the ranks, as run_cmd.c's serial run does it: one file at out_path,
- * complete or absent, bit-identical to a serial run's. Initialises and finalises MPI. Returns
- * the exit code, the same on every rank. */
-int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet);
+ * complete or absent, bit-identical to a serial run's. With resume, the checkpoint beside
+ * out_path (checkpoint.h) is opened and validated by rank 0, every rank restores it, the items
+ * it lacks are shared out and saved as they finish, and rank 0 removes it after the commit.
+ * Initialises and finalises MPI. Returns the exit code, the same on every rank. */
+int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet,
+            bool resume);
 
 /* Which rank runs each of the n items of cfg that `done` (or NULL) does not mark (owner -1 for
  * those): costliest first (ties: lower index) to the rank with the least estimated cost so far
