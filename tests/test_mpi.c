@@ -2,7 +2,8 @@
  * the same config: every dataset identical for 2 and 3 ranks, /points stored with the same
  * chunking and filters, the root's mpi_ranks and threads_per_rank; a bad config under
  * `mpirun -q` giving one line and exit 2 and no file; the temporary of a run killed in its
- * write phase removed by the next run.
+ * write phase removed by the next run; a rank killed mid-sweep, then --resume with another rank
+ * count recomputing only the missing items into the uninterrupted run's file.
  *
  * OSCBENCH_EXE names oscbench, MPIRUN mpirun. Every rank runs one OpenMP thread
  * (OMP_NUM_THREADS=1), more ranks than cores are allowed (oversubscribe), and mpirun may run as
@@ -373,12 +374,58 @@ static void test_killed_write_cleaned(void **state)
     check_ranks(f, "out.h5", 3);
 }
 
+/* A rank killed mid-sweep under --resume (after each rank saved its first item), then the same
+ * line with another rank count: the finished items are restored, only the others computed, and
+ * the file is the uninterrupted plain run's, every dataset; the checkpoint is gone after. */
+static void test_killed_rank_resumed(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ranks.yaml", ranks_config);
+    if (run(f, 0, "run", "ranks.yaml", "-o", "full.h5", "--quiet", NULL) != 0)
+        fail_msg("plain run: %s", read_err(f));
+    char n[] = "2", out[] = "out.h5", quiet[] = "--quiet", resume[] = "--resume",
+         run_cmd[] = "run", cfg[] = "ranks.yaml", o[] = "-o", q[] = "-q", nflag[] = "-n";
+    char *argv[] = {mpirun, q, nflag, n, exe, run_cmd, cfg, o, out, quiet, resume, NULL};
+    setenv("OSCBENCH_TEST_PAUSE", "stepping", 1);
+    pid_t pid = start(f, argv);
+    unsetenv("OSCBENCH_TEST_PAUSE");
+    assert_int_equal(kill(paused_pid(f, pid, "stepping"), SIGKILL), 0);
+    assert_int_not_equal(wait_for(pid), 0);
+    char path[PATHLEN];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/out.h5.ckpt", f->dir);
+    assert_int_equal(stat(path, &st), 0);
+    snprintf(path, sizeof path, "%s/out.h5", f->dir);
+    assert_int_not_equal(stat(path, &st), 0);
+    int code = run(f, 3, "run", "ranks.yaml", "-o", "out.h5", "--resume", NULL);
+    if (code != 0)
+        fail_msg("resumed with 3 ranks: exit %d: %s", code, read_err(f));
+    char *text = slurp(f->out, NULL);
+    assert_non_null(text);
+    unsigned long restored = 0, total = 0, todo = 0;
+    const char *line = strstr(text, "checkpoint out.h5.ckpt: ");
+    if (!line || sscanf(line, "checkpoint out.h5.ckpt: %lu of %lu work items restored, %lu to "
+                              "compute", &restored, &total, &todo) != 3)
+        fail_msg("no checkpoint line in:\n%s", text);
+    free(text);
+    print_message("resumed: %lu of %lu items restored, %lu computed\n", restored, total, todo);
+    assert_int_equal(total, 27);
+    assert_true(restored >= 1 && restored < total);
+    assert_int_equal(restored + todo, total);
+    size_t compared = compare_files(f->dir, "full.h5", "out.h5");
+    assert_true(compared >= 25 + 16 + 8 + 3 * 7);
+    int temporaries;
+    assert_int_equal(count_entries(f, &temporaries), 3); /* ranks.yaml, full.h5, out.h5 */
+    assert_int_equal(temporaries, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ranks_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_config_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_write_cleaned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_killed_rank_resumed, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }
