@@ -419,6 +419,36 @@ static void test_killed_rank_resumed(void **state)
     assert_int_equal(temporaries, 0);
 }
 
+/* A checkpoint that is not this run's (here: a manifest of another format) is refused under
+ * mpirun as in a plain run: one line, from rank 0, exit 2, nothing touched, no file. */
+static void test_foreign_checkpoint_refused(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ranks.yaml", ranks_config);
+    char path[PATHLEN];
+    snprintf(path, sizeof path, "%s/out.h5.ckpt", f->dir);
+    assert_int_equal(mkdir(path, 0777), 0);
+    write_file(f, "out.h5.ckpt/manifest", "not a manifest\n");
+    assert_int_equal(run(f, 2, "run", "ranks.yaml", "-o", "out.h5", "--resume", NULL), 2);
+    char *err = read_err(f);
+    size_t lines = 0;
+    for (const char *c = err; *c; c++)
+        lines += *c == '\n';
+    if (lines != 1 || !strstr(err, "out.h5.ckpt"))
+        fail_msg("expected one line naming the checkpoint, got:\n%s", err);
+    free(err);
+    snprintf(path, sizeof path, "%s/out.h5.ckpt/manifest", f->dir);
+    char *kept = slurp(path, NULL);
+    assert_non_null(kept);
+    assert_string_equal(kept, "not a manifest\n");
+    free(kept);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/out.h5.ckpt", f->dir);
+    assert_int_equal(rmdir(path), 0); /* nothing else was put in it */
+    int temporaries;
+    assert_int_equal(count_entries(f, &temporaries), 1); /* ranks.yaml */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -426,6 +456,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_config_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_write_cleaned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_rank_resumed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_foreign_checkpoint_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }
