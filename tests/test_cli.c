@@ -2109,6 +2109,65 @@ static void test_isa_paths_identical(void **state)
     free(saved);
 }
 
+/* A config in the game programmer's terms: omega0 and zeta with a mass, steps at 60 and 120 Hz.
+ * The file records k, c, m-derived omega_dt and zeta per lane: k = m omega0^2, c = 2 zeta m
+ * omega0, dt = 1/rate, each within a few roundings (8 ulp bounds them). */
+static const char user_terms_config[] = "name: springs\n"
+                                        "methods: [semi-implicit]\n"
+                                        "omega0: [2, 30]\n"
+                                        "zeta: [0, 0.5]\n"
+                                        "mass: 0.5\n"
+                                        "rate_hz: [60, 120]\n"
+                                        "precision: float\n"
+                                        "t_end: 1\n";
+
+static void test_user_terms_config(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "springs.yaml", user_terms_config);
+    proc p = run_in(f->dir, "run", "springs.yaml", "-o", "s.h5", "--quiet", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    hid_t h = open_h5(f->dir, "s.h5");
+    size_t rows = table_rows(h, "/points");
+    assert_int_equal(rows, 8); /* 1 method x 2 rates x 2 omega0 x 2 zeta */
+    double *dt = read_f64(h, "/points/dt", rows), *k = read_f64(h, "/points/stiffness", rows);
+    double *c = read_f64(h, "/points/drag", rows), *z = read_f64(h, "/points/zeta", rows);
+    double *wdt = read_f64(h, "/points/omega_dt", rows);
+    const double rate[] = {60, 120}, w[] = {2, 30}, zeta[] = {0, 0.5}, m = 0.5, tol = 8 * 0x1p-52;
+    for (size_t r = 0; r < rows; r++) {
+        size_t ir = r / 4, iw = r / 2 % 2, iz = r % 2;
+        assert_true(dt[r] == 1.0 / rate[ir]);
+        assert_close(k[r], m * w[iw] * w[iw], tol * k[r], "stiffness", r);
+        assert_close(c[r], 2 * zeta[iz] * m * w[iw], tol * c[r], "drag", r);
+        assert_close(z[r], zeta[iz], tol, "zeta", r);
+        assert_close(wdt[r], w[iw] / rate[ir], tol, "omega_dt", r);
+    }
+    free(dt), free(k), free(c), free(z), free(wdt);
+    H5Fclose(h);
+}
+
+/* Several mistakes: exit 2, one located line each, no file. */
+static void test_config_errors_together(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "bad.yaml", "methods: [semi-implict]\n"
+                                   "stiffness: 1\n"
+                                   "dt: 1/0\n"
+                                   "steps: 10\n"
+                                   "dimm: 2\n");
+    proc p = run_in(f->dir, "run", "bad.yaml", "-o", "bad.h5", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err,
+                        "bad.yaml:5:1: dimm: unknown key (did you mean 'dim'?)\n"
+                        "bad.yaml:1:11: methods: unknown method 'semi-implict' (did you mean "
+                        "'semi-implicit'?)\n"
+                        "bad.yaml:3:5: dt: expected a number, '1/0' divides by zero\n");
+    assert_false(exists(f->dir, "bad.h5"));
+    proc_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2131,6 +2190,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_plot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_maxima_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_isa_paths_identical, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_terms_config, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_config_errors_together, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

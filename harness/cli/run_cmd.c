@@ -135,7 +135,7 @@ int cmd_run(int argc, char **argv)
     if (a.threads)
         omp_set_num_threads(a.threads);
     osc_config cfg;
-    char err[1024];
+    char err[CONFIG_MAX_ERRORS * 640];
     if (config_load(a.config, &cfg, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return EXIT_BADINPUT;
