@@ -9,7 +9,8 @@ static const char usage[] =
     "usage: oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet]\n"
     "       oscbench methods\n"
     "       oscbench plot RESULTS.h5 [-o DIR]\n"
-    "       oscbench --help | --version\n"
+    "       oscbench --help | --version | -V\n"
+    "       oscbench COMMAND --help   (its options, their defaults, its exit codes)\n"
     "\n"
     "  run      sweep the methods, dt, stiffness and drag that CONFIG.yaml lists, audit every\n"
     "           lane against the closed-form solution, write one HDF5 file (default\n"
@@ -30,7 +31,7 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
-    if (!strcmp(cmd, "--version")) {
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("oscbench %s\n", OSC_VERSION);
         return 0;
     }
