@@ -2286,6 +2286,94 @@ static void test_progress_fits_terminal(void **state)
     assert_true(drawn >= 1);
 }
 
+/* `oscbench summary R.h5 --format csv` against the same answer worked out here from /points read
+ * back: per dt, the lanes stable for both methods, the worst max_error over them per method.
+ * Euler at omega0*dt up to 2.5 loses lanes that rk4 keeps, so the common set is a strict part. */
+static const char summary_config[] = "name: sm\n"
+                                     "methods: [euler, rk4]\n"
+                                     "omega0: {from: 1, to: 50, count: 9, spacing: log}\n"
+                                     "zeta: [0, 0.1]\n"
+                                     "rate_hz: [20, 60]\n"
+                                     "t_end: 4\n";
+
+static void test_summary_command(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "sm.yaml", summary_config);
+    proc p = run_in(f->dir, "run", "sm.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("run: exit %d: %s", p.code, p.err);
+    assert_non_null(strstr(p.out, "which method at each dt"));
+    assert_non_null(strstr(p.out, "dt = 0.05 (20 Hz): common set "));
+    proc_free(&p);
+    p = run_in(f->dir, "summary", "results/sm.h5", "--format", "csv", NULL);
+    if (p.code != 0)
+        fail_msg("summary: exit %d: %s", p.code, p.err);
+    hid_t h = open_h5(f->dir, "results/sm.h5");
+    size_t rows = table_rows(h, "/points"), lanes = 18;
+    assert_int_equal(rows, 2 * 2 * lanes);
+    double *err = read_f64(h, "/points/max_error", rows);
+    bool *stable = read_bool(h, "/points/stable", rows);
+    H5Fclose(h);
+    char *save = NULL, *line = strtok_r(p.out, "\n", &save);
+    assert_string_equal(line, "dt,rate_hz,method,lanes,stable,stable_share,common_lanes,"
+                              "worst_error_common,worst_abs_drift_common");
+    size_t common_seen = 0;
+    for (size_t d = 0; d < 2; d++) {
+        for (size_t m = 0; m < 2; m++) {
+            size_t common = 0, nstable = 0;
+            double worst = -1;
+            for (size_t j = 0; j < lanes; j++) {
+                size_t r = (m * 2 + d) * lanes + j, r0 = d * lanes + j, r1 = (2 + d) * lanes + j;
+                nstable += stable[r];
+                if (stable[r0] && stable[r1])
+                    common++, worst = fmax(worst, err[r]);
+            }
+            line = strtok_r(NULL, "\n", &save);
+            assert_non_null(line);
+            double got_dt, got_rate, got_worst;
+            char name[32];
+            size_t got_lanes, got_stable, got_common;
+            assert_int_equal(sscanf(line, "%lf,%lf,%31[^,],%zu,%zu,%*[^,],%zu,%lf", &got_dt,
+                                    &got_rate, name, &got_lanes, &got_stable, &got_common,
+                                    &got_worst),
+                             7);
+            assert_string_equal(name, m ? "rk4" : "euler");
+            assert_true(got_rate == (d ? 60 : 20) && got_lanes == lanes);
+            assert_int_equal(got_stable, nstable);
+            assert_int_equal(got_common, common);
+            assert_true(got_worst == worst); /* %.17g round-trips */
+            common_seen += common < lanes && common > 0;
+        }
+    }
+    assert_true(common_seen >= 1); /* the comparison excluded some lanes somewhere */
+    free(err), free(stable);
+    proc_free(&p);
+    p = run_in(f->dir, "summary", "sm.yaml", NULL); /* not a results file */
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    proc_free(&p);
+    p = run_in(f->dir, "summary", "results/sm.h5", "--format=xml", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    proc_free(&p);
+}
+
+/* A convergence analysis over one dt used to end with exit 0, an empty table and no word. */
+static void test_skips_warned(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "one.yaml", "name: one\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\n"
+                                   "steps: 10\nanalyses: convergence\n");
+    proc p = run_in(f->dir, "run", "one.yaml", "-q", NULL);
+    assert_int_equal(p.code, 0);
+    assert_one_line(p.err);
+    if (!starts_with(p.err, "oscbench run: warning: one.yaml:6:11: analyses: convergence needs "
+                            "2 or more dt values"))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2313,6 +2401,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_options, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_directories_alike, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress_fits_terminal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

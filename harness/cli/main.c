@@ -9,6 +9,7 @@ static const char usage[] =
     "usage: oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet]\n"
     "       oscbench methods\n"
     "       oscbench plot RESULTS.h5 [-o DIR]\n"
+    "       oscbench summary RESULTS.h5 [--format text|csv|json]\n"
     "       oscbench --help | --version | -V\n"
     "       oscbench COMMAND --help   (its options, their defaults, its exit codes)\n"
     "\n"
@@ -17,6 +18,7 @@ static const char usage[] =
     "           results/<name>.h5) and print a summary per method\n"
     "  methods  list the integrators: declared order, force evaluations, FMAs per step\n"
     "  plot     draw PNG figures from a results file\n"
+    "  summary  which method at each dt, again, from a results file\n"
     "\n"
     "Exit status: 0 success, 1 runtime failure, 2 bad input.\n";
 
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot"))
         return cmd_plot(argc - 1, argv + 1);
+    if (!strcmp(cmd, "summary"))
+        return cmd_summary(argc - 1, argv + 1);
     fprintf(stderr, "oscbench: unknown command '%s' (try oscbench --help)\n", cmd);
     return EXIT_BADINPUT;
 }

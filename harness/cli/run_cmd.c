@@ -154,6 +154,30 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
     return rc ? EXIT_RUNTIME : 0;
 }
 
+/* What the config asks for that the run will not do, one located line each on stderr (the run
+ * goes on: these are not errors, but they were silent). */
+static void warn_skips(const osc_config *cfg)
+{
+    char line[1024];
+    const char *dt_key = cfg->rate_hz.count ? "rate_hz" : "dt";
+    if (cfg->convergence && cfg->dt.count < 2) {
+        config_error(cfg, "analyses", line, sizeof line,
+                     "convergence needs 2 or more %s values, the sweep has 1: no fits "
+                     "(/convergence will be empty)", dt_key);
+        fprintf(stderr, "oscbench run: warning: %s\n", line);
+    } else if (cfg->convergence && cfg->dt.count < 4) {
+        config_error(cfg, "analyses", line, sizeof line,
+                     "convergence with %zu %s values: a verdict needs at least 4 fitted points, "
+                     "so every fit will be inconclusive", cfg->dt.count, dt_key);
+        fprintf(stderr, "oscbench run: warning: %s\n", line);
+    }
+    if (cfg->has_stability_zeta && !cfg->stability) {
+        config_error(cfg, "stability", line, sizeof line,
+                     "ignored: analyses does not list stability");
+        fprintf(stderr, "oscbench run: warning: %s\n", line);
+    }
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -173,6 +197,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return EXIT_BADINPUT;
     }
+    warn_skips(&cfg);
     char default_path[512];
     const char *out_path = a.out;
     if (!out_path) {
