@@ -18,6 +18,7 @@
 #include <errno.h>
 
 #include "config.h"
+#include "layout.h"
 
 /* fstat, wrapped at link time (tests/meson.build): when fstat_fails is set it fails with EIO
  * after scribbling a directory's mode into *st, as nothing forbids a failed call to do; the
@@ -267,6 +268,112 @@ static void method_typos_get_did_you_mean(void **state)
                        ":4:10: methods: unknown method 'leapfrogging' (valid: euler,");
     /* a prefix of several names suggests none */
     expect_error_extra("methods: ve\n", ":4:10: methods: unknown method 've' (valid:");
+}
+
+/* trace.where: the nearest grid point, for each method or those listed; after points' rows,
+ * each row once. Layout (2 methods, 2 dt, 3 stiffness, 2 drag): row = ((m * 2 + dt) * 3 + k)
+ * * 2 + c, so (dt 0.032, k 10, c 0.05) is row 9 for euler and 21 for rk4. */
+static void traces_chosen_by_value(void **state)
+{
+    (void)state;
+    const char *grid = "methods: [euler, rk4]\nstiffness: [1, 10, 100]\ndrag: [0, 0.05]\n"
+                       "dt: [0.1, 0.032]\nsteps: 1\n";
+    const struct {
+        const char *trace;
+        size_t rows[4], n;
+    } cases[] = {
+        {"trace: {every: 5, where: {stiffness: 9, drag: 0.06, dt: 0.03}}\n", {9, 21}, 2},
+        {"trace: {where: {stiffness: 10, drag: 0.05, dt: 0.032}, methods: rk4}\n", {21}, 1},
+        {"trace: {points: [0, 21], where: {stiffness: 10, drag: 0.05, dt: 0.032}}\n", {0, 21, 9},
+         3},
+        {"trace: {where: [{stiffness: 1, drag: 0, dt: 0.1}, {stiffness: 2, drag: 0.01, dt: 0.09}],"
+         " methods: [euler]}\n", {0}, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s%s", grid, cases[i].trace);
+        osc_config cfg;
+        if (load_text(text, &cfg))
+            fail_msg("%s: %s", cases[i].trace, err);
+        assert_int_equal(cfg.ntrace_points, cases[i].n);
+        for (size_t j = 0; j < cases[i].n; j++)
+            assert_int_equal(cfg.trace_points[j], cases[i].rows[j]);
+        config_free(&cfg);
+    }
+    /* the user's units: omega0 (sqrt(k/m), here k = 4 omega0^2 with mass 4) and rate_hz */
+    osc_config cfg;
+    if (load_text("methods: [rk4]\nmass: 4\nomega0: [1, 3, 9]\nzeta: [0, 1]\n"
+                  "rate_hz: [60, 120]\nsteps: 1\n"
+                  "trace: {where: {omega0: 2.9, zeta: 0.9, rate_hz: 100}}\n",
+                  &cfg))
+        fail_msg("%s", err);
+    assert_int_equal(cfg.ntrace_points, 1);
+    assert_int_equal(cfg.trace_points[0], (1 * 3 + 1) * 2 + 1); /* 120 Hz, omega0 3, zeta 1 */
+    config_free(&cfg);
+    if (load_text("methods: [rk4]\nstiffness: [1, 9]\nrate_hz: 60\nsteps: 1\n"
+                  "trace: {where: {omega0: 2.9}}\n", &cfg))
+        fail_msg("%s", err);
+    assert_int_equal(cfg.trace_points[0], 1); /* omega0 = sqrt(9/1) = 3; one dt, one drag */
+    config_free(&cfg);
+}
+
+static void bad_trace_where(void **state)
+{
+    (void)state;
+    const char *grid = "methods: [euler, rk4]\nstiffness: [1, 10]\ndrag: [0, 0.05]\n"
+                       "dt: [0.1, 0.032]\nsteps: 1\n";
+    const char *cases[][2] = {
+        {"trace: {where: {stiffness: 1, drag: 0}}\n", ":6:16: trace.where: missing dt (the sweep "
+                                                      "has 2 values of it)"},
+        {"trace: {where: {stiffness: 1, omega0: 1, drag: 0, dt: 1}}\n",
+         ":6:31: trace.where: give stiffness or omega0, not both"},
+        {"trace: {where: {stiffness: 1, zeta: 0, dt: 1}}\n",
+         ":6:31: trace.where.zeta: the sweep gives the damping as drag: use drag"},
+        {"trace: {where: {stiffness: 1, drag: 0, dt: 1}, methods: [verlet]}\n",
+         ":6:58: trace.methods: 'verlet' is not one of the run's methods"},
+        {"trace: {methods: [rk4]}\n", ":6:9: trace.methods: chooses the methods of trace.where"},
+        {"trace: {where: []}\n", ":6:16: trace.where: expected a mapping"},
+        {"trace: {where: {stiffness: 1, drag: 0, dt: -1}}\n",
+         ":6:44: trace.where.dt: expected a number >= 0"},
+        {"trace: {where: {stifness: 1}}\n",
+         ":6:17: trace.where.stifness: unknown key (did you mean 'stiffness'?)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s%s", grid, cases[i][0]);
+        expect_errors_bytes(text, strlen(text), cases[i][1], false);
+    }
+}
+
+/* The shipped configs trace what their comments promise (the suite runs in the source root).
+ * default.yaml: per method, k = 1, drag 0.05, dt 0.032, the rows it used to list by number.
+ * damping.yaml: the regimes, k = 1 with drag 0.5, 2 and 8, and the free particle (k = 0) under
+ * drag 0.5, by semi-implicit and rk4 at dt 0.02 (it used to trace four k = 0 lanes). */
+static void shipped_configs_trace_their_promise(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    if (config_load("configs/default.yaml", &cfg, err, sizeof err))
+        fail_msg("%s", err);
+    const size_t old_rows[] = {5461, 11605, 17749, 23893, 30037, 36181, 42325, 48469, 54613};
+    assert_int_equal(cfg.ntrace_points, sizeof old_rows / sizeof *old_rows);
+    for (size_t i = 0; i < cfg.ntrace_points; i++)
+        assert_int_equal(cfg.trace_points[i], old_rows[i]);
+    config_free(&cfg);
+    if (config_load("configs/damping.yaml", &cfg, err, sizeof err))
+        fail_msg("%s", err);
+    const double want[][2] = {{1, 0.5}, {1, 2}, {1, 8}, {0, 0.5}}; /* (k, c) */
+    assert_int_equal(cfg.ntrace_points, 8);
+    sweep_layout lay = layout_of(&cfg);
+    for (size_t i = 0; i < cfg.ntrace_points; i++) {
+        sweep_index at = layout_index(lay, cfg.trace_points[i]);
+        const char *method = cfg.methods[at.method]->name;
+        assert_string_equal(method, i % 2 ? "rk4" : "semi-implicit"); /* per point, each method */
+        assert_true(cfg.dt.values[at.dt] == 0.02);
+        assert_true(cfg.stiffness.values[at.stiffness] == want[i / 2][0]);
+        assert_true(config_drag(&cfg, at.stiffness, at.drag) == want[i / 2][1]);
+    }
+    config_free(&cfg);
 }
 
 /* ---- valid configs ---------------------------------------------------------------------- */
@@ -832,6 +939,9 @@ int main(void)
         cmocka_unit_test(fractions_and_rates),
         cmocka_unit_test(several_errors_reported_together),
         cmocka_unit_test(method_typos_get_did_you_mean),
+        cmocka_unit_test(traces_chosen_by_value),
+        cmocka_unit_test(bad_trace_where),
+        cmocka_unit_test(shipped_configs_trace_their_promise),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

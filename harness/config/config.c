@@ -23,6 +23,8 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "layout.h"
+
 enum { CONFIG_BAD = 2 };
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -670,6 +672,7 @@ typedef struct loader {
     bool by_omega0, by_zeta, by_rate; /* which key of each pair gave the axis */
     bool dim_bad;                     /* reported: x0 and v0 lengths are not checked */
     const ynode *trace_points; /* to locate a row beyond the sweep */
+    const ynode *trace_where, *trace_methods; /* traces chosen by value, resolved at the end */
 } loader;
 
 static bool name_char_ok(char ch)
@@ -900,7 +903,7 @@ static int load_duration(loader *L)
     return whole(&L->c, steps, "steps", 1, CONFIG_MAX_STEPS, &cfg->steps);
 }
 
-static const char *const trace_names[] = {"every", "points"};
+static const char *const trace_names[] = {"every", "points", "where", "methods"};
 
 static int load_trace_points(loader *L, const ynode *n)
 {
@@ -929,13 +932,22 @@ static int load_trace(loader *L)
     L->cfg->trace_every = 1;
     if (!n)
         return 0;
-    const ynode *keys[2], *v[2];
+    const ynode *keys[4], *v[4];
     if (expect_map(&L->c, n, "trace", "a mapping {every: N, points: [row, ...]}") ||
-        fields(&L->c, n, "trace.", trace_names, 2, keys, v))
+        fields(&L->c, n, "trace.", trace_names, 4, keys, v))
         return CONFIG_BAD;
     if (v[0] && whole(&L->c, v[0], "trace.every", 1, CONFIG_MAX_STEPS, &L->cfg->trace_every))
         return CONFIG_BAD;
     L->trace_points = v[1];
+    L->trace_where = v[2];
+    L->trace_methods = v[3];
+    if (v[3] && !v[2])
+        return fail_node(&L->c, keys[3], "trace.methods", "chooses the methods of trace.where, "
+                                                          "which is missing");
+    if (v[2] && ((v[2]->kind != YN_MAP && v[2]->kind != YN_SEQ) ||
+                 (v[2]->kind == YN_SEQ && v[2]->nkids == 0)))
+        return fail_node(&L->c, v[2], "trace.where",
+                         "expected a mapping {stiffness: k, drag: c, dt: h} or a list of them");
     return v[1] ? load_trace_points(L, v[1]) : 0;
 }
 
@@ -1136,6 +1148,140 @@ static int check_step_counts(loader *L)
     return 0;
 }
 
+/* ---- traces chosen by value --------------------------------------------------------------- */
+
+/* The keys of a trace.where mapping: an axis in the unit the user names. */
+enum { W_STIFFNESS, W_OMEGA0, W_DRAG, W_ZETA, W_DT, W_RATE_HZ, W_COUNT };
+static const char *const where_names[W_COUNT] = {"stiffness", "omega0", "drag",
+                                                 "zeta",      "dt",     "rate_hz"};
+
+/* Axis value i in the unit of where key w. */
+static double axis_value(const osc_config *cfg, int w, size_t i)
+{
+    switch (w) {
+    case W_STIFFNESS: return cfg->stiffness.values[i];
+    case W_OMEGA0: return cfg->omega0_axis.count ? cfg->omega0_axis.values[i]
+                                                 : sqrt(cfg->stiffness.values[i] / cfg->mass);
+    case W_DRAG: return cfg->drag.values[i];
+    case W_ZETA: return cfg->zeta_axis.values[i];
+    case W_DT: return cfg->dt.values[i];
+    default: return cfg->rate_hz.count ? cfg->rate_hz.values[i] : 1.0 / cfg->dt.values[i];
+    }
+}
+
+/* The index of the grid value nearest `want` along where key w's axis (the first of a tie). */
+static size_t nearest_index(const osc_config *cfg, int w, size_t count, double want)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < count; i++)
+        if (fabs(axis_value(cfg, w, i) - want) < fabs(axis_value(cfg, w, best) - want))
+            best = i;
+    return best;
+}
+
+/* One where mapping: the (dt, stiffness, drag) indices nearest its values. An axis of one value
+ * may be left out; drag or zeta only as the sweep gives the damping (the other is not one
+ * value per index). */
+static int where_indices(loader *L, const ynode *map, size_t idx[3])
+{
+    const osc_config *cfg = L->cfg;
+    const ynode *keys[W_COUNT], *v[W_COUNT];
+    if (expect_map(&L->c, map, "trace.where", "a mapping {stiffness: k, drag: c, dt: h}") ||
+        fields(&L->c, map, "trace.where.", where_names, W_COUNT, keys, v))
+        return CONFIG_BAD;
+    const size_t counts[3] = {cfg->dt.count, cfg->stiffness.count, cfg->drag.count};
+    const char *axis_names[3] = {"dt", "stiffness", "drag"};
+    for (int a = 0; a < 3; a++) { /* a: 0 dt (W_DT, W_RATE_HZ), 1 stiffness, 2 drag */
+        int w0 = a == 0 ? W_DT : a == 1 ? W_STIFFNESS : W_DRAG;
+        if (v[w0] && v[w0 + 1])
+            return fail_node(&L->c, keys[w0 + 1], "trace.where",
+                             "give %s or %s, not both", where_names[w0], where_names[w0 + 1]);
+        int w = v[w0] ? w0 : w0 + 1;
+        idx[a] = 0;
+        if (!v[w]) {
+            if (counts[a] > 1)
+                return fail_node(&L->c, map, "trace.where",
+                                 "missing %s (the sweep has %zu values of it)", axis_names[a],
+                                 counts[a]);
+            continue;
+        }
+        char key[64];
+        snprintf(key, sizeof key, "trace.where.%s", where_names[w]);
+        double want;
+        if (number(&L->c, v[w], key, NUM_NONNEG, &want))
+            return CONFIG_BAD;
+        bool zeta_sweep = cfg->zeta_axis.count > 0;
+        if ((w == W_DRAG && zeta_sweep) || (w == W_ZETA && !zeta_sweep))
+            return fail_node(&L->c, keys[w], key, "the sweep gives the damping as %s: use %s",
+                             zeta_sweep ? "zeta" : "drag", zeta_sweep ? "zeta" : "drag");
+        idx[a] = nearest_index(cfg, w, counts[a], want);
+    }
+    return 0;
+}
+
+/* The methods trace.where applies to: those listed (each in the config's methods), or all. */
+static int where_methods(loader *L, bool *chosen)
+{
+    const osc_config *cfg = L->cfg;
+    const ynode *n = L->trace_methods;
+    for (size_t m = 0; m < cfg->nmethods; m++)
+        chosen[m] = !n;
+    size_t count = !n ? 0 : n->kind == YN_SEQ ? n->nkids : 1;
+    for (size_t i = 0; i < count; i++) {
+        const ynode *item = n->kind == YN_SEQ ? n->kids[i] : n;
+        size_t m = 0;
+        while (m < cfg->nmethods && !(item->kind == YN_SCALAR &&
+                                      strcmp(item->text, cfg->methods[m]->name) == 0))
+            m++;
+        if (m == cfg->nmethods) {
+            char buf[48];
+            return fail_node(&L->c, item, "trace.methods", "'%s' is not one of the run's methods",
+                             item->kind == YN_SCALAR ? shown(item, buf) : "a list or mapping");
+        }
+        chosen[m] = true;
+    }
+    return 0;
+}
+
+static int add_trace_row(osc_config *cfg, size_t row)
+{
+    for (size_t i = 0; i < cfg->ntrace_points; i++)
+        if (cfg->trace_points[i] == row)
+            return 0; /* once each: a row is one /traces group */
+    size_t *grown = realloc(cfg->trace_points, (cfg->ntrace_points + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    cfg->trace_points = grown;
+    cfg->trace_points[cfg->ntrace_points++] = row;
+    return 0;
+}
+
+/* trace.where: for each mapping, the nearest grid point, traced for each chosen method; added
+ * after the rows of trace.points. */
+static int resolve_trace_where(loader *L)
+{
+    osc_config *cfg = L->cfg;
+    const ynode *n = L->trace_where;
+    if (!n)
+        return 0;
+    bool *chosen = calloc(cfg->nmethods, sizeof *chosen);
+    if (!chosen)
+        return fail_at(&L->c, 0, 0, NULL, "out of memory");
+    int rc = where_methods(L, chosen);
+    size_t count = n->kind == YN_SEQ ? n->nkids : 1;
+    sweep_layout lay = layout_of(cfg);
+    for (size_t i = 0; !rc && i < count; i++) {
+        size_t idx[3];
+        rc = where_indices(L, n->kind == YN_SEQ ? n->kids[i] : n, idx);
+        for (size_t m = 0; !rc && m < cfg->nmethods; m++)
+            if (chosen[m] && add_trace_row(cfg, layout_row(lay, (sweep_index){m, idx[0], idx[1],
+                                                                                idx[2]})))
+                rc = fail_at(&L->c, 0, 0, NULL, "out of memory");
+    }
+    free(chosen);
+    return rc ? CONFIG_BAD : 0;
+}
+
 /* ---- the whole -------------------------------------------------------------------------- */
 
 static void record_locations(loader *L)
@@ -1170,7 +1316,7 @@ static int load_tree(loader *L)
         return CONFIG_BAD;
     if (check_size(L) || expand_all(L) || check_step_counts(L))
         return CONFIG_BAD;
-    return check_trace_rows(L);
+    return check_trace_rows(L) || resolve_trace_where(L) ? CONFIG_BAD : 0;
 }
 
 static void free_spec(sweep_spec *s) { free(s->values); }

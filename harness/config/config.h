@@ -19,6 +19,9 @@
  *   t_end        simulated seconds > 0           \ exactly one of them
  *   steps        whole number of steps >= 1      /
  *   trace        {every: N >= 1 (default 1), points: [row, ...]} (rows of /points)  default: off
+ *                where*: {stiffness|omega0, drag|zeta, dt|rate_hz} or a list of them: the
+ *                nearest grid point, traced for each method, or for trace.methods* only;
+ *                its rows follow those of points in trace_points (each row once)
  *   analyses     a list (or one) of: convergence, stability                       default: none
  *   stability*   {zeta: swept, each >= 0, at most CONFIG_MAX_ZETA}: damping ratios of the
  *                stability analysis (default: has_stability_zeta false, the harness chooses)
