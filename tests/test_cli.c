@@ -2374,6 +2374,110 @@ static void test_skips_warned(void **state)
     proc_free(&p);
 }
 
+/* ---- CF attributes and the file's root ------------------------------------------------------ */
+
+static char *dataset_attr(hid_t d, const char *name)
+{
+    if (H5Aexists(d, name) <= 0)
+        return NULL;
+    hid_t a = H5Aopen(d, name, H5P_DEFAULT), t = vlen_str_type();
+    char *raw = NULL, *copy = NULL;
+    if (H5Aread(a, t, &raw) >= 0 && raw)
+        copy = strdup(raw);
+    H5free_memory(raw);
+    H5Tclose(t), H5Aclose(a);
+    return copy;
+}
+
+typedef struct cf_walk {
+    size_t datasets, traced;
+    char bad[512];
+} cf_walk;
+
+/* Every dataset: a string `units` and a non-empty `long_name`; every trace column but t names
+ * t as its coordinate. */
+static herr_t check_cf(hid_t root, const char *name, const H5O_info_t *info, void *op)
+{
+    cf_walk *w = op;
+    if (info->type != H5O_TYPE_DATASET || w->bad[0])
+        return 0;
+    hid_t d = H5Dopen2(root, name, H5P_DEFAULT);
+    char *units = dataset_attr(d, "units"), *long_name = dataset_attr(d, "long_name");
+    char *coords = dataset_attr(d, "coordinates");
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    bool trace_column = starts_with(name, "traces/") && strcmp(base, "t") &&
+                        strcmp(base, "row") && strncmp(base, "axis", 4);
+    if (!units || !long_name || !long_name[0])
+        fmt(w->bad, sizeof w->bad, "%s: units '%s', long_name '%s'", name, units ? units : "(none)",
+            long_name ? long_name : "(none)");
+    else if (trace_column && (!coords || strcmp(coords, "t")))
+        fmt(w->bad, sizeof w->bad, "%s: coordinates '%s', expected 't'", name,
+            coords ? coords : "(none)");
+    w->datasets++;
+    w->traced += trace_column;
+    free(units), free(long_name), free(coords);
+    H5Dclose(d);
+    return 0;
+}
+
+typedef struct root_walk {
+    size_t groups;
+    char other[256];
+} root_walk;
+
+static herr_t check_root_member(hid_t root, const char *name, const H5L_info_t *info, void *op)
+{
+    (void)info;
+    root_walk *w = op;
+    H5O_info_t oi;
+    assert_true(H5Oget_info_by_name(root, name, &oi, H5P_DEFAULT) >= 0);
+    if (oi.type == H5O_TYPE_GROUP)
+        w->groups++;
+    else
+        fmt(w->other, sizeof w->other, "%s", name);
+    return 0;
+}
+
+/* Every column of every table carries CF units and long_name (scales too); trace columns have
+ * t as their coordinate; the root holds only groups, the bool enum type now in /types, and the
+ * bool columns' type is still that committed enum. */
+static void test_cf_attributes(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "cf.yaml", "name: cf\nmethods: [verlet, rk4]\ndim: 2\nstiffness: [1, 4]\n"
+                                  "drag: 0.1\ndt: [0.1, 0.05, 0.025, 0.0125]\nt_end: 2\n"
+                                  "analyses: [convergence, stability]\nstability: {zeta: 0}\n"
+                                  "trace: {every: 4, where: {stiffness: 1, dt: 0.1}}\n");
+    proc p = run_in(f->dir, "run", "cf.yaml", "-o", "cf.h5", "-q", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    hid_t h = open_h5(f->dir, "cf.h5");
+    cf_walk w = {0};
+    assert_true(H5Ovisit(h, H5_INDEX_NAME, H5_ITER_NATIVE, check_cf, &w) >= 0);
+    if (w.bad[0])
+        fail_msg("%s", w.bad);
+    assert_true(w.datasets > 100 && w.traced >= 2 * 6);
+    root_walk r = {0};
+    assert_true(H5Literate(h, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, check_root_member, &r) >= 0);
+    if (r.other[0])
+        fail_msg("/%s at the root is not a table group", r.other);
+    H5O_info_t oi;
+    assert_true(H5Oget_info_by_name(h, "/types/bool", &oi, H5P_DEFAULT) >= 0);
+    assert_int_equal(oi.type, H5O_TYPE_NAMED_DATATYPE);
+    hid_t d = H5Dopen2(h, "/points/stable", H5P_DEFAULT), t = H5Dget_type(d);
+    hid_t named = H5Topen2(h, "/types/bool", H5P_DEFAULT);
+    assert_true(H5Tcommitted(t) > 0 && H5Tequal(t, named) > 0);
+    H5Tclose(named), H5Tclose(t), H5Dclose(d);
+    char *units = NULL;
+    d = H5Dopen2(h, "/points/dt", H5P_DEFAULT);
+    units = dataset_attr(d, "units");
+    assert_string_equal(units, "s");
+    free(units);
+    H5Dclose(d);
+    H5Fclose(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2403,6 +2507,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_progress_fits_terminal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cf_attributes, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
