@@ -1928,7 +1928,7 @@ static bool python_has_plotting(void)
 static const char plot_config[] = "name: pl\n"
                                   "methods: [semi-implicit, rk4]\n"
                                   "stiffness: 1\n"
-                                  "drag: [0, 0.3]\n"
+                                  "drag: [0, 0.1, 0.3, 0.6, 1]\n"
                                   "dt: [0.04, 0.02, 0.01]\n"
                                   "t_end: 2\n"
                                   "analyses: [convergence, stability]\n"
@@ -1950,8 +1950,9 @@ static void test_plot(void **state)
     p = run_in(f->dir, "plot", "results/pl.h5", "-o", "figs", NULL);
     if (p.code != 0)
         fail_msg("plot: exit %d: %s", p.code, p.err);
-    static const char *const figs[] = {"convergence", "stability", "traces", "work_precision"};
-    for (size_t i = 0; i < 4; i++) {
+    static const char *const figs[] = {"convergence", "stability", "traces", "work_precision",
+                                       "stability_map"};
+    for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) {
         char rel[128], path[PATHLEN];
         fmt(rel, sizeof rel, "figs/pl_%s.png", figs[i]);
         fmt(path, sizeof path, "%s/%s", f->dir, rel);
@@ -1963,6 +1964,13 @@ static void test_plot(void **state)
             fail_msg("%s is missing", rel);
         assert_true(len > 1000);
         assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
+        if (i == 0) { /* five drag values, five panels in three rows of 5.2 in at 110 dpi (the
+                       * first four only, in two rows, before): IHDR's height, big-endian */
+            const unsigned char *h = (const unsigned char *)png + 20;
+            unsigned long height = (unsigned long)h[0] << 24 | h[1] << 16 | h[2] << 8 | h[3];
+            if (height < 3 * 5.2 * 110 * 0.95)
+                fail_msg("%s is %lu pixels high: fewer than three rows of panels", rel, height);
+        }
         free(png);
     }
     proc_free(&p);
