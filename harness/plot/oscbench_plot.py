@@ -242,6 +242,15 @@ def plot_stability_map(f, out):
     zmax = max(np.max(pts["zeta"][ok]), 0.1)
     wmin, wmax = np.min(pts["omega_dt"][ok]), np.max(pts["omega_dt"][ok])
     dts = sorted(set(pts["dt"].tolist()))
+    # One bar per dt, or with more than six dt one bar for them all: (lo, hi, label).
+    spans = []
+    for dt in dts:
+        wd = pts["omega_dt"][ok & (pts["dt"] == dt)]
+        if len(wd):
+            spans.append((wd.min(), wd.max(), f"dt={dt:.3g}"))
+    if len(spans) > 6:
+        spans = [(min(sp[0] for sp in spans), max(sp[1] for sp in spans),
+                  f"dt {dts[0]:.3g} to {dts[-1]:.3g} ({len(dts)} values)")]
     sc = None
     for ax, m in zip(axes.flat, methods):
         sel = ok & (pts["method"] == m)
@@ -257,17 +266,15 @@ def plot_stability_map(f, out):
             order = np.argsort(tz)
             tl = np.where(np.isinf(tl), np.nan, tl)[order]
             ax.plot(tl, tz[order], color="crimson", lw=1.5, label="theory: first stability edge")
-        for i, dt in enumerate(dts):
-            wd = pts["omega_dt"][ok & (pts["dt"] == dt)]
-            if len(wd):
-                y = -0.04 * zmax * (1 + i)
-                ax.plot([wd.min(), wd.max()], [y, y], lw=2.5, color="0.3", solid_capstyle="butt")
-                if ax is axes.flat[0] or len(dts) <= 3:
-                    ax.annotate(f"dt={dt:.3g}", (wd.max(), y), fontsize=6, xytext=(3, -2),
-                                textcoords="offset points")
+        for i, (lo, hi, label) in enumerate(spans):
+            y = -0.04 * zmax * (1 + i)
+            ax.plot([lo, hi], [y, y], lw=2.5, color="0.3", solid_capstyle="butt")
+            if ax is axes.flat[0] or len(spans) <= 3:
+                ax.annotate(label, (hi, y), fontsize=6, xytext=(3, -2),
+                            textcoords="offset points")
         ax.set_xscale("log")
         ax.set_xlim(wmin / 1.5, wmax * 3)
-        ax.set_ylim(-0.04 * zmax * (len(dts) + 1.5), zmax * 1.08)
+        ax.set_ylim(-0.04 * zmax * (len(spans) + 1.5), zmax * 1.08)
         ax.set_title(m, fontsize=10)
         ax.grid(True, which="both", alpha=0.25)
         ax.legend(fontsize=6, loc="upper left")
