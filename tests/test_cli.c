@@ -8,7 +8,7 @@
  *
  * Every run happens in a fresh temporary directory (its working directory), so results/ is
  * created there; stdout and stderr are captured into files of a separate directory. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* POSIX 2008 and the pseudo-terminal calls */
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -1128,18 +1129,18 @@ static void test_unwritable_output(void **state)
     char dir_out[PATHLEN];
     fmt(dir_out, sizeof dir_out, "%s/adir", f->dir);
     assert_int_equal(mkdir(dir_out, 0777), 0);
-    const char *outs[] = {"/nonexistent_dir/x.h5", "plain/x.h5", "adir"};
-    for (size_t i = 0; i < 3; i++) {
+    /* missing directories are created (as plot -o does), so the failures here are directories
+     * that cannot be made, even by root: under a regular file, and in /proc */
+    const char *outs[] = {"/proc/oscbench-none/x.h5", "plain/x.h5", "adir", "plain/sub/x.h5"};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
         proc p = run_in(f->dir, "run", "ok.yaml", "-o", outs[i], "--quiet", NULL);
         if (p.code != 1)
             fail_msg("-o %s: exit %d, expected 1 (%s)", outs[i], p.code, p.err);
         assert_one_line(p.err);
-        if (!strstr(p.err, i < 2 ? outs[i] : "adir"))
+        if (!strstr(p.err, outs[i]))
             fail_msg("-o %s: the message does not name the output: %s", outs[i], p.err);
         proc_free(&p);
     }
-    struct stat st;
-    assert_int_equal(stat("/nonexistent_dir", &st), -1);
     tree_count t = count_tree(f->dir);
     assert_int_equal(t.files, 2); /* ok.yaml, plain: nothing written, no temporary left */
     assert_int_equal(t.h5, 0);
@@ -1266,18 +1267,18 @@ static void test_sigkill_leaves_no_file(void **state)
 
 /* ---- 6b. resumable sweeps: --resume after a kill ----------------------------------------------- */
 
-/* 3 methods x 3 dt x 1200 lanes: 27 work items of 512, 512 and 176 lanes, every group of the
+/* 3 methods x 4 dt x 1200 lanes: 36 work items of 512, 512 and 176 lanes, every group of the
  * results file present (compare_files looks at all of them). */
 static const char resume_config[] = "name: res\n"
                                     "methods: [semi-implicit, verlet, rk4]\n"
                                     "stiffness: {from: 0.5, to: 8, count: 600, spacing: log}\n"
                                     "drag: [0, 0.3]\n"
-                                    "dt: [0.02, 0.01, 0.005]\n"
+                                    "dt: [0.02, 0.01, 0.005, 0.004]\n"
                                     "t_end: 3\n"
                                     "analyses: [convergence, stability]\n"
                                     "stability: {zeta: [0]}\n"
                                     "trace: {every: 7, points: [0, 301, 1799]}\n";
-enum { RESUME_ITEMS = 27 };
+enum { RESUME_ITEMS = 36 };
 
 /* Entries of dir whose name starts with prefix (0 if dir does not exist). */
 static int count_prefixed(const char *dir, const char *prefix)
@@ -2111,7 +2112,7 @@ static bool python_has_plotting(void)
 static const char plot_config[] = "name: pl\n"
                                   "methods: [semi-implicit, rk4]\n"
                                   "stiffness: 1\n"
-                                  "drag: [0, 0.3]\n"
+                                  "drag: [0, 0.1, 0.3, 0.6, 1]\n"
                                   "dt: [0.04, 0.02, 0.01]\n"
                                   "t_end: 2\n"
                                   "analyses: [convergence, stability]\n"
@@ -2133,8 +2134,9 @@ static void test_plot(void **state)
     p = run_in(f->dir, "plot", "results/pl.h5", "-o", "figs", NULL);
     if (p.code != 0)
         fail_msg("plot: exit %d: %s", p.code, p.err);
-    static const char *const figs[] = {"convergence", "stability", "traces", "work_precision"};
-    for (size_t i = 0; i < 4; i++) {
+    static const char *const figs[] = {"convergence", "stability", "traces", "work_precision",
+                                       "stability_map"};
+    for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) {
         char rel[128], path[PATHLEN];
         fmt(rel, sizeof rel, "figs/pl_%s.png", figs[i]);
         fmt(path, sizeof path, "%s/%s", f->dir, rel);
@@ -2146,6 +2148,13 @@ static void test_plot(void **state)
             fail_msg("%s is missing", rel);
         assert_true(len > 1000);
         assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
+        if (i == 0) { /* five drag values, five panels in three rows of 5.2 in at 110 dpi (the
+                       * first four only, in two rows, before): IHDR's height, big-endian */
+            const unsigned char *h = (const unsigned char *)png + 20;
+            unsigned long height = (unsigned long)h[0] << 24 | h[1] << 16 | h[2] << 8 | h[3];
+            if (height < 3 * 5.2 * 110 * 0.95)
+                fail_msg("%s is %lu pixels high: fewer than three rows of panels", rel, height);
+        }
         free(png);
     }
     proc_free(&p);
@@ -2363,6 +2372,374 @@ static void test_isa_paths_identical(void **state)
     free(saved);
 }
 
+/* A config in the game programmer's terms: omega0 and zeta with a mass, steps at 60 and 120 Hz.
+ * The file records k, c, m-derived omega_dt and zeta per lane: k = m omega0^2, c = 2 zeta m
+ * omega0, dt = 1/rate, each within a few roundings (8 ulp bounds them). */
+static const char user_terms_config[] = "name: springs\n"
+                                        "methods: [semi-implicit]\n"
+                                        "omega0: [2, 30]\n"
+                                        "zeta: [0, 0.5]\n"
+                                        "mass: 0.5\n"
+                                        "rate_hz: [60, 120]\n"
+                                        "precision: float\n"
+                                        "t_end: 1\n";
+
+static void test_user_terms_config(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "springs.yaml", user_terms_config);
+    proc p = run_in(f->dir, "run", "springs.yaml", "-o", "s.h5", "--quiet", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    hid_t h = open_h5(f->dir, "s.h5");
+    size_t rows = table_rows(h, "/points");
+    assert_int_equal(rows, 8); /* 1 method x 2 rates x 2 omega0 x 2 zeta */
+    double *dt = read_f64(h, "/points/dt", rows), *k = read_f64(h, "/points/stiffness", rows);
+    double *c = read_f64(h, "/points/drag", rows), *z = read_f64(h, "/points/zeta", rows);
+    double *wdt = read_f64(h, "/points/omega_dt", rows);
+    const double rate[] = {60, 120}, w[] = {2, 30}, zeta[] = {0, 0.5}, m = 0.5, tol = 8 * 0x1p-52;
+    for (size_t r = 0; r < rows; r++) {
+        size_t ir = r / 4, iw = r / 2 % 2, iz = r % 2;
+        assert_true(dt[r] == 1.0 / rate[ir]);
+        assert_close(k[r], m * w[iw] * w[iw], tol * k[r], "stiffness", r);
+        assert_close(c[r], 2 * zeta[iz] * m * w[iw], tol * c[r], "drag", r);
+        assert_close(z[r], zeta[iz], tol, "zeta", r);
+        assert_close(wdt[r], w[iw] / rate[ir], tol, "omega_dt", r);
+    }
+    free(dt), free(k), free(c), free(z), free(wdt);
+    H5Fclose(h);
+}
+
+/* Several mistakes: exit 2, one located line each, no file. */
+static void test_config_errors_together(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "bad.yaml", "methods: [semi-implict]\n"
+                                   "stiffness: 1\n"
+                                   "dt: 1/0\n"
+                                   "steps: 10\n"
+                                   "dimm: 2\n");
+    proc p = run_in(f->dir, "run", "bad.yaml", "-o", "bad.h5", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err,
+                        "bad.yaml:5:1: dimm: unknown key (did you mean 'dim'?)\n"
+                        "bad.yaml:1:11: methods: unknown method 'semi-implict' (did you mean "
+                        "'semi-implicit'?)\n"
+                        "bad.yaml:3:5: dt: expected a number, '1/0' divides by zero\n");
+    assert_false(exists(f->dir, "bad.h5"));
+    proc_free(&p);
+}
+
+/* ---- the command line's own conventions ------------------------------------------------- */
+
+/* Every subcommand's --help: exit 0, its usage, every option with its default, the exit codes;
+ * -V and --version anywhere; --output=PATH and -o PATH, options before or after operands. */
+static void test_cli_options(void **state)
+{
+    fixture *f = *state;
+    static const char *const helps[][6] = {
+        {"run", "--output=PATH", "--threads=N", "--quiet", "default: results/<name>.h5", NULL},
+        {"methods", "--help", "--version", NULL},
+        {"plot", "--output=DIR", "--output-dir=DIR", "default: the results file's directory",
+         NULL},
+    };
+    for (size_t c = 0; c < sizeof helps / sizeof *helps; c++) {
+        for (int form = 0; form < 2; form++) {
+            proc p = run_in(f->dir, helps[c][0], form ? "-h" : "--help", NULL);
+            assert_int_equal(p.code, 0);
+            assert_string_equal(p.err, "");
+            char usage[64];
+            fmt(usage, sizeof usage, "usage: oscbench %s", helps[c][0]);
+            if (!starts_with(p.out, usage) || !strstr(p.out, "exit status:\n  0  success"))
+                fail_msg("%s --help:\n%s", helps[c][0], p.out);
+            for (size_t i = 1; helps[c][i]; i++)
+                if (!strstr(p.out, helps[c][i]))
+                    fail_msg("%s --help lacks '%s':\n%s", helps[c][0], helps[c][i], p.out);
+            proc_free(&p);
+        }
+    }
+    const char *versions[][3] = {{"-V", NULL}, {"run", "-V", NULL}, {"methods", "--version"}};
+    for (size_t i = 0; i < 3; i++) {
+        proc p = run_in(f->dir, versions[i][0], versions[i][1], NULL);
+        assert_int_equal(p.code, 0);
+        assert_string_equal(p.out, "oscbench " OSC_VERSION "\n");
+        proc_free(&p);
+    }
+    write_file(f->dir, "ok.yaml", valid_config);
+    proc p = run_in(f->dir, "run", "ok.yaml", "--output=a/b/eq.h5", "-q", NULL);
+    if (p.code != 0)
+        fail_msg("--output=: exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    p = run_in(f->dir, "run", "-o", "a/c/sp.h5", "ok.yaml", "--quiet", NULL);
+    if (p.code != 0)
+        fail_msg("-o PATH: exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    assert_true(exists(f->dir, "a/b/eq.h5") && exists(f->dir, "a/c/sp.h5"));
+    assert_false(exists(f->dir, "results"));
+}
+
+/* run -o DIR/x.h5 and plot -o DIR treat a directory alike: created when missing, one line and
+ * exit 1 when it cannot be (here a path through a regular file). */
+static void test_output_directories_alike(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    write_file(f->dir, "plain", "a file\n");
+    proc p = run_in(f->dir, "run", "ok.yaml", "-o", "plain/d/x.h5", "-q", NULL);
+    assert_int_equal(p.code, 1);
+    assert_one_line(p.err);
+    assert_non_null(strstr(p.err, "cannot create directory plain/d"));
+    proc_free(&p);
+    write_file(f->dir, "r.h5", "not read: the directory is made first\n");
+    p = run_in(f->dir, "plot", "r.h5", "-o", "plain/d", NULL);
+    assert_int_equal(p.code, 1);
+    assert_one_line(p.err);
+    assert_non_null(strstr(p.err, "plain/d: cannot create directory"));
+    proc_free(&p);
+    p = run_in(f->dir, "plot", "r.h5", "--output-dir", "new/figs", NULL);
+    assert_true(exists(f->dir, "new/figs")); /* made, whatever python then says of r.h5 */
+    proc_free(&p);
+}
+
+/* The progress line, on a terminal 40 columns wide: no drawn line longer than 39 characters
+ * (the last column left empty), and the bar is still there. */
+static void test_progress_fits_terminal(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "pr.yaml", "name: pr\nmethods: [semi-implicit, verlet-implicit-drag]\n"
+                                  "stiffness: 1\ndt: [0.01, 0.005]\nt_end: 10\n");
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(master >= 0);
+    assert_int_equal(grantpt(master), 0);
+    assert_int_equal(unlockpt(master), 0);
+    const char *slave_name = ptsname(master);
+    assert_non_null(slave_name);
+    int slave = open(slave_name, O_RDWR | O_NOCTTY);
+    assert_true(slave >= 0);
+    struct winsize ws = {.ws_row = 24, .ws_col = 40};
+    assert_int_equal(ioctl(slave, TIOCSWINSZ, &ws), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, 1) < 0 || dup2(slave, 2) < 0 || chdir(f->dir) != 0)
+            _exit(126);
+        execl(exe, "oscbench", "run", "pr.yaml", "-o", "pr.h5", (char *)NULL);
+        _exit(127);
+    }
+    close(slave);
+    static char got[1 << 16];
+    size_t len = 0;
+    for (ssize_t n; len + 1 < sizeof got && (n = read(master, got + len, sizeof got - 1 - len)) > 0;)
+        len += (size_t)n; /* read fails with EIO once the child has closed the terminal */
+    got[len] = '\0';
+    close(master);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    size_t drawn = 0;
+    for (char *save = NULL, *seg = strtok_r(got, "\r\n", &save); seg;
+         seg = strtok_r(NULL, "\r\n", &save)) {
+        if (strlen(seg) > 39)
+            fail_msg("a progress line of %zu characters on a 40-column terminal: '%s'",
+                     strlen(seg), seg);
+        drawn += strchr(seg, '[') && strstr(seg, "ETA");
+    }
+    assert_true(drawn >= 1);
+}
+
+/* `oscbench summary R.h5 --format csv` against the same answer worked out here from /points read
+ * back: per dt, the lanes stable for both methods, the worst max_error over them per method.
+ * Euler at omega0*dt up to 2.5 loses lanes that rk4 keeps, so the common set is a strict part. */
+static const char summary_config[] = "name: sm\n"
+                                     "methods: [euler, rk4]\n"
+                                     "omega0: {from: 1, to: 50, count: 9, spacing: log}\n"
+                                     "zeta: [0, 0.1]\n"
+                                     "rate_hz: [20, 60]\n"
+                                     "t_end: 4\n";
+
+static void test_summary_command(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "sm.yaml", summary_config);
+    proc p = run_in(f->dir, "run", "sm.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("run: exit %d: %s", p.code, p.err);
+    assert_non_null(strstr(p.out, "which method at each dt"));
+    assert_non_null(strstr(p.out, "dt = 0.05 (20 Hz): common set "));
+    proc_free(&p);
+    p = run_in(f->dir, "summary", "results/sm.h5", "--format", "csv", NULL);
+    if (p.code != 0)
+        fail_msg("summary: exit %d: %s", p.code, p.err);
+    hid_t h = open_h5(f->dir, "results/sm.h5");
+    size_t rows = table_rows(h, "/points"), lanes = 18;
+    assert_int_equal(rows, 2 * 2 * lanes);
+    double *err = read_f64(h, "/points/max_error", rows);
+    bool *stable = read_bool(h, "/points/stable", rows);
+    H5Fclose(h);
+    char *save = NULL, *line = strtok_r(p.out, "\n", &save);
+    assert_string_equal(line, "dt,rate_hz,method,lanes,stable,stable_share,common_lanes,"
+                              "worst_error_common,worst_abs_drift_common");
+    size_t common_seen = 0;
+    for (size_t d = 0; d < 2; d++) {
+        for (size_t m = 0; m < 2; m++) {
+            size_t common = 0, nstable = 0;
+            double worst = -1;
+            for (size_t j = 0; j < lanes; j++) {
+                size_t r = (m * 2 + d) * lanes + j, r0 = d * lanes + j, r1 = (2 + d) * lanes + j;
+                nstable += stable[r];
+                if (stable[r0] && stable[r1])
+                    common++, worst = fmax(worst, err[r]);
+            }
+            line = strtok_r(NULL, "\n", &save);
+            assert_non_null(line);
+            double got_dt, got_rate, got_worst;
+            char name[32];
+            size_t got_lanes, got_stable, got_common;
+            assert_int_equal(sscanf(line, "%lf,%lf,%31[^,],%zu,%zu,%*[^,],%zu,%lf", &got_dt,
+                                    &got_rate, name, &got_lanes, &got_stable, &got_common,
+                                    &got_worst),
+                             7);
+            assert_string_equal(name, m ? "rk4" : "euler");
+            assert_true(got_rate == (d ? 60 : 20) && got_lanes == lanes);
+            assert_int_equal(got_stable, nstable);
+            assert_int_equal(got_common, common);
+            assert_true(got_worst == worst); /* %.17g round-trips */
+            common_seen += common < lanes && common > 0;
+        }
+    }
+    assert_true(common_seen >= 1); /* the comparison excluded some lanes somewhere */
+    free(err), free(stable);
+    proc_free(&p);
+    p = run_in(f->dir, "summary", "sm.yaml", NULL); /* not a results file */
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    proc_free(&p);
+    p = run_in(f->dir, "summary", "results/sm.h5", "--format=xml", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    proc_free(&p);
+}
+
+/* A convergence analysis over one dt used to end with exit 0, an empty table and no word. */
+static void test_skips_warned(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "one.yaml", "name: one\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\n"
+                                   "steps: 10\nanalyses: convergence\n");
+    proc p = run_in(f->dir, "run", "one.yaml", "-q", NULL);
+    assert_int_equal(p.code, 0);
+    assert_one_line(p.err);
+    if (!starts_with(p.err, "oscbench run: warning: one.yaml:6:11: analyses: convergence needs "
+                            "2 or more dt values"))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+}
+
+/* ---- CF attributes and the file's root ------------------------------------------------------ */
+
+static char *dataset_attr(hid_t d, const char *name)
+{
+    if (H5Aexists(d, name) <= 0)
+        return NULL;
+    hid_t a = H5Aopen(d, name, H5P_DEFAULT), t = vlen_str_type();
+    char *raw = NULL, *copy = NULL;
+    if (H5Aread(a, t, &raw) >= 0 && raw)
+        copy = strdup(raw);
+    H5free_memory(raw);
+    H5Tclose(t), H5Aclose(a);
+    return copy;
+}
+
+typedef struct cf_walk {
+    size_t datasets, traced;
+    char bad[512];
+} cf_walk;
+
+/* Every dataset: a string `units` and a non-empty `long_name`; every trace column but t names
+ * t as its coordinate. */
+static herr_t check_cf(hid_t root, const char *name, const H5O_info_t *info, void *op)
+{
+    cf_walk *w = op;
+    if (info->type != H5O_TYPE_DATASET || w->bad[0])
+        return 0;
+    hid_t d = H5Dopen2(root, name, H5P_DEFAULT);
+    char *units = dataset_attr(d, "units"), *long_name = dataset_attr(d, "long_name");
+    char *coords = dataset_attr(d, "coordinates");
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    bool trace_column = starts_with(name, "traces/") && strcmp(base, "t") &&
+                        strcmp(base, "row") && strncmp(base, "axis", 4);
+    if (!units || !long_name || !long_name[0])
+        fmt(w->bad, sizeof w->bad, "%s: units '%s', long_name '%s'", name, units ? units : "(none)",
+            long_name ? long_name : "(none)");
+    else if (trace_column && (!coords || strcmp(coords, "t")))
+        fmt(w->bad, sizeof w->bad, "%s: coordinates '%s', expected 't'", name,
+            coords ? coords : "(none)");
+    w->datasets++;
+    w->traced += trace_column;
+    free(units), free(long_name), free(coords);
+    H5Dclose(d);
+    return 0;
+}
+
+typedef struct root_walk {
+    size_t groups;
+    char other[256];
+} root_walk;
+
+static herr_t check_root_member(hid_t root, const char *name, const H5L_info_t *info, void *op)
+{
+    (void)info;
+    root_walk *w = op;
+    H5O_info_t oi;
+    assert_true(H5Oget_info_by_name(root, name, &oi, H5P_DEFAULT) >= 0);
+    if (oi.type == H5O_TYPE_GROUP)
+        w->groups++;
+    else
+        fmt(w->other, sizeof w->other, "%s", name);
+    return 0;
+}
+
+/* Every column of every table carries CF units and long_name (scales too); trace columns have
+ * t as their coordinate; the root holds only groups, the bool enum type now in /types, and the
+ * bool columns' type is still that committed enum. */
+static void test_cf_attributes(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "cf.yaml", "name: cf\nmethods: [verlet, rk4]\ndim: 2\nstiffness: [1, 4]\n"
+                                  "drag: 0.1\ndt: [0.1, 0.05, 0.025, 0.0125]\nt_end: 2\n"
+                                  "analyses: [convergence, stability]\nstability: {zeta: 0}\n"
+                                  "trace: {every: 4, where: {stiffness: 1, dt: 0.1}}\n");
+    proc p = run_in(f->dir, "run", "cf.yaml", "-o", "cf.h5", "-q", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    hid_t h = open_h5(f->dir, "cf.h5");
+    cf_walk w = {0};
+    assert_true(H5Ovisit(h, H5_INDEX_NAME, H5_ITER_NATIVE, check_cf, &w) >= 0);
+    if (w.bad[0])
+        fail_msg("%s", w.bad);
+    assert_true(w.datasets > 100 && w.traced >= 2 * 6);
+    root_walk r = {0};
+    assert_true(H5Literate(h, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, check_root_member, &r) >= 0);
+    if (r.other[0])
+        fail_msg("/%s at the root is not a table group", r.other);
+    H5O_info_t oi;
+    assert_true(H5Oget_info_by_name(h, "/types/bool", &oi, H5P_DEFAULT) >= 0);
+    assert_int_equal(oi.type, H5O_TYPE_NAMED_DATATYPE);
+    hid_t d = H5Dopen2(h, "/points/stable", H5P_DEFAULT), t = H5Dget_type(d);
+    hid_t named = H5Topen2(h, "/types/bool", H5P_DEFAULT);
+    assert_true(H5Tcommitted(t) > 0 && H5Tequal(t, named) > 0);
+    H5Tclose(named), H5Tclose(t), H5Dclose(d);
+    char *units = NULL;
+    d = H5Dopen2(h, "/points/dt", H5P_DEFAULT);
+    units = dataset_attr(d, "units");
+    assert_string_equal(units, "s");
+    free(units);
+    H5Dclose(d);
+    H5Fclose(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2390,6 +2767,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_maxima_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_isa_paths_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_limit_of_cgroup, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_terms_config, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_config_errors_together, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_options, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_directories_alike, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_progress_fits_terminal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cf_attributes, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

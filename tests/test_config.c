@@ -18,6 +18,7 @@
 #include <errno.h>
 
 #include "config.h"
+#include "layout.h"
 
 /* fstat, wrapped at link time (tests/meson.build): when fstat_fails is set it fails with EIO
  * after scribbling a directory's mode into *st, as nothing forbids a failed call to do; the
@@ -44,7 +45,7 @@ int __wrap_fstat64(int fd, struct stat *st)
 
 static char tmpdir[] = "/tmp/oscbench-config-XXXXXX";
 static char cfgpath[256];
-static char err[1024];
+static char err[16384];
 
 static int make_dir(void **state)
 {
@@ -87,18 +88,24 @@ static int load_text(const char *text, osc_config *cfg)
     return load_bytes(text, strlen(text), cfg);
 }
 
-/* The error names the file, then `where` (":LINE:COL: key: start of message"), on one line,
- * and the config is left zeroed. */
-static void expect_error_bytes(const char *bytes, size_t len, const char *where)
+/* The first error names the file, then `where` (":LINE:COL: key: start of message"), and the
+ * config is left zeroed; with `one_line`, it is the only error. */
+static void expect_errors_bytes(const char *bytes, size_t len, const char *where, bool one_line)
 {
     osc_config cfg;
     int rc = load_bytes(bytes, len, &cfg);
     if (rc != 2 || strncmp(err, cfgpath, strlen(cfgpath)) != 0 ||
-        strncmp(err + strlen(cfgpath), where, strlen(where)) != 0 || strchr(err, '\n'))
+        strncmp(err + strlen(cfgpath), where, strlen(where)) != 0 ||
+        (one_line && strchr(err, '\n')))
         fail_msg("rc %d, error '%s', wanted '%s%s...'", rc, err, cfgpath, where);
     osc_config zero;
     memset(&zero, 0, sizeof zero);
     assert_memory_equal(&cfg, &zero, sizeof cfg);
+}
+
+static void expect_error_bytes(const char *bytes, size_t len, const char *where)
+{
+    expect_errors_bytes(bytes, len, where, true);
 }
 
 static void expect_error(const char *text, const char *where)
@@ -120,6 +127,253 @@ static void expect_error_extra(const char *line, const char *where)
     char text[512];
     snprintf(text, sizeof text, "%s%s", base, line);
     expect_error(text, where);
+}
+
+/* ---- the user's terms: omega0/zeta, fractions, rates ----------------------------------- */
+
+/* omega0 and zeta give k = m omega0^2 and c = 2 zeta sqrt(k m): each one or two roundings, so
+ * within 4 ulp (4 * 2^-52 relative) of the exact values; zeta recovered from (k, c, m) the same. */
+static void omega0_and_zeta_axes(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    if (load_text("omega0: [1, 6.2831853]\nzeta: [0, 0.05, 1]\nmass: 2\ndt: 0.01\nsteps: 4\n",
+                  &cfg))
+        fail_msg("%s", err);
+    const double w[] = {1, 6.2831853}, z[] = {0, 0.05, 1}, m = 2, tol = 4 * 0x1p-52;
+    assert_int_equal(cfg.stiffness.count, 2);
+    assert_int_equal(cfg.drag.count, 3);
+    assert_int_equal(cfg.omega0_axis.count, 2);
+    assert_int_equal(cfg.zeta_axis.count, 3);
+    assert_int_equal(config_lane_count(&cfg), 6 * osc_method_count());
+    for (size_t i = 0; i < 2; i++) {
+        double k = cfg.stiffness.values[i];
+        assert_true(fabs(k - m * w[i] * w[i]) <= tol * k);
+        for (size_t j = 0; j < 3; j++) {
+            double c = config_drag(&cfg, i, j), want = 2 * z[j] * m * w[i];
+            assert_true(fabs(c - want) <= tol * want);
+            assert_true(fabs(c / (2 * sqrt(k * m)) - z[j]) <= tol * z[j]);
+            assert_true(isnan(cfg.drag.values[j])); /* no single c per drag index */
+        }
+    }
+    config_free(&cfg);
+    /* stiffness with zeta mixes the two: c = 2 zeta sqrt(k m) */
+    assert_int_equal(load_text("stiffness: 4\nzeta: 0.5\ndt: 0.1\nsteps: 1\n", &cfg), 0);
+    assert_true(config_drag(&cfg, 0, 0) == 2.0); /* 2 * 0.5 * sqrt(4 * 1), exact */
+    config_free(&cfg);
+    /* the old keys read as before */
+    assert_int_equal(load_text("stiffness: 4\ndrag: 0.3\ndt: 0.1\nsteps: 1\n", &cfg), 0);
+    assert_true(config_drag(&cfg, 0, 0) == 0.3 && cfg.zeta_axis.count == 0);
+    config_free(&cfg);
+}
+
+static void omega0_and_zeta_errors(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\nomega0: 1\ndt: 0.1\nsteps: 1\n",
+                 ":2:1: omega0: give stiffness or omega0, not both");
+    expect_error("omega0: 1\ndrag: 0\nzeta: 1\ndt: 0.1\nsteps: 1\n",
+                 ":3:1: zeta: give drag or zeta, not both");
+    expect_error("omega0: [1, 0]\nzeta: 0.1\ndt: 0.1\nsteps: 1\n",
+                 ":2:7: zeta: zeta = c / (2 sqrt(k m)) needs every stiffness > 0 (omega0 0");
+    expect_error("omega0: 1\nmass: 0\ndt: 0.1\nsteps: 1\n", ":2:7: mass: expected a mass > 0");
+    expect_error("zeta: 1\ndt: 0.1\nsteps: 1\n",
+                 ":1:1: stiffness: missing, a required key (or give omega0 instead)");
+    expect_error("omega0: -1\ndt: 0.1\nsteps: 1\n", ":1:9: omega0: expected a number >= 0");
+}
+
+/* 1/60 is the double nearest 1/60: one division of two exact operands. */
+static void fractions_and_rates(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    if (load_text("stiffness: 1/4\ndt: [1/60, 1/120, 0.5]\nt_end: 3/2\n", &cfg))
+        fail_msg("%s", err);
+    assert_true(cfg.stiffness.values[0] == 0.25 && cfg.t_end == 1.5);
+    assert_true(cfg.dt.values[0] == 1.0 / 60 && cfg.dt.values[1] == 1.0 / 120);
+    assert_true(cfg.dt.values[2] == 0.5);
+    config_free(&cfg);
+    if (load_text("stiffness: 1\nrate_hz: [60, 120]\nt_end: 1\n", &cfg))
+        fail_msg("%s", err);
+    assert_int_equal(cfg.dt.count, 2);
+    assert_true(cfg.dt.values[0] == 1.0 / 60 && cfg.dt.values[1] == 1.0 / 120);
+    assert_int_equal(cfg.rate_hz.count, 2);
+    assert_true(cfg.rate_hz.values[0] == 60 && cfg.rate_hz.values[1] == 120);
+    config_free(&cfg);
+    expect_error("stiffness: 1\ndt: 1/0\nsteps: 1\n", ":2:5: dt: expected a number, '1/0' divides");
+    expect_error("stiffness: 1\ndt: 1/x\nsteps: 1\n", ":2:5: dt: expected a number, got '1/x'");
+    expect_error("stiffness: 1\ndt: '1/60'\nsteps: 1\n", ":2:5: dt: expected a number");
+    expect_error("stiffness: 1\ndt: -1/60\nsteps: 1\n", ":2:5: dt: expected a positive number");
+    expect_error("stiffness: 1\ndt: 1e300/1e-300\nsteps: 1\n", ":2:5: dt: expected a finite");
+    expect_error("stiffness: 1\ndt: 0.1\nrate_hz: 60\nsteps: 1\n",
+                 ":3:1: rate_hz: give dt or rate_hz, not both");
+    expect_error("stiffness: 1\nrate_hz: 0\nsteps: 1\n", ":2:10: rate_hz: expected a positive");
+    expect_error("stiffness: 1\nsteps: 1\n",
+                 ":1:1: dt: missing, a required key (or give rate_hz instead)");
+}
+
+/* Independent mistakes come back together, one located line each, in the file's key order of
+ * checking; the count is capped at CONFIG_MAX_ERRORS. */
+static void several_errors_reported_together(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    assert_int_equal(load_text("methods: [rk4, semi-implict]\n"
+                               "stifness: 1\n"
+                               "dt: -0.1\n"
+                               "steps: 10\n"
+                               "precision: quad\n"
+                               "maxima: sometimes\n"
+                               "unstable_factor: 0.5\n",
+                               &cfg),
+                     2);
+    const char *want[] = {
+        ":2:1: stifness: unknown key (did you mean 'stiffness'?)",
+        ":1:16: methods: unknown method 'semi-implict' (did you mean 'semi-implicit'?)",
+        ":5:12: precision: unknown precision 'quad'",
+        ":1:1: stiffness: missing",
+        ":3:5: dt: expected a positive number",
+        ":6:9: maxima: unknown maxima mode 'sometimes'",
+        ":7:18: unstable_factor: expected a number >= 1",
+    };
+    const char *line = err;
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        if (!line || !strncmp(line, cfgpath, strlen(cfgpath)) == 0 || strncmp(line + strlen(cfgpath), want[i],
+                                                        strlen(want[i])) != 0)
+            fail_msg("line %zu of '%s': wanted '%s'", i + 1, err, want[i]);
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    assert_null(line);
+    /* many bad keys: CONFIG_MAX_ERRORS lines, no more */
+    char text[4096] = "stiffness: 1\ndt: 0.1\nsteps: 1\n";
+    for (int i = 0; i < 2 * CONFIG_MAX_ERRORS; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "bad%d: 1\n", i);
+    assert_int_equal(load_text(text, &cfg), 2);
+    size_t n = 1;
+    for (const char *s = err; *s; s++)
+        n += *s == '\n';
+    assert_int_equal(n, CONFIG_MAX_ERRORS);
+}
+
+static void method_typos_get_did_you_mean(void **state)
+{
+    (void)state;
+    expect_error_extra("methods: rk5\n",
+                       ":4:10: methods: unknown method 'rk5' (did you mean 'rk4'?)");
+    expect_error_extra("methods: [forest]\n",
+                       ":4:11: methods: unknown method 'forest' (did you mean 'forest-ruth'?)");
+    /* nothing near: the list of valid names */
+    expect_error_extra("methods: leapfrogging\n",
+                       ":4:10: methods: unknown method 'leapfrogging' (valid: euler,");
+    /* a prefix of several names suggests none */
+    expect_error_extra("methods: ve\n", ":4:10: methods: unknown method 've' (valid:");
+}
+
+/* trace.where: the nearest grid point, for each method or those listed; after points' rows,
+ * each row once. Layout (2 methods, 2 dt, 3 stiffness, 2 drag): row = ((m * 2 + dt) * 3 + k)
+ * * 2 + c, so (dt 0.032, k 10, c 0.05) is row 9 for euler and 21 for rk4. */
+static void traces_chosen_by_value(void **state)
+{
+    (void)state;
+    const char *grid = "methods: [euler, rk4]\nstiffness: [1, 10, 100]\ndrag: [0, 0.05]\n"
+                       "dt: [0.1, 0.032]\nsteps: 1\n";
+    const struct {
+        const char *trace;
+        size_t rows[4], n;
+    } cases[] = {
+        {"trace: {every: 5, where: {stiffness: 9, drag: 0.06, dt: 0.03}}\n", {9, 21}, 2},
+        {"trace: {where: {stiffness: 10, drag: 0.05, dt: 0.032}, methods: rk4}\n", {21}, 1},
+        {"trace: {points: [0, 21], where: {stiffness: 10, drag: 0.05, dt: 0.032}}\n", {0, 21, 9},
+         3},
+        {"trace: {where: [{stiffness: 1, drag: 0, dt: 0.1}, {stiffness: 2, drag: 0.01, dt: 0.09}],"
+         " methods: [euler]}\n", {0}, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s%s", grid, cases[i].trace);
+        osc_config cfg;
+        if (load_text(text, &cfg))
+            fail_msg("%s: %s", cases[i].trace, err);
+        assert_int_equal(cfg.ntrace_points, cases[i].n);
+        for (size_t j = 0; j < cases[i].n; j++)
+            assert_int_equal(cfg.trace_points[j], cases[i].rows[j]);
+        config_free(&cfg);
+    }
+    /* the user's units: omega0 (sqrt(k/m), here k = 4 omega0^2 with mass 4) and rate_hz */
+    osc_config cfg;
+    if (load_text("methods: [rk4]\nmass: 4\nomega0: [1, 3, 9]\nzeta: [0, 1]\n"
+                  "rate_hz: [60, 120]\nsteps: 1\n"
+                  "trace: {where: {omega0: 2.9, zeta: 0.9, rate_hz: 100}}\n",
+                  &cfg))
+        fail_msg("%s", err);
+    assert_int_equal(cfg.ntrace_points, 1);
+    assert_int_equal(cfg.trace_points[0], (1 * 3 + 1) * 2 + 1); /* 120 Hz, omega0 3, zeta 1 */
+    config_free(&cfg);
+    if (load_text("methods: [rk4]\nstiffness: [1, 9]\nrate_hz: 60\nsteps: 1\n"
+                  "trace: {where: {omega0: 2.9}}\n", &cfg))
+        fail_msg("%s", err);
+    assert_int_equal(cfg.trace_points[0], 1); /* omega0 = sqrt(9/1) = 3; one dt, one drag */
+    config_free(&cfg);
+}
+
+static void bad_trace_where(void **state)
+{
+    (void)state;
+    const char *grid = "methods: [euler, rk4]\nstiffness: [1, 10]\ndrag: [0, 0.05]\n"
+                       "dt: [0.1, 0.032]\nsteps: 1\n";
+    const char *cases[][2] = {
+        {"trace: {where: {stiffness: 1, drag: 0}}\n", ":6:16: trace.where: missing dt (the sweep "
+                                                      "has 2 values of it)"},
+        {"trace: {where: {stiffness: 1, omega0: 1, drag: 0, dt: 1}}\n",
+         ":6:31: trace.where: give stiffness or omega0, not both"},
+        {"trace: {where: {stiffness: 1, zeta: 0, dt: 1}}\n",
+         ":6:31: trace.where.zeta: the sweep gives the damping as drag: use drag"},
+        {"trace: {where: {stiffness: 1, drag: 0, dt: 1}, methods: [verlet]}\n",
+         ":6:58: trace.methods: 'verlet' is not one of the run's methods"},
+        {"trace: {methods: [rk4]}\n", ":6:9: trace.methods: chooses the methods of trace.where"},
+        {"trace: {where: []}\n", ":6:16: trace.where: expected a mapping"},
+        {"trace: {where: {stiffness: 1, drag: 0, dt: -1}}\n",
+         ":6:44: trace.where.dt: expected a number >= 0"},
+        {"trace: {where: {stifness: 1}}\n",
+         ":6:17: trace.where.stifness: unknown key (did you mean 'stiffness'?)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s%s", grid, cases[i][0]);
+        expect_errors_bytes(text, strlen(text), cases[i][1], false);
+    }
+}
+
+/* The shipped configs trace what their comments promise (the suite runs in the source root).
+ * default.yaml: per method, k = 1, drag 0.05, dt 0.032, the rows it used to list by number.
+ * damping.yaml: the regimes, k = 1 with drag 0.5, 2 and 8, and the free particle (k = 0) under
+ * drag 0.5, by semi-implicit and rk4 at dt 0.02 (it used to trace four k = 0 lanes). */
+static void shipped_configs_trace_their_promise(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    if (config_load("configs/default.yaml", &cfg, err, sizeof err))
+        fail_msg("%s", err);
+    const size_t old_rows[] = {5461, 11605, 17749, 23893, 30037, 36181, 42325, 48469, 54613};
+    assert_int_equal(cfg.ntrace_points, sizeof old_rows / sizeof *old_rows);
+    for (size_t i = 0; i < cfg.ntrace_points; i++)
+        assert_int_equal(cfg.trace_points[i], old_rows[i]);
+    config_free(&cfg);
+    if (config_load("configs/damping.yaml", &cfg, err, sizeof err))
+        fail_msg("%s", err);
+    const double want[][2] = {{1, 0.5}, {1, 2}, {1, 8}, {0, 0.5}}; /* (k, c) */
+    assert_int_equal(cfg.ntrace_points, 8);
+    sweep_layout lay = layout_of(&cfg);
+    for (size_t i = 0; i < cfg.ntrace_points; i++) {
+        sweep_index at = layout_index(lay, cfg.trace_points[i]);
+        const char *method = cfg.methods[at.method]->name;
+        assert_string_equal(method, i % 2 ? "rk4" : "semi-implicit"); /* per point, each method */
+        assert_true(cfg.dt.values[at.dt] == 0.02);
+        assert_true(cfg.stiffness.values[at.stiffness] == want[i / 2][0]);
+        assert_true(config_drag(&cfg, at.stiffness, at.drag) == want[i / 2][1]);
+    }
+    config_free(&cfg);
 }
 
 /* ---- valid configs ---------------------------------------------------------------------- */
@@ -632,7 +886,7 @@ static void random_bytes(void **state)
             /* half the rounds printable, so the parser gets past the reader */
             bytes[i] = round % 2 ? (char)(x >> 24) : (char)(32 + (x >> 24) % 95);
         }
-        expect_error_bytes(bytes, len, ":");
+        expect_errors_bytes(bytes, len, ":", false);
     }
 }
 
@@ -680,6 +934,14 @@ int main(void)
         cmocka_unit_test(huge_sequence),
         cmocka_unit_test(too_many_nodes),
         cmocka_unit_test(random_bytes),
+        cmocka_unit_test(omega0_and_zeta_axes),
+        cmocka_unit_test(omega0_and_zeta_errors),
+        cmocka_unit_test(fractions_and_rates),
+        cmocka_unit_test(several_errors_reported_together),
+        cmocka_unit_test(method_typos_get_did_you_mean),
+        cmocka_unit_test(traces_chosen_by_value),
+        cmocka_unit_test(bad_trace_where),
+        cmocka_unit_test(shipped_configs_trace_their_promise),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -176,7 +176,8 @@ void compare_dataset(hid_t fa, hid_t fb, const char *path)
     H5Tclose(ta), H5Tclose(tb), H5Sclose(sa), H5Sclose(sb), H5Dclose(da), H5Dclose(db);
 }
 
-/* Every dataset under each group identical in the two files; returns how many were compared. */
+/* Every dataset under each group identical in the two files but `skip` (NULL: none); returns
+ * how many were compared. */
 size_t compare_files_except(const char *dir, const char *a, const char *b, const char *skip)
 {
     static const char *const groups[] = {

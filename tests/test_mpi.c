@@ -430,12 +430,16 @@ static void test_foreign_checkpoint_refused(void **state)
     assert_int_equal(mkdir(path, 0777), 0);
     write_file(f, "out.h5.ckpt/manifest", "not a manifest\n");
     assert_int_equal(run(f, 2, "run", "ranks.yaml", "-o", "out.h5", "--resume", NULL), 2);
+    /* the config's own warning (3 dt: every convergence fit inconclusive) aside */
     char *err = read_err(f);
     size_t lines = 0;
-    for (const char *c = err; *c; c++)
-        lines += *c == '\n';
-    if (lines != 1 || !strstr(err, "out.h5.ckpt"))
-        fail_msg("expected one line naming the checkpoint, got:\n%s", err);
+    for (char *line = strtok(err, "\n"); line; line = strtok(NULL, "\n"))
+        if (strncmp(line, "oscbench run: warning: ", 23) != 0) {
+            lines++;
+            if (!strstr(line, "out.h5.ckpt"))
+                fail_msg("expected a line naming the checkpoint, got: %s", line);
+        }
+    assert_int_equal(lines, 1);
     free(err);
     snprintf(path, sizeof path, "%s/out.h5.ckpt/manifest", f->dir);
     char *kept = slurp(path, NULL);

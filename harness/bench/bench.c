@@ -48,8 +48,10 @@
 #include "layout.h"
 #include "sweep.h"
 
-/* One iteration (one osc_batch_run) should take about this long at the measured peak. */
-#define TARGET_SECONDS 0.02
+/* The work of one iteration (one osc_batch_run), in FMA-unit operations: fixed, so that a
+ * benchmark's name always means the same work and two runs compare (compare.py); about 0.02 s at
+ * 8e10 FMA/s. Not sized from the FMA probe, whose reading changes with the machine's load. */
+#define FMA_PER_ITER 1.6e9
 /* ...but never fewer steps than this, so that the lanes' trip to memory and back (once per run)
  * costs little next to the stepping, even when the batch is far bigger than the caches. */
 #define MIN_STEPS 1024
@@ -85,13 +87,11 @@ typedef struct bench_case {
 
 static double lane_stiffness(size_t i) { return 1 + (double)(i % 13) * 0.1; }
 
-/* Steps per iteration for `fma` FMAs per oscillator-step on `lanes` lanes. */
+/* Steps per iteration for `fma` FMAs per oscillator-step on `lanes` lanes: a function of the
+ * benchmark's name alone (method, lanes; the same for /threads:1). */
 static long steps_for(const bench_case *c, int fma)
 {
-    double rate = machine_peak[c->prec] / (fma > 0 ? fma : 1);
-    if (c->one_thread && peak.threads > 0)
-        rate /= peak.threads;
-    double s = TARGET_SECONDS * rate / (double)c->lanes;
+    double s = FMA_PER_ITER / (fma > 0 ? fma : 1) / (double)c->lanes;
     long steps = s < MIN_STEPS ? MIN_STEPS : s > 1e9 ? 1000000000L : (long)s;
     return (steps + STEP_QUANTUM - 1) / STEP_QUANTUM * STEP_QUANTUM;
 }
@@ -134,6 +134,7 @@ static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long
 {
     double lane_steps = (double)c->lanes * (double)steps * (double)osc_bench_iterations(st);
     osc_bench_counter(st, "osc_steps_per_s", lane_steps, OSC_BENCH_RATE);
+    osc_bench_items(st, lane_steps); /* items_per_second, for compare.py */
     osc_bench_counter(st, "fma_per_step", fma, OSC_BENCH_VALUE);
     osc_bench_counter(st, "peak_fraction", lane_steps * fma / machine_peak[c->prec],
                       OSC_BENCH_RATE);
@@ -406,24 +407,10 @@ static void bench_naive(osc_bench_state *st, void *arg)
         return;
     }
     naive_start(&a);
-    /* Its speed is set by memory and by a parallel region per step, not by the FMA units:
-     * calibrate the step count by timing it (untimed). */
-    long steps = 1;
-    for (;;) {
-        double t = 1e300;
-        for (int rep = 0; rep < 2; rep++) { /* the faster of two: a preempted thread is noise */
-            double t0 = omp_get_wtime();
-            naive_run(&a, steps);
-            double tr = omp_get_wtime() - t0;
-            t = tr < t ? tr : t;
-        }
-        if (t >= TARGET_SECONDS / 4 || steps >= (1L << 24)) {
-            double s = (double)steps * TARGET_SECONDS / (t > 0 ? t : 1e-9);
-            steps = s < 1 ? 1 : s > (double)(1L << 26) ? 1L << 26 : (long)s;
-            break;
-        }
-        steps *= 2;
-    }
+    /* A fixed number of steps for the name, as every benchmark here: its speed is set by memory
+     * and a parallel region per step, ~1/16 of the kernels', so a sixteenth of their work. */
+    double s = FMA_PER_ITER / 16 / 4 / (double)c->lanes;
+    long steps = s < 1 ? 1 : (long)s;
     naive_start(&a);
     long done = 0;
     while (osc_bench_keep_running(st)) {
@@ -462,9 +449,42 @@ static bool add_bench(const char *name, bench_case c)
     return true;
 }
 
+static const char bench_help[] =
+    "oscbench-bench: the throughput of oscbench's kernels, on Google Benchmark.\n"
+    "\n"
+    "benchmarks (--benchmark_filter=REGEX picks them):\n"
+    "  step/<method>/<precision>/<lanes>[/threads:1]  bare stepping; lanes 4096, 65536, 1048576\n"
+    "  baseline/naive/<precision>/<lanes>             semi-implicit Euler written the obvious way\n"
+    "  audited/<method>/double/1048576                 stepping with the run's audit\n"
+    "  default/<method>                                a config's batches: bare, audited, sampled\n"
+    "each name is a fixed amount of work (steps per iteration follow from the method's FMAs and\n"
+    "the lanes, never from the machine), so two runs compare: compare.py benchmarks A.json B.json\n"
+    "\n"
+    "counters: items_per_second (oscillator-steps per second of Google Benchmark's time),\n"
+    "  osc_steps_per_s (per wall second), fma_per_step, peak_fraction, cpu_peak_fraction,\n"
+    "  steps_per_iter; default/: audited_fraction, sampled_fraction, op_ceiling, ceiling_fraction\n"
+    "\n"
+    "environment:\n"
+    "  OSCBENCH_ISA=v4|v3|base|native   cap the kernels' ISA path (default: the CPU's best)\n"
+    "  OSCBENCH_BENCH_LARGE=1           add 2^24 and 2^26 lanes (several GB)\n"
+    "  OSCBENCH_BENCH_AUDIT_EVERY=N     steps between audits of audited/ (default 128)\n"
+    "  OSCBENCH_BENCH_CONFIG=PATH       the config of default/ (default configs/default.yaml)\n"
+    "  OMP_NUM_THREADS=N                threads (default: every core)\n"
+    "\n"
+    "exit status: 0 success, 1 runtime failure, 2 bad input (a flag, OSCBENCH_ISA)\n"
+    "\n"
+    "Google Benchmark's own flags follow.\n\n";
+
 int main(int argc, char **argv)
 {
     static const size_t base_lanes[] = {1u << 12, 1u << 16, 1u << 20};
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(bench_help, stdout);
+            fflush(stdout);
+            argv[i] = "--help"; /* Google Benchmark prints its flags and exits */
+            return osc_bench_main(argc, argv);
+        }
     static const size_t large_lanes[] = {1u << 24, 1u << 26};
     if (osc_isa_env_status() != OSC_OK) {
         fprintf(stderr, "oscbench-bench: %s=%s: expected %s\n", OSC_ISA_ENV, getenv(OSC_ISA_ENV),

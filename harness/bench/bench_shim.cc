@@ -112,6 +112,11 @@ void osc_bench_counter(osc_bench_state *s, const char *name, double value, int f
     s->st.counters[name] = benchmark::Counter(value);
 }
 
+void osc_bench_items(osc_bench_state *s, double items)
+{
+    s->st.SetItemsProcessed(static_cast<int64_t>(items));
+}
+
 void osc_bench_label(osc_bench_state *s, const char *label) { s->st.SetLabel(label); }
 
 void osc_bench_context(const char *key, const char *value)

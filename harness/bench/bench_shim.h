@@ -56,6 +56,9 @@ enum osc_bench_counter_flags {
 /* Set a counter of the current run by name (after the timed loop, for a rate). */
 void osc_bench_counter(osc_bench_state *st, const char *name, double value, int flags);
 /* A label shown beside the run. */
+/* Items processed in the whole run (Google Benchmark reports items_per_second, over its own
+ * time: the main thread's CPU time, or real time with osc_bench_use_real_time). */
+void osc_bench_items(osc_bench_state *st, double items);
 void osc_bench_label(osc_bench_state *st, const char *label);
 
 /* A key/value pair in the report's context (the header, or "context" in JSON). */

@@ -10,5 +10,6 @@ enum { EXIT_RUNTIME = 1, EXIT_BADINPUT = 2 };
 int cmd_methods(int argc, char **argv, FILE *out);
 int cmd_run(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
 
 #endif

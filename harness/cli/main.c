@@ -9,13 +9,16 @@ static const char usage[] =
     "usage: oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet]\n"
     "       oscbench methods\n"
     "       oscbench plot RESULTS.h5 [-o DIR]\n"
-    "       oscbench --help | --version\n"
+    "       oscbench summary RESULTS.h5 [--format text|csv|json]\n"
+    "       oscbench --help | --version | -V\n"
+    "       oscbench COMMAND --help   (its options, their defaults, its exit codes)\n"
     "\n"
     "  run      sweep the methods, dt, stiffness and drag that CONFIG.yaml lists, audit every\n"
     "           lane against the closed-form solution, write one HDF5 file (default\n"
     "           results/<name>.h5) and print a summary per method\n"
     "  methods  list the integrators: declared order, force evaluations, FMAs per step\n"
     "  plot     draw PNG figures from a results file\n"
+    "  summary  which method at each dt, again, from a results file\n"
     "\n"
     "Exit status: 0 success, 1 runtime failure, 2 bad input.\n";
 
@@ -30,7 +33,7 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
-    if (!strcmp(cmd, "--version")) {
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("oscbench %s\n", OSC_VERSION);
         return 0;
     }
@@ -40,6 +43,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot"))
         return cmd_plot(argc - 1, argv + 1);
+    if (!strcmp(cmd, "summary"))
+        return cmd_summary(argc - 1, argv + 1);
     fprintf(stderr, "oscbench: unknown command '%s' (try oscbench --help)\n", cmd);
     return EXIT_BADINPUT;
 }

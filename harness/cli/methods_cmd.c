@@ -3,14 +3,23 @@
 
 #include "cli.h"
 #include "oscbench.h"
+#include "options.h"
+
+static const cli_command methods_command = {
+    .name = "methods",
+    .usage = "methods [options]",
+    .about = "List the integrators: declared order without and with drag, force evaluations\n"
+             "and FMA-unit operations per step, symplecticity, and what one step does.",
+    .exit_codes = "  0  success\n  2  bad input (an option or an argument)\n",
+};
 
 int cmd_methods(int argc, char **argv, FILE *out)
 {
-    (void)argv;
-    if (argc > 1) {
-        fprintf(stderr, "oscbench methods: takes no arguments\n");
-        return EXIT_BADINPUT;
-    }
+    cli_parser p;
+    cli_begin(&p, &methods_command, argc, argv);
+    const char *arg;
+    if (cli_next(&p, &arg) == CLI_EXIT)
+        return p.status;
     fprintf(out, "%-20s %5s %6s %6s %5s %10s  %s\n", "method", "order", "damped", "forces",
             "fma", "symplectic", "summary");
     for (size_t i = 0; i < osc_method_count(); i++) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 
 static const char *plot_script(void)
 {
@@ -19,8 +20,48 @@ static const char *plot_script(void)
     return NULL;
 }
 
+enum { PLOT_OUTPUT, PLOT_OUTPUT_DIR, PLOT_NOPTIONS };
+static const cli_option plot_options[PLOT_NOPTIONS] = {
+    [PLOT_OUTPUT] = {"output", 'o', "DIR",
+                     "directory for the PNG figures (default: the results file's directory);\n"
+                     "missing directories are created, as run -o does"},
+    [PLOT_OUTPUT_DIR] = {"output-dir", 0, "DIR", "the same as --output (its former name)"},
+};
+
+static const cli_command plot_command = {
+    .name = "plot",
+    .usage = "plot RESULTS.h5 [options]",
+    .about = "Draw PNG figures from a results file: convergence per drag value, stability\n"
+             "limits, stability maps over (omega0*dt, zeta) per method, traces, work-precision.\n"
+             "Needs python3 with h5py and matplotlib.",
+    .options = plot_options,
+    .noptions = PLOT_NOPTIONS,
+    .min_args = 1,
+    .max_args = 1,
+    .exit_codes = "  0  success\n  1  runtime failure (no figure made, a directory that cannot be\n"
+                  "     created, no python3)\n  2  bad input (an option, an unreadable results "
+                  "file)\n",
+};
+
 int cmd_plot(int argc, char **argv)
 {
+    cli_parser p;
+    cli_begin(&p, &plot_command, argc, argv);
+    const char *arg, *outdir = NULL;
+    for (int opt; (opt = cli_next(&p, &arg)) != CLI_DONE;) {
+        if (opt == CLI_EXIT)
+            return p.status;
+        if (!*arg)
+            return cli_error(&plot_command, "-o: expected a directory name");
+        outdir = arg;
+    }
+    int n;
+    const char *results = cli_args(&p, &n)[0];
+    if (outdir && cli_make_dirs(outdir) != 0) {
+        fprintf(stderr, "oscbench plot: %s: cannot create directory: %s\n", outdir,
+                strerror(errno));
+        return EXIT_RUNTIME;
+    }
     const char *script = plot_script();
     if (!script) {
         fprintf(stderr, "oscbench plot: cannot find oscbench_plot.py (set OSCBENCH_PLOT_SCRIPT)\n");
@@ -28,15 +69,9 @@ int cmd_plot(int argc, char **argv)
     }
     /* Debian's interpreter first: it is the one with python3-h5py and python3-matplotlib. */
     const char *python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-    char **args = calloc((size_t)argc + 2, sizeof *args);
-    if (!args)
-        return EXIT_RUNTIME;
-    args[0] = (char *)python;
-    args[1] = (char *)script;
-    for (int i = 1; i < argc; i++)
-        args[i + 1] = argv[i];
+    char *args[] = {(char *)python, (char *)script, (char *)results,
+                    outdir ? "--output-dir" : NULL, (char *)outdir, NULL};
     execvp(python, args);
     fprintf(stderr, "oscbench plot: cannot run %s: %s\n", python, strerror(errno));
-    free(args);
     return EXIT_RUNTIME;
 }

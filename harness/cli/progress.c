@@ -4,6 +4,9 @@
 
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 void progress_init(progress *p, double total, const char *unit, bool enabled)
@@ -26,21 +29,59 @@ static void format_seconds(char *buf, size_t len, double s)
         snprintf(buf, len, "%.1fh", s / 3600);
 }
 
-static void draw(const progress *p, double now)
+/* The terminal's width: asked at every draw (a resized window is followed), else $COLUMNS,
+ * else 80. */
+static int terminal_columns(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *env = getenv("COLUMNS");
+    int n = env ? atoi(env) : 0;
+    return n > 0 ? n : 80;
+}
+
+/* What fits, by priority: the percentage and ETA always, then a bar (10 to 24 wide), then the
+ * rate, then as much of the label as is left. */
+int progress_format(const progress *p, double now, int columns, char *line, size_t len)
 {
     double done = (double)atomic_load(&p->done), frac = done / p->total;
     double elapsed = now - p->start, rate = elapsed > 0 ? done / elapsed : 0;
-    char eta[32] = "?";
+    char eta[32] = "?", core[64], rate_text[64], bar[32] = "";
     if (rate > 0)
         format_seconds(eta, sizeof eta, (p->total - done) / rate);
-    const int width = 24;
-    int filled = (int)(frac * width + 0.5);
-    char bar[32];
-    for (int i = 0; i < width; i++)
-        bar[i] = i < filled ? '#' : '.';
-    bar[width] = '\0';
-    fprintf(stderr, "\r[%s] %3.0f%%  %.2e %s/s  ETA %-7s %-40.40s", bar, 100 * frac, rate,
-            p->unit, eta, p->label);
+    snprintf(core, sizeof core, "%3.0f%%  ETA %-7s", 100 * frac, eta);
+    snprintf(rate_text, sizeof rate_text, "%.2e %s/s  ", rate, p->unit);
+    /* the last column stays empty: a character there wraps the line on many terminals */
+    int room = (columns > 1 ? columns : 2) - 1 - (int)strlen(core);
+    int width = room - 3 >= 24 + (int)strlen(rate_text) ? 24 : room - 3;
+    if (width >= 10) {
+        int filled = (int)(frac * width + 0.5);
+        bar[0] = '[';
+        for (int i = 0; i < width; i++)
+            bar[i + 1] = i < filled ? '#' : '.';
+        memcpy(bar + width + 1, "] ", 3);
+        room -= width + 3;
+    }
+    if ((int)strlen(rate_text) > room)
+        rate_text[0] = '\0';
+    room -= (int)strlen(rate_text);
+    int label = room > 1 ? room - 1 : 0;
+    int n = snprintf(line, len, "%s%s%s%s%.*s", bar, rate_text, core, label ? " " : "", label,
+                     p->label);
+    int most = columns > 1 ? columns - 1 : 1; /* a terminal narrower than the core: cut it */
+    if (n > most && (size_t)most < len)
+        line[n = most] = '\0';
+    return n;
+}
+
+static void draw(const progress *p, double now)
+{
+    char line[256];
+    int columns = terminal_columns();
+    int n = progress_format(p, now, columns, line, sizeof line);
+    /* pad to the previous line's end within the width, so nothing of it is left over */
+    fprintf(stderr, "\r%s%*s", line, columns - 1 - n > 0 ? columns - 1 - n : 0, "");
     fflush(stderr);
 }
 
@@ -66,5 +107,5 @@ void progress_label(progress *p, const char *label)
 void progress_finish(progress *p)
 {
     if (p->enabled)
-        fprintf(stderr, "\r%*s\r", 110, "");
+        fprintf(stderr, "\r%*s\r", terminal_columns() - 1, "");
 }

@@ -4,6 +4,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct progress {
     atomic_llong done;
@@ -19,5 +20,8 @@ void progress_init(progress *p, double total, const char *unit, bool enabled);
 void progress_add(progress *p, double amount);
 void progress_label(progress *p, const char *label);
 void progress_finish(progress *p);
+/* The line drawn at time `now` for a terminal `columns` wide: at most columns - 1 characters
+ * (the bar shrinks, then goes, then the label is cut); returns its length. */
+int progress_format(const progress *p, double now, int columns, char *line, size_t len);
 
 #endif

@@ -17,6 +17,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+#define REPORT_MIN_SECONDS 0.1
+
 typedef struct range {
     double lo, hi;
     size_t n;
@@ -62,13 +64,265 @@ static void method_line(FILE *out, const char *name, const sweep_result *res)
     fprintf(out, "%-20s %6zu %6zu", name, points, stable);
     print_range(out, &error);
     print_range(out, &drift);
-    fprintf(out, "  %10.3e\n", seconds > 0 ? steps / seconds : 0.0);
+    /* a rate over less than a tenth of a second is mostly start-up: not shown */
+    if (seconds >= REPORT_MIN_SECONDS)
+        fprintf(out, "  %10.3e\n", steps / seconds);
+    else
+        fprintf(out, "  %10s\n", "too short");
+}
+
+/* ---- per dt: which method, compared on the same lanes --------------------------------- */
+
+points_view report_points_view(const sweep_points *p)
+{
+    return (points_view){p->rows,      p->method,    p->dt,           p->stiffness,
+                         p->drag,      p->max_error, p->max_abs_drift, p->stable};
+}
+
+/* One (dt, method) of the comparison. */
+typedef struct dt_row {
+    const char *method;
+    double dt;
+    size_t lanes, stable, common; /* common: lanes stable for every method at this dt */
+    double worst_error, worst_drift; /* over the common set; NaN when it is empty */
+    bool lanes_match;                /* every method's lane j is the same (k, c) */
+} dt_row;
+
+typedef struct dt_table {
+    size_t nmethods, ndt;
+    const char **methods;
+    double *dts;
+    dt_row *rows; /* dt-major: rows[d * nmethods + m] */
+} dt_table;
+
+static size_t method_slot(const char **methods, size_t *n, const char *name, size_t hint)
+{
+    if (hint < *n && !strcmp(methods[hint], name))
+        return hint;
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(methods[i], name))
+            return i;
+    methods[*n] = name;
+    return (*n)++;
+}
+
+static size_t dt_slot(double *dts, size_t *n, double dt, size_t hint)
+{
+    if (hint < *n && dts[hint] == dt)
+        return hint;
+    for (size_t i = 0; i < *n; i++)
+        if (dts[i] == dt)
+            return i;
+    dts[*n] = dt;
+    return (*n)++;
+}
+
+/* rows_of[offset[b] .. offset[b + 1]) are the rows of group b = d * nmethods + m, in order. */
+static int group_rows(const points_view *v, dt_table *t, size_t **offset_out, size_t **rows_out)
+{
+    size_t *slot = malloc((v->rows ? v->rows : 1) * sizeof *slot);
+    t->methods = malloc((v->rows ? v->rows : 1) * sizeof *t->methods);
+    t->dts = malloc((v->rows ? v->rows : 1) * sizeof *t->dts);
+    if (!slot || !t->methods || !t->dts) {
+        free(slot);
+        return -1;
+    }
+    size_t m = 0, d = 0;
+    for (size_t r = 0; r < v->rows; r++) { /* the layout keeps runs of a method and a dt */
+        m = method_slot(t->methods, &t->nmethods, v->method[r], m);
+        d = dt_slot(t->dts, &t->ndt, v->dt[r], d);
+        slot[r] = d * v->rows + m; /* provisional: nmethods is not known yet */
+    }
+    size_t groups = t->nmethods * t->ndt;
+    size_t *offset = calloc(groups + 1, sizeof *offset);
+    size_t *rows = malloc((v->rows ? v->rows : 1) * sizeof *rows);
+    if (!offset || !rows) {
+        free(slot), free(offset), free(rows);
+        return -1;
+    }
+    for (size_t r = 0; r < v->rows; r++) {
+        slot[r] = slot[r] / v->rows * t->nmethods + slot[r] % v->rows;
+        offset[slot[r] + 1]++;
+    }
+    for (size_t b = 0; b < groups; b++)
+        offset[b + 1] += offset[b];
+    size_t *fill = calloc(groups ? groups : 1, sizeof *fill);
+    if (!fill) {
+        free(slot), free(offset), free(rows);
+        return -1;
+    }
+    for (size_t r = 0; r < v->rows; r++)
+        rows[offset[slot[r]] + fill[slot[r]]++] = r;
+    free(fill), free(slot);
+    *offset_out = offset;
+    *rows_out = rows;
+    return 0;
+}
+
+/* The common set of dt d and each method's figures over it. */
+static void compare_at_dt(const points_view *v, dt_table *t, size_t d, const size_t *offset,
+                          const size_t *rows)
+{
+    dt_row *out = &t->rows[d * t->nmethods];
+    size_t lanes = offset[d * t->nmethods + 1] - offset[d * t->nmethods];
+    bool match = true;
+    for (size_t m = 1; m < t->nmethods && match; m++) {
+        const size_t *a = rows + offset[d * t->nmethods], *b = rows + offset[d * t->nmethods + m];
+        match = offset[d * t->nmethods + m + 1] - offset[d * t->nmethods + m] == lanes;
+        for (size_t j = 0; match && j < lanes; j++)
+            match = v->stiffness[a[j]] == v->stiffness[b[j]] && v->drag[a[j]] == v->drag[b[j]];
+    }
+    for (size_t m = 0; m < t->nmethods; m++) {
+        size_t b = d * t->nmethods + m;
+        out[m] = (dt_row){.method = t->methods[m], .dt = t->dts[d],
+                          .lanes = offset[b + 1] - offset[b], .lanes_match = match,
+                          .worst_error = NAN, .worst_drift = NAN};
+        for (size_t j = offset[b]; j < offset[b + 1]; j++)
+            out[m].stable += v->stable[rows[j]];
+    }
+    for (size_t j = 0; match && j < lanes; j++) {
+        bool all = true;
+        for (size_t m = 0; m < t->nmethods && all; m++)
+            all = v->stable[rows[offset[d * t->nmethods + m] + j]];
+        for (size_t m = 0; all && m < t->nmethods; m++) {
+            size_t r = rows[offset[d * t->nmethods + m] + j];
+            dt_row *o = &out[m];
+            /* a stable lane's maxima are finite; fmax keeps the first value over NaN */
+            o->worst_error = o->common ? fmax(o->worst_error, v->max_error[r]) : v->max_error[r];
+            o->worst_drift = o->common ? fmax(o->worst_drift, v->max_abs_drift[r])
+                                       : v->max_abs_drift[r];
+            o->common++;
+        }
+    }
+}
+
+static void dt_table_free(dt_table *t)
+{
+    free(t->methods), free(t->dts), free(t->rows);
+}
+
+static int dt_table_build(const points_view *v, dt_table *t)
+{
+    *t = (dt_table){0};
+    size_t *offset = NULL, *rows = NULL;
+    if (group_rows(v, t, &offset, &rows))
+        return dt_table_free(t), -1;
+    t->rows = calloc(t->nmethods * t->ndt + 1, sizeof *t->rows);
+    if (!t->rows) {
+        free(offset), free(rows), dt_table_free(t);
+        return -1;
+    }
+    for (size_t d = 0; d < t->ndt; d++)
+        compare_at_dt(v, t, d, offset, rows);
+    free(offset), free(rows);
+    return 0;
+}
+
+static void print_share(FILE *out, size_t part, size_t whole)
+{
+    if (whole)
+        fprintf(out, "  %6.1f%% %5zu/%-6zu", 100.0 * (double)part / (double)whole, part, whole);
+    else
+        fprintf(out, "  %20s", "-");
+}
+
+static void print_worst(FILE *out, double v)
+{
+    if (isnan(v))
+        fprintf(out, "  %13s", "-");
+    else
+        fprintf(out, "  %13.3e", v);
+}
+
+static void per_dt_text(FILE *out, const dt_table *t)
+{
+    fprintf(out, "\nwhich method at each dt: the share of lanes stable, and the worst error and "
+                 "|drift| over the\ncommon set, the lanes (stiffness, drag) stable for EVERY method "
+                 "at that dt, so methods are\ncompared on the same springs\n");
+    for (size_t d = 0; d < t->ndt; d++) {
+        const dt_row *r = &t->rows[d * t->nmethods];
+        fprintf(out, "\ndt = %.6g (%.6g Hz): ", r->dt, 1.0 / r->dt);
+        if (!r->lanes_match)
+            fprintf(out, "methods ran different lanes: no common set\n");
+        else
+            fprintf(out, "common set %zu of %zu lanes, stable for all %zu methods\n", r->common,
+                    r->lanes, t->nmethods);
+        fprintf(out, "  %-20s  %-20s  %13s  %13s\n", "method", "stable (share, lanes)",
+                "worst error", "worst |drift|");
+        for (size_t m = 0; m < t->nmethods; m++) {
+            fprintf(out, "  %-20s", r[m].method);
+            print_share(out, r[m].stable, r[m].lanes);
+            print_worst(out, r[m].worst_error);
+            print_worst(out, r[m].worst_drift);
+            fputc('\n', out);
+        }
+    }
+}
+
+/* JSON and CSV numbers: %.17g round-trips; NaN (an empty common set) is null / empty. */
+static void put_number(FILE *out, double v, const char *nan_as)
+{
+    if (isnan(v))
+        fputs(nan_as, out);
+    else
+        fprintf(out, "%.17g", v);
+}
+
+static void per_dt_csv(FILE *out, const dt_table *t)
+{
+    fprintf(out, "dt,rate_hz,method,lanes,stable,stable_share,common_lanes,worst_error_common,"
+                 "worst_abs_drift_common\n");
+    for (size_t i = 0; i < t->ndt * t->nmethods; i++) {
+        const dt_row *r = &t->rows[i];
+        fprintf(out, "%.17g,%.17g,%s,%zu,%zu,", r->dt, 1.0 / r->dt, r->method, r->lanes,
+                r->stable);
+        put_number(out, r->lanes ? (double)r->stable / (double)r->lanes : NAN, "");
+        fprintf(out, ",%zu,", r->common);
+        put_number(out, r->worst_error, "");
+        fputc(',', out);
+        put_number(out, r->worst_drift, "");
+        fputc('\n', out);
+    }
+}
+
+static void per_dt_json(FILE *out, const dt_table *t)
+{
+    fprintf(out, "{\"per_dt\": [");
+    for (size_t i = 0; i < t->ndt * t->nmethods; i++) {
+        const dt_row *r = &t->rows[i];
+        fprintf(out, "%s\n  {\"dt\": %.17g, \"rate_hz\": %.17g, \"method\": \"%s\", "
+                     "\"lanes\": %zu, \"stable\": %zu, \"stable_share\": ",
+                i ? "," : "", r->dt, 1.0 / r->dt, r->method, r->lanes, r->stable);
+        put_number(out, r->lanes ? (double)r->stable / (double)r->lanes : NAN, "null");
+        fprintf(out, ", \"common_lanes\": %zu, \"lanes_match\": %s, \"worst_error_common\": ",
+                r->common, r->lanes_match ? "true" : "false");
+        put_number(out, r->worst_error, "null");
+        fprintf(out, ", \"worst_abs_drift_common\": ");
+        put_number(out, r->worst_drift, "null");
+        fputc('}', out);
+    }
+    fprintf(out, "\n]}\n");
+}
+
+int report_per_dt(FILE *out, const points_view *v, summary_format format)
+{
+    dt_table t;
+    if (dt_table_build(v, &t))
+        return -1;
+    if (format == SUMMARY_CSV)
+        per_dt_csv(out, &t);
+    else if (format == SUMMARY_JSON)
+        per_dt_json(out, &t);
+    else
+        per_dt_text(out, &t);
+    dt_table_free(&t);
+    return 0;
 }
 
 static void print_methods(FILE *out, const osc_config *cfg, const sweep_result *res)
 {
     fprintf(out, "%-20s %6s %6s  %20s  %20s  %10s\n", "method", "points", "stable",
-            "max error (stable)", "max |drift| (stable)", "osc-step/s");
+            "max error (stable)", "max |drift| (stable)", "audited osc-steps/s (wall)");
     for (size_t m = 0; m < cfg->nmethods; m++)
         method_line(out, cfg->methods[m]->name, res);
 }
@@ -270,6 +524,9 @@ void report_print(FILE *out, const osc_config *cfg, const sweep_result *res,
             OSC_VERSION, cfg->path, res->points.rows, cfg->nmethods, cfg->dt.count,
             cfg->stiffness.count, cfg->drag.count, osc_precision_name(cfg->precision), cfg->dim);
     print_methods(out, cfg, res);
+    points_view view = report_points_view(&res->points);
+    if (report_per_dt(out, &view, SUMMARY_TEXT))
+        fprintf(out, "\n(no per-dt comparison: out of memory)\n");
     print_convergence(out, &ana->conv);
     print_stability(out, ana);
     if (res->t_end_rounded)

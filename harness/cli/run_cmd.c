@@ -13,6 +13,7 @@
 #include "checkpoint.h"
 #include "cli.h"
 #include "config.h"
+#include "options.h"
 #include "h5out.h"
 #include "report.h"
 #include "results.h"
@@ -26,15 +27,32 @@ typedef struct run_args {
     bool resume; /* keep finished items in OUT.h5.ckpt/ and reuse those already there */
 } run_args;
 
-static const char run_usage[] =
-    "usage: oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet] [--resume]\n";
+/* One entry per option (options.h): its index is its case in parse_args. */
+enum { RUN_OUTPUT, RUN_THREADS, RUN_QUIET, RUN_RESUME, RUN_NOPTIONS };
+static const cli_option run_options[RUN_NOPTIONS] = {
+    [RUN_OUTPUT] = {"output", 'o', "PATH",
+                    "the results file (default: results/<name>.h5, <name> from the config);\n"
+                    "missing directories on its path are created, as plot -o does"},
+    [RUN_THREADS] = {"threads", 0, "N", "OpenMP threads, 1 to 4096 (default: OMP_NUM_THREADS,\n"
+                                        "else every core)"},
+    [RUN_QUIET] = {"quiet", 'q', NULL, "no progress line and no summary (default: both; the\n"
+                                       "progress line only when stderr is a terminal)"},
+    [RUN_RESUME] = {"resume", 0, NULL,
+                    "keep finished work items in OUT.h5.ckpt/ and reuse those an earlier,\n"
+                    "killed run of the same config left there (default: no checkpoint)"},
+};
 
-/* One line, as every error: the usage is one `--help` away. */
-static int bad_flag(const char *what)
-{
-    fprintf(stderr, "oscbench run: %s (see oscbench run --help)\n", what);
-    return EXIT_BADINPUT;
-}
+static const cli_command run_command = {
+    .name = "run",
+    .usage = "run CONFIG.yaml [options]",
+    .about = "Sweep the methods, dt, stiffness and drag that CONFIG.yaml lists, audit every lane\n"
+             "against the closed-form solution, write one HDF5 file (complete or absent) and\n"
+             "print a summary (oscbench summary prints it again from the file).",
+    .options = run_options,
+    .noptions = RUN_NOPTIONS,
+    .min_args = 1,
+    .max_args = 1,
+};
 
 static int parse_threads(const char *s, int *threads)
 {
@@ -47,37 +65,38 @@ static int parse_threads(const char *s, int *threads)
     return 0;
 }
 
+/* 0 to run, else the exit status (help, version, or a bad command line). */
 static int parse_args(int argc, char **argv, run_args *a)
 {
     *a = (run_args){0};
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            fputs(run_usage, stdout);
-            exit(0);
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (++i >= argc || !*argv[i])
-                return bad_flag("-o: expected an output file name");
-            a->out = argv[i];
-        } else if (!strcmp(arg, "--threads") || !strncmp(arg, "--threads=", 10)) {
-            const char *v = arg[9] == '=' ? arg + 10 : (++i < argc ? argv[i] : NULL);
-            if (parse_threads(v, &a->threads))
-                return bad_flag("--threads: expected a whole number from 1 to 4096");
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+    cli_parser p;
+    cli_begin(&p, &run_command, argc, argv);
+    const char *arg;
+    for (int opt; (opt = cli_next(&p, &arg)) != CLI_DONE;) {
+        switch (opt) {
+        case CLI_EXIT:
+            return p.status ? p.status : -1;
+        case RUN_OUTPUT:
+            if (!*arg)
+                return cli_error(&run_command, "-o: expected an output file name");
+            a->out = arg;
+            break;
+        case RUN_THREADS:
+            if (parse_threads(arg, &a->threads))
+                return cli_error(&run_command, "--threads: expected a whole number from 1 to "
+                                               "4096");
+            break;
+        case RUN_QUIET:
             a->quiet = true;
-        } else if (!strcmp(arg, "--resume")) {
+            break;
+        case RUN_RESUME:
             a->resume = true;
-        } else if (arg[0] == '-' && arg[1]) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "unknown option '%s'", arg);
-            return bad_flag(msg);
-        } else if (!a->config) {
-            a->config = arg;
-        } else {
-            return bad_flag("expected one config file");
+            break;
         }
     }
-    return a->config ? 0 : bad_flag("missing CONFIG.yaml");
+    int n;
+    a->config = cli_args(&p, &n)[0];
+    return 0;
 }
 
 /* The default output stays inside results/ whatever the config's name says: config_load
@@ -153,6 +172,21 @@ static int run_sweep(const run_args *a, const osc_config *cfg, ckpt *ck, sweep_r
     return rc;
 }
 
+/* The output's directory, created if missing (as plot -o creates its directory). */
+static int make_parent(const char *out_path)
+{
+    const char *slash = strrchr(out_path, '/');
+    if (!slash || slash == out_path)
+        return 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - out_path), out_path);
+    if (cli_make_dirs(dir) == 0)
+        return 0;
+    fprintf(stderr, "oscbench run: %s: cannot create directory %s: %s\n", out_path, dir,
+            strerror(errno));
+    return -1;
+}
+
 static int run(const run_args *a, const osc_config *cfg, const char *out_path)
 {
     char err[1024] = "";
@@ -161,6 +195,8 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
         fprintf(stderr, "oscbench run: %s: is a directory, expected a file name\n", out_path);
         return EXIT_RUNTIME;
     }
+    if (make_parent(out_path))
+        return EXIT_RUNTIME;
     ckpt *ck = NULL;
     int rc = open_checkpoint(a, cfg, out_path, &ck);
     if (rc)
@@ -200,6 +236,30 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
     return rc ? EXIT_RUNTIME : 0;
 }
 
+/* What the config asks for that the run will not do, one located line each on stderr (the run
+ * goes on: these are not errors, but they were silent). */
+static void warn_skips(const osc_config *cfg)
+{
+    char line[1024];
+    const char *dt_key = cfg->rate_hz.count ? "rate_hz" : "dt";
+    if (cfg->convergence && cfg->dt.count < 2) {
+        config_error(cfg, "analyses", line, sizeof line,
+                     "convergence needs 2 or more %s values, the sweep has 1: no fits "
+                     "(/convergence will be empty)", dt_key);
+        fprintf(stderr, "oscbench run: warning: %s\n", line);
+    } else if (cfg->convergence && cfg->dt.count < 4) {
+        config_error(cfg, "analyses", line, sizeof line,
+                     "convergence with %zu %s values: a verdict needs at least 4 fitted points, "
+                     "so every fit will be inconclusive", cfg->dt.count, dt_key);
+        fprintf(stderr, "oscbench run: warning: %s\n", line);
+    }
+    if (cfg->has_stability_zeta && !cfg->stability) {
+        config_error(cfg, "stability", line, sizeof line,
+                     "ignored: analyses does not list stability");
+        fprintf(stderr, "oscbench run: warning: %s\n", line);
+    }
+}
+
 int cmd_run(int argc, char **argv)
 {
     const run_launch launch = run_mpi_launch(); /* mpirun, srun: see run_mpi.h */
@@ -207,7 +267,7 @@ int cmd_run(int argc, char **argv)
     run_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)
-        return rc;
+        return rc < 0 ? 0 : rc; /* -1: help or version printed */
     if (osc_isa_env_status() != OSC_OK) {
         fprintf(stderr, "oscbench run: %s=%s: expected %s\n", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
                 OSC_ISA_ENV_VALUES);
@@ -216,11 +276,12 @@ int cmd_run(int argc, char **argv)
     if (a.threads)
         omp_set_num_threads(a.threads);
     osc_config cfg;
-    char err[1024];
+    char err[CONFIG_MAX_ERRORS * 640];
     if (config_load(a.config, &cfg, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return EXIT_BADINPUT;
     }
+    warn_skips(&cfg); /* under a launcher from rank 0 only, as the errors above */
     run_mpi_unmute_stderr(stderr_saved);
     char default_path[512];
     const char *out_path = a.out;

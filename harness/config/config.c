@@ -26,6 +26,8 @@
 
 #include "sweep.h"
 
+#include "layout.h"
+
 enum { CONFIG_BAD = 2 };
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -35,21 +37,39 @@ typedef struct ctx {
     char *err;
     size_t errlen;
     long nodes;
+    bool collect; /* append each error as a line of its own, not overwrite */
 } ctx;
 
-/* "FILE:LINE:COL: key: message"; key may be NULL, line 0 drops the position. */
+static size_t lines_in(const char *s)
+{
+    size_t n = *s != '\0';
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* "FILE:LINE:COL: key: message"; key may be NULL, line 0 drops the position. When collecting,
+ * the line is appended to those already in err (up to CONFIG_MAX_ERRORS, and only whole lines:
+ * one that does not fit is dropped). */
 static int vfail_at(const ctx *c, int line, int col, const char *key, const char *fmt,
                     va_list ap)
 {
     if (!c->err || c->errlen == 0)
         return CONFIG_BAD;
-    char msg[512];
+    char msg[512], text[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
     char where[64] = "";
     if (line > 0)
         snprintf(where, sizeof where, ":%d:%d", line, col);
-    snprintf(c->err, c->errlen, "%s%s: %s%s%s", c->path, where, key ? key : "", key ? ": " : "",
+    snprintf(text, sizeof text, "%s%s: %s%s%s", c->path, where, key ? key : "", key ? ": " : "",
              msg);
+    size_t used = c->collect ? strlen(c->err) : 0;
+    if (used == 0) {
+        snprintf(c->err, c->errlen, "%s", text);
+    } else if (lines_in(c->err) < CONFIG_MAX_ERRORS && used + 1 + strlen(text) < c->errlen) {
+        c->err[used] = '\n';
+        memcpy(c->err + used + 1, text, strlen(text) + 1);
+    }
     return CONFIG_BAD;
 }
 
@@ -358,6 +378,26 @@ static bool is_decimal(const char *s)
 
 typedef enum { NUM_ANY, NUM_NONNEG, NUM_POSITIVE } num_rule;
 
+/* A fraction "A/B" of two decimals (dt: 1/60): 1 and its value in *v, -1 if B is zero, 0 if
+ * the text is not a fraction. The quotient is the double nearest A/B when A and B are exact
+ * (as 1 and 60 are): one correctly rounded division. */
+static int fraction(const char *text, double *v)
+{
+    const char *slash = strchr(text, '/');
+    char num[64];
+    if (!slash || (size_t)(slash - text) >= sizeof num)
+        return 0;
+    memcpy(num, text, (size_t)(slash - text));
+    num[slash - text] = '\0';
+    if (!is_decimal(num) || !is_decimal(slash + 1))
+        return 0;
+    double a = strtod(num, NULL), b = strtod(slash + 1, NULL);
+    if (b == 0)
+        return -1;
+    *v = a / b;
+    return 1;
+}
+
 static int number(const ctx *c, const ynode *n, const char *key, num_rule rule, double *out)
 {
     char buf[48];
@@ -365,11 +405,16 @@ static int number(const ctx *c, const ynode *n, const char *key, num_rule rule, 
         return fail_node(c, n, key, "expected a number, not %s", kind_name(n->kind));
     if (n->plain && spells_nonfinite(n->text))
         return fail_node(c, n, key, "expected a finite number, got '%s'", shown(n, buf));
-    if (!n->plain || !is_decimal(n->text))
+    double v = 0;
+    int is_fraction = n->plain ? fraction(n->text, &v) : 0;
+    if (is_fraction < 0)
+        return fail_node(c, n, key, "expected a number, '%s' divides by zero", shown(n, buf));
+    if (!is_fraction && (!n->plain || !is_decimal(n->text)))
         return fail_node(c, n, key, "expected a number, got '%s'", shown(n, buf));
     errno = 0;
-    double v = strtod(n->text, NULL);
-    if (errno == ERANGE && isinf(v))
+    if (!is_fraction)
+        v = strtod(n->text, NULL);
+    if ((errno == ERANGE || is_fraction) && isinf(v))
         return fail_node(c, n, key, "expected a finite number, '%s' overflows a double",
                          shown(n, buf));
     if (rule == NUM_POSITIVE && !(v > 0))
@@ -468,24 +513,31 @@ static int fields(const ctx *c, const ynode *map, const char *prefix, const char
 {
     for (size_t i = 0; i < nnames; i++)
         keys[i] = vals[i] = NULL;
+    int status = 0; /* every bad key is reported, the good ones still read */
     for (size_t p = 0; p + 1 < map->nkids; p += 2) {
         const ynode *k = map->kids[p];
-        if (k->kind != YN_SCALAR)
-            return fail_node(c, k, prefix[0] ? prefix : NULL, "expected a key name, not %s",
-                             kind_name(k->kind));
+        if (k->kind != YN_SCALAR) {
+            status = fail_node(c, k, prefix[0] ? prefix : NULL, "expected a key name, not %s",
+                               kind_name(k->kind));
+            continue;
+        }
         size_t i = 0;
         while (i < nnames && strcmp(k->text, names[i]) != 0)
             i++;
-        if (i == nnames)
-            return unknown_key(c, k, prefix, names, nnames);
+        if (i == nnames) {
+            status = unknown_key(c, k, prefix, names, nnames);
+            continue;
+        }
         char full[128];
         snprintf(full, sizeof full, "%s%s", prefix, names[i]);
-        if (vals[i])
-            return fail_node(c, k, full, "duplicate key (first at line %d)", keys[i]->line);
+        if (vals[i]) {
+            status = fail_node(c, k, full, "duplicate key (first at line %d)", keys[i]->line);
+            continue;
+        }
         keys[i] = k;
         vals[i] = map->kids[p + 1];
     }
-    return 0;
+    return status;
 }
 
 static int expect_map(const ctx *c, const ynode *n, const char *key, const char *what)
@@ -604,12 +656,12 @@ static int expand_sweep(const ctx *c, sweep_spec *s, const char *key, sweep *out
 enum {
     K_NAME, K_METHODS, K_PRECISION, K_DIM, K_STIFFNESS, K_DRAG, K_DT, K_GRAVITY, K_MASS, K_X0,
     K_V0, K_T_END, K_STEPS, K_TRACE, K_ANALYSES, K_STABILITY, K_AUDIT_EVERY, K_MAXIMA,
-    K_UNSTABLE_FACTOR, K_UNSTABLE_DRIFT, K_COUNT
+    K_UNSTABLE_FACTOR, K_UNSTABLE_DRIFT, K_OMEGA0, K_ZETA, K_RATE_HZ, K_COUNT
 };
 static const char *const key_names[K_COUNT] = {
     "name", "methods", "precision", "dim", "stiffness", "drag", "dt", "gravity", "mass", "x0",
     "v0", "t_end", "steps", "trace", "analyses", "stability", "audit_every", "maxima",
-    "unstable_factor", "unstable_drift",
+    "unstable_factor", "unstable_drift", "omega0", "zeta", "rate_hz",
 };
 _Static_assert(K_COUNT == CONFIG_NKEYS, "config_loc table size");
 
@@ -618,8 +670,12 @@ typedef struct loader {
     osc_config *cfg;
     const ynode *root;
     const ynode *keys[K_COUNT], *vals[K_COUNT];
-    sweep_spec stiffness, drag, dt, zeta;
+    sweep_spec stiffness, drag, dt, zeta; /* stiffness: of stiffness or omega0; drag: of drag
+                                           * or zeta; dt: of dt or rate_hz */
+    bool by_omega0, by_zeta, by_rate; /* which key of each pair gave the axis */
+    bool dim_bad;                     /* reported: x0 and v0 lengths are not checked */
     const ynode *trace_points; /* to locate a row beyond the sweep */
+    const ynode *trace_where, *trace_methods; /* traces chosen by value, resolved at the end */
 } loader;
 
 static bool name_char_ok(char ch)
@@ -666,6 +722,26 @@ static int load_name(loader *L)
     return L->cfg->name ? 0 : fail_at(&L->c, 0, 0, NULL, "out of memory");
 }
 
+/* The registry name a typo most likely meant: within 2 edits, or the only name it begins. */
+static const char *nearest_method(const char *typed)
+{
+    const char *best = NULL, *prefixed = NULL;
+    size_t dist = 3, nprefixed = 0;
+    for (size_t i = 0; i < osc_method_count(); i++) {
+        const char *name = osc_method_at(i)->name;
+        size_t d = edit_distance(typed, name);
+        if (d < dist) {
+            dist = d;
+            best = name;
+        }
+        if (*typed && strncmp(name, typed, strlen(typed)) == 0) {
+            prefixed = name;
+            nprefixed++;
+        }
+    }
+    return best ? best : nprefixed == 1 ? prefixed : NULL;
+}
+
 static int method_of(const loader *L, const ynode *n, const osc_method **out)
 {
     char buf[48], valid[512] = "";
@@ -679,6 +755,10 @@ static int method_of(const loader *L, const ynode *n, const osc_method **out)
     if (n->kind != YN_SCALAR)
         return fail_node(&L->c, n, "methods", "expected a method name, not %s (valid: %s)",
                          kind_name(n->kind), valid);
+    const char *near = nearest_method(n->text);
+    if (near)
+        return fail_node(&L->c, n, "methods", "unknown method '%s' (did you mean '%s'?)",
+                         shown(n, buf), near);
     return fail_node(&L->c, n, "methods", "unknown method '%s' (valid: %s)", shown(n, buf),
                      valid);
 }
@@ -716,15 +796,17 @@ static int load_precision_dim(loader *L)
 {
     static const char *const precisions[] = {"double", "float"};
     size_t p = 0;
-    if (L->vals[K_PRECISION] &&
-        one_of(&L->c, L->vals[K_PRECISION], "precision", "precision", precisions, 2, &p))
-        return CONFIG_BAD;
+    int bad = 0;
+    if (L->vals[K_PRECISION])
+        bad |= one_of(&L->c, L->vals[K_PRECISION], "precision", "precision", precisions, 2, &p);
     L->cfg->precision = p == 1 ? OSC_FLOAT : OSC_DOUBLE;
     long dim = 1;
-    if (L->vals[K_DIM] && whole(&L->c, L->vals[K_DIM], "dim", 1, OSC_MAX_DIM, &dim))
+    if (L->vals[K_DIM] && whole(&L->c, L->vals[K_DIM], "dim", 1, OSC_MAX_DIM, &dim)) {
+        L->dim_bad = true;
         return CONFIG_BAD;
+    }
     L->cfg->dim = (int)dim;
-    return 0;
+    return bad ? CONFIG_BAD : 0;
 }
 
 /* x0 or v0: a number for every axis, or a list of exactly dim numbers. */
@@ -743,6 +825,8 @@ static int load_vector(loader *L, int k, double def, double out[OSC_MAX_DIM])
             out[a] = out[0];
         return 0;
     }
+    if (L->dim_bad)
+        return 0;
     if (n->nkids != (size_t)L->cfg->dim)
         return fail_node(&L->c, n, key, "expected %d number%s (dim is %d), got %zu",
                          L->cfg->dim, L->cfg->dim > 1 ? "s" : "", L->cfg->dim, n->nkids);
@@ -752,30 +836,57 @@ static int load_vector(loader *L, int k, double def, double out[OSC_MAX_DIM])
     return 0;
 }
 
-static int missing(const loader *L, const char *key)
+/* The later of two keys in the file (to blame for giving both). */
+static const ynode *later_key(const loader *L, int a, int b)
 {
-    return fail_node(&L->c, L->root, key, "missing, a required key");
+    const ynode *ka = L->keys[a], *kb = L->keys[b];
+    bool b_later = kb->line > ka->line || (kb->line == ka->line && kb->col > ka->col);
+    return b_later ? kb : ka;
+}
+
+/* One swept axis given by either of two keys (stiffness or omega0, drag or zeta, dt or
+ * rate_hz): parsed into *spec, *by_second set when the second key gave it. A missing axis is
+ * an error when `required`, named after the first key. */
+static int load_axis(loader *L, int first, int second, bool required, num_rule rule,
+                     sweep_spec *spec, bool *by_second)
+{
+    const ynode *a = L->vals[first], *b = L->vals[second];
+    *by_second = !a && b;
+    if (a && b) {
+        const ynode *later = later_key(L, first, second);
+        return fail_node(&L->c, later, later->text, "give %s or %s, not both",
+                         key_names[first], key_names[second]);
+    }
+    if (!a && !b)
+        return required ? fail_node(&L->c, L->root, key_names[first],
+                                    "missing, a required key (or give %s instead)",
+                                    key_names[second])
+                        : 0;
+    return parse_sweep(&L->c, a ? a : b, key_names[a ? first : second], rule, spec);
 }
 
 static int load_physics(loader *L)
 {
     osc_config *cfg = L->cfg;
-    if (!L->vals[K_STIFFNESS])
-        return missing(L, "stiffness");
-    if (!L->vals[K_DT])
-        return missing(L, "dt");
-    if (parse_sweep(&L->c, L->vals[K_STIFFNESS], "stiffness", NUM_NONNEG, &L->stiffness) ||
-        parse_sweep(&L->c, L->vals[K_DT], "dt", NUM_POSITIVE, &L->dt))
-        return CONFIG_BAD;
-    if (L->vals[K_DRAG] && parse_sweep(&L->c, L->vals[K_DRAG], "drag", NUM_NONNEG, &L->drag))
-        return CONFIG_BAD;
+    int bad = 0;
+    bad |= load_axis(L, K_STIFFNESS, K_OMEGA0, true, NUM_NONNEG, &L->stiffness, &L->by_omega0);
+    bad |= load_axis(L, K_DRAG, K_ZETA, false, NUM_NONNEG, &L->drag, &L->by_zeta);
+    bad |= load_axis(L, K_DT, K_RATE_HZ, true, NUM_POSITIVE, &L->dt, &L->by_rate);
     cfg->gravity = 0;
     cfg->mass = 1;
-    if (L->vals[K_GRAVITY] && number(&L->c, L->vals[K_GRAVITY], "gravity", NUM_ANY, &cfg->gravity))
-        return CONFIG_BAD;
-    if (L->vals[K_MASS] && number(&L->c, L->vals[K_MASS], "mass", NUM_NONNEG, &cfg->mass))
-        return CONFIG_BAD;
-    return load_vector(L, K_X0, 1.0, cfg->x0) || load_vector(L, K_V0, 0.0, cfg->v0);
+    if (L->vals[K_GRAVITY])
+        bad |= number(&L->c, L->vals[K_GRAVITY], "gravity", NUM_ANY, &cfg->gravity);
+    if (L->vals[K_MASS]) {
+        int rc = number(&L->c, L->vals[K_MASS], "mass", NUM_NONNEG, &cfg->mass);
+        if (!rc && cfg->mass == 0 && (L->by_omega0 || L->by_zeta))
+            rc = fail_node(&L->c, L->vals[K_MASS], "mass",
+                           "expected a mass > 0 with %s (mass 0 pins a lane)",
+                           L->by_omega0 ? "omega0" : "zeta");
+        bad |= rc;
+    }
+    bad |= load_vector(L, K_X0, 1.0, cfg->x0);
+    bad |= load_vector(L, K_V0, 0.0, cfg->v0);
+    return bad ? CONFIG_BAD : 0;
 }
 
 static int load_duration(loader *L)
@@ -785,10 +896,7 @@ static int load_duration(loader *L)
     if (!t_end && !steps)
         return fail_node(&L->c, L->root, "t_end", "missing: give t_end or steps");
     if (t_end && steps) {
-        bool steps_later = L->keys[K_STEPS]->line > L->keys[K_T_END]->line ||
-                           (L->keys[K_STEPS]->line == L->keys[K_T_END]->line &&
-                            L->keys[K_STEPS]->col > L->keys[K_T_END]->col);
-        const ynode *later = steps_later ? L->keys[K_STEPS] : L->keys[K_T_END];
+        const ynode *later = later_key(L, K_T_END, K_STEPS);
         return fail_node(&L->c, later, later->text, "give t_end or steps, not both");
     }
     cfg->t_end = 0;
@@ -798,7 +906,7 @@ static int load_duration(loader *L)
     return whole(&L->c, steps, "steps", 1, CONFIG_MAX_STEPS, &cfg->steps);
 }
 
-static const char *const trace_names[] = {"every", "points"};
+static const char *const trace_names[] = {"every", "points", "where", "methods"};
 
 static int load_trace_points(loader *L, const ynode *n)
 {
@@ -810,7 +918,7 @@ static int load_trace_points(loader *L, const ynode *n)
     if (!cfg->trace_points)
         return fail_at(&L->c, 0, 0, NULL, "out of memory");
     for (size_t i = 0; i < count; i++) {
-        long row;
+        long row = 0;
         if (whole(&L->c, n->kind == YN_SEQ ? n->kids[i] : n, "trace.points", 0,
                   CONFIG_MAX_STEPS, &row))
             return CONFIG_BAD;
@@ -827,13 +935,22 @@ static int load_trace(loader *L)
     L->cfg->trace_every = 1;
     if (!n)
         return 0;
-    const ynode *keys[2], *v[2];
+    const ynode *keys[4], *v[4];
     if (expect_map(&L->c, n, "trace", "a mapping {every: N, points: [row, ...]}") ||
-        fields(&L->c, n, "trace.", trace_names, 2, keys, v))
+        fields(&L->c, n, "trace.", trace_names, 4, keys, v))
         return CONFIG_BAD;
     if (v[0] && whole(&L->c, v[0], "trace.every", 1, CONFIG_MAX_STEPS, &L->cfg->trace_every))
         return CONFIG_BAD;
     L->trace_points = v[1];
+    L->trace_where = v[2];
+    L->trace_methods = v[3];
+    if (v[3] && !v[2])
+        return fail_node(&L->c, keys[3], "trace.methods", "chooses the methods of trace.where, "
+                                                          "which is missing");
+    if (v[2] && ((v[2]->kind != YN_MAP && v[2]->kind != YN_SEQ) ||
+                 (v[2]->kind == YN_SEQ && v[2]->nkids == 0)))
+        return fail_node(&L->c, v[2], "trace.where",
+                         "expected a mapping {stiffness: k, drag: c, dt: h} or a list of them");
     return v[1] ? load_trace_points(L, v[1]) : 0;
 }
 
@@ -865,43 +982,52 @@ static int load_instability(loader *L)
     osc_config *cfg = L->cfg;
     static const char *const modes[] = {"every_step", "audits"};
     size_t mode = 0;
-    if (L->vals[K_MAXIMA] &&
-        one_of(&L->c, L->vals[K_MAXIMA], "maxima", "maxima mode", modes, 2, &mode))
-        return CONFIG_BAD;
+    int bad = 0;
+    if (L->vals[K_MAXIMA])
+        bad |= one_of(&L->c, L->vals[K_MAXIMA], "maxima", "maxima mode", modes, 2, &mode);
     cfg->maxima_sampled = mode == 1;
     cfg->unstable_factor = CONFIG_DEFAULT_UNSTABLE_FACTOR;
     const ynode *n = L->vals[K_UNSTABLE_FACTOR];
     if (n && number(&L->c, n, "unstable_factor", NUM_POSITIVE, &cfg->unstable_factor))
-        return CONFIG_BAD;
-    if (n && !(cfg->unstable_factor >= 1))
-        return fail_node(&L->c, n, "unstable_factor",
-                         "expected a number >= 1 (a multiple of the motion's own scale), got %g",
-                         cfg->unstable_factor);
+        bad = CONFIG_BAD;
+    else if (n && !(cfg->unstable_factor >= 1))
+        bad = fail_node(&L->c, n, "unstable_factor",
+                        "expected a number >= 1 (a multiple of the motion's own scale), got %g",
+                        cfg->unstable_factor);
     cfg->unstable_drift = INFINITY;
     n = L->vals[K_UNSTABLE_DRIFT];
-    return n ? number(&L->c, n, "unstable_drift", NUM_POSITIVE, &cfg->unstable_drift) : 0;
+    if (n)
+        bad |= number(&L->c, n, "unstable_drift", NUM_POSITIVE, &cfg->unstable_drift);
+    return bad ? CONFIG_BAD : 0;
+}
+
+static int load_stability_zeta(loader *L)
+{
+    const ynode *n = L->vals[K_STABILITY];
+    if (!n)
+        return 0;
+    static const char *const names[] = {"zeta"};
+    const ynode *keys[1], *v[1];
+    if (expect_map(&L->c, n, "stability", "a mapping {zeta: ...}") ||
+        fields(&L->c, n, "stability.", names, 1, keys, v))
+        return CONFIG_BAD;
+    if (v[0] && parse_sweep(&L->c, v[0], "stability.zeta", NUM_NONNEG, &L->zeta))
+        return CONFIG_BAD;
+    if (v[0] && L->zeta.count > CONFIG_MAX_ZETA)
+        return fail_node(&L->c, v[0], "stability.zeta", "at most %d damping ratios, got %zu",
+                         CONFIG_MAX_ZETA, L->zeta.count);
+    return 0;
 }
 
 static int load_extras(loader *L)
 {
-    const ynode *n = L->vals[K_STABILITY];
-    if (n) {
-        static const char *const names[] = {"zeta"};
-        const ynode *keys[1], *v[1];
-        if (expect_map(&L->c, n, "stability", "a mapping {zeta: ...}") ||
-            fields(&L->c, n, "stability.", names, 1, keys, v))
-            return CONFIG_BAD;
-        if (v[0] && parse_sweep(&L->c, v[0], "stability.zeta", NUM_NONNEG, &L->zeta))
-            return CONFIG_BAD;
-        if (v[0] && L->zeta.count > CONFIG_MAX_ZETA)
-            return fail_node(&L->c, v[0], "stability.zeta", "at most %d damping ratios, got %zu",
-                             CONFIG_MAX_ZETA, L->zeta.count);
-    }
+    int bad = load_stability_zeta(L);
     L->cfg->audit_every = 0;
-    n = L->vals[K_AUDIT_EVERY];
-    if (n && whole(&L->c, n, "audit_every", 1, CONFIG_MAX_STEPS, &L->cfg->audit_every))
-        return CONFIG_BAD;
-    return load_instability(L);
+    const ynode *n = L->vals[K_AUDIT_EVERY];
+    if (n)
+        bad |= whole(&L->c, n, "audit_every", 1, CONFIG_MAX_STEPS, &L->cfg->audit_every);
+    bad |= load_instability(L);
+    return bad ? CONFIG_BAD : 0;
 }
 
 /* ---- the sweep's size --------------------------------------------------------------------- */
@@ -913,7 +1039,8 @@ static size_t spec_count(const sweep_spec *s) { return s->given ? s->count : 1; 
 static int check_size(loader *L)
 {
     const sweep_spec *specs[] = {&L->dt, &L->stiffness, &L->drag};
-    const char *names[] = {"dt", "stiffness", "drag"};
+    const char *names[] = {L->by_rate ? "rate_hz" : "dt", L->by_omega0 ? "omega0" : "stiffness",
+                           L->by_zeta ? "zeta" : "drag"};
     double lanes = (double)L->cfg->nmethods;
     size_t widest = 0;
     for (size_t i = 0; i < 3; i++) {
@@ -949,6 +1076,42 @@ static int check_trace_rows(loader *L)
     return 0;
 }
 
+/* A copy of `from` into `to` (the user's values), `from` then holding what the lanes need. */
+static int keep_copy(loader *L, const sweep *from, sweep *to)
+{
+    to->values = malloc(from->count * sizeof *to->values);
+    if (!to->values)
+        return fail_at(&L->c, 0, 0, NULL, "out of memory");
+    memcpy(to->values, from->values, from->count * sizeof *to->values);
+    to->count = from->count;
+    return 0;
+}
+
+/* omega0 -> k = m omega0^2, rate_hz -> dt = 1/rate_hz (each one rounding); zeta stays zeta,
+ * read per lane by config_drag, and drag.values becomes NaN (no single c per drag index). */
+static int convert_axes(loader *L)
+{
+    osc_config *cfg = L->cfg;
+    if ((L->by_omega0 && keep_copy(L, &cfg->stiffness, &cfg->omega0_axis)) ||
+        (L->by_zeta && keep_copy(L, &cfg->drag, &cfg->zeta_axis)) ||
+        (L->by_rate && keep_copy(L, &cfg->dt, &cfg->rate_hz)))
+        return CONFIG_BAD;
+    for (size_t i = 0; L->by_omega0 && i < cfg->stiffness.count; i++)
+        cfg->stiffness.values[i] = cfg->mass * cfg->stiffness.values[i] * cfg->stiffness.values[i];
+    for (size_t i = 0; L->by_rate && i < cfg->dt.count; i++)
+        cfg->dt.values[i] = 1.0 / cfg->dt.values[i];
+    for (size_t i = 0; L->by_zeta && i < cfg->drag.count; i++)
+        cfg->drag.values[i] = NAN;
+    for (size_t i = 0; L->by_zeta && i < cfg->stiffness.count; i++)
+        if (!(cfg->stiffness.values[i] > 0))
+            return fail_node(&L->c, L->vals[K_ZETA], "zeta",
+                             "zeta = c / (2 sqrt(k m)) needs every stiffness > 0 (%s %g is a "
+                             "free particle); give drag instead",
+                             L->by_omega0 ? "omega0" : "stiffness",
+                             L->by_omega0 ? cfg->omega0_axis.values[i] : cfg->stiffness.values[i]);
+    return 0;
+}
+
 static int expand_all(loader *L)
 {
     osc_config *cfg = L->cfg;
@@ -961,7 +1124,7 @@ static int expand_all(loader *L)
     }
     if (expand_sweep(&L->c, &L->stiffness, "stiffness", &cfg->stiffness) ||
         expand_sweep(&L->c, &L->drag, "drag", &cfg->drag) ||
-        expand_sweep(&L->c, &L->dt, "dt", &cfg->dt))
+        expand_sweep(&L->c, &L->dt, "dt", &cfg->dt) || convert_axes(L))
         return CONFIG_BAD;
     cfg->has_stability_zeta = L->zeta.given;
     return L->zeta.given ? expand_sweep(&L->c, &L->zeta, "stability.zeta", &cfg->stability_zeta)
@@ -978,6 +1141,140 @@ static int check_step_counts(loader *L)
                              "t_end / dt = %.3g steps for dt = %g, more than 2^53",
                              cfg->t_end / cfg->dt.values[d], cfg->dt.values[d]);
     return 0;
+}
+
+/* ---- traces chosen by value --------------------------------------------------------------- */
+
+/* The keys of a trace.where mapping: an axis in the unit the user names. */
+enum { W_STIFFNESS, W_OMEGA0, W_DRAG, W_ZETA, W_DT, W_RATE_HZ, W_COUNT };
+static const char *const where_names[W_COUNT] = {"stiffness", "omega0", "drag",
+                                                 "zeta",      "dt",     "rate_hz"};
+
+/* Axis value i in the unit of where key w. */
+static double axis_value(const osc_config *cfg, int w, size_t i)
+{
+    switch (w) {
+    case W_STIFFNESS: return cfg->stiffness.values[i];
+    case W_OMEGA0: return cfg->omega0_axis.count ? cfg->omega0_axis.values[i]
+                                                 : sqrt(cfg->stiffness.values[i] / cfg->mass);
+    case W_DRAG: return cfg->drag.values[i];
+    case W_ZETA: return cfg->zeta_axis.values[i];
+    case W_DT: return cfg->dt.values[i];
+    default: return cfg->rate_hz.count ? cfg->rate_hz.values[i] : 1.0 / cfg->dt.values[i];
+    }
+}
+
+/* The index of the grid value nearest `want` along where key w's axis (the first of a tie). */
+static size_t nearest_index(const osc_config *cfg, int w, size_t count, double want)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < count; i++)
+        if (fabs(axis_value(cfg, w, i) - want) < fabs(axis_value(cfg, w, best) - want))
+            best = i;
+    return best;
+}
+
+/* One where mapping: the (dt, stiffness, drag) indices nearest its values. An axis of one value
+ * may be left out; drag or zeta only as the sweep gives the damping (the other is not one
+ * value per index). */
+static int where_indices(loader *L, const ynode *map, size_t idx[3])
+{
+    const osc_config *cfg = L->cfg;
+    const ynode *keys[W_COUNT], *v[W_COUNT];
+    if (expect_map(&L->c, map, "trace.where", "a mapping {stiffness: k, drag: c, dt: h}") ||
+        fields(&L->c, map, "trace.where.", where_names, W_COUNT, keys, v))
+        return CONFIG_BAD;
+    const size_t counts[3] = {cfg->dt.count, cfg->stiffness.count, cfg->drag.count};
+    const char *axis_names[3] = {"dt", "stiffness", "drag"};
+    for (int a = 0; a < 3; a++) { /* a: 0 dt (W_DT, W_RATE_HZ), 1 stiffness, 2 drag */
+        int w0 = a == 0 ? W_DT : a == 1 ? W_STIFFNESS : W_DRAG;
+        if (v[w0] && v[w0 + 1])
+            return fail_node(&L->c, keys[w0 + 1], "trace.where",
+                             "give %s or %s, not both", where_names[w0], where_names[w0 + 1]);
+        int w = v[w0] ? w0 : w0 + 1;
+        idx[a] = 0;
+        if (!v[w]) {
+            if (counts[a] > 1)
+                return fail_node(&L->c, map, "trace.where",
+                                 "missing %s (the sweep has %zu values of it)", axis_names[a],
+                                 counts[a]);
+            continue;
+        }
+        char key[64];
+        snprintf(key, sizeof key, "trace.where.%s", where_names[w]);
+        double want;
+        if (number(&L->c, v[w], key, NUM_NONNEG, &want))
+            return CONFIG_BAD;
+        bool zeta_sweep = cfg->zeta_axis.count > 0;
+        if ((w == W_DRAG && zeta_sweep) || (w == W_ZETA && !zeta_sweep))
+            return fail_node(&L->c, keys[w], key, "the sweep gives the damping as %s: use %s",
+                             zeta_sweep ? "zeta" : "drag", zeta_sweep ? "zeta" : "drag");
+        idx[a] = nearest_index(cfg, w, counts[a], want);
+    }
+    return 0;
+}
+
+/* The methods trace.where applies to: those listed (each in the config's methods), or all. */
+static int where_methods(loader *L, bool *chosen)
+{
+    const osc_config *cfg = L->cfg;
+    const ynode *n = L->trace_methods;
+    for (size_t m = 0; m < cfg->nmethods; m++)
+        chosen[m] = !n;
+    size_t count = !n ? 0 : n->kind == YN_SEQ ? n->nkids : 1;
+    for (size_t i = 0; i < count; i++) {
+        const ynode *item = n->kind == YN_SEQ ? n->kids[i] : n;
+        size_t m = 0;
+        while (m < cfg->nmethods && !(item->kind == YN_SCALAR &&
+                                      strcmp(item->text, cfg->methods[m]->name) == 0))
+            m++;
+        if (m == cfg->nmethods) {
+            char buf[48];
+            return fail_node(&L->c, item, "trace.methods", "'%s' is not one of the run's methods",
+                             item->kind == YN_SCALAR ? shown(item, buf) : "a list or mapping");
+        }
+        chosen[m] = true;
+    }
+    return 0;
+}
+
+static int add_trace_row(osc_config *cfg, size_t row)
+{
+    for (size_t i = 0; i < cfg->ntrace_points; i++)
+        if (cfg->trace_points[i] == row)
+            return 0; /* once each: a row is one /traces group */
+    size_t *grown = realloc(cfg->trace_points, (cfg->ntrace_points + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    cfg->trace_points = grown;
+    cfg->trace_points[cfg->ntrace_points++] = row;
+    return 0;
+}
+
+/* trace.where: for each mapping, the nearest grid point, traced for each chosen method; added
+ * after the rows of trace.points. */
+static int resolve_trace_where(loader *L)
+{
+    osc_config *cfg = L->cfg;
+    const ynode *n = L->trace_where;
+    if (!n)
+        return 0;
+    bool *chosen = calloc(cfg->nmethods, sizeof *chosen);
+    if (!chosen)
+        return fail_at(&L->c, 0, 0, NULL, "out of memory");
+    int rc = where_methods(L, chosen);
+    size_t count = n->kind == YN_SEQ ? n->nkids : 1;
+    sweep_layout lay = layout_of(cfg);
+    for (size_t i = 0; !rc && i < count; i++) {
+        size_t idx[3];
+        rc = where_indices(L, n->kind == YN_SEQ ? n->kids[i] : n, idx);
+        for (size_t m = 0; !rc && m < cfg->nmethods; m++)
+            if (chosen[m] && add_trace_row(cfg, layout_row(lay, (sweep_index){m, idx[0], idx[1],
+                                                                                idx[2]})))
+                rc = fail_at(&L->c, 0, 0, NULL, "out of memory");
+    }
+    free(chosen);
+    return rc ? CONFIG_BAD : 0;
 }
 
 /* ---- the whole -------------------------------------------------------------------------- */
@@ -1000,15 +1297,21 @@ static int load_tree(loader *L)
         return fail_node(&L->c, L->root, NULL, "expected a mapping of config keys at the top, "
                                                "not %s",
                          L->root->kind == YN_SEQ ? "a list" : "a scalar");
-    if (fields(&L->c, L->root, "", key_names, K_COUNT, L->keys, L->vals))
-        return CONFIG_BAD;
+    /* Every key is checked even after a bad one, so that one run reports every mistake whose
+     * check does not depend on another key's value. */
+    int bad = fields(&L->c, L->root, "", key_names, K_COUNT, L->keys, L->vals);
     record_locations(L);
-    if (load_name(L) || load_methods(L) || load_precision_dim(L) || load_physics(L) ||
-        load_duration(L) || load_trace(L) || load_analyses(L) || load_extras(L))
+    L->cfg->dim = 1;
+    int (*const loaders[])(loader *) = {load_name,     load_methods, load_precision_dim,
+                                        load_physics,  load_duration, load_trace,
+                                        load_analyses, load_extras};
+    for (size_t i = 0; i < sizeof loaders / sizeof loaders[0]; i++)
+        bad |= loaders[i](L);
+    if (bad)
         return CONFIG_BAD;
     if (check_size(L) || expand_all(L) || check_step_counts(L))
         return CONFIG_BAD;
-    return check_trace_rows(L);
+    return check_trace_rows(L) || resolve_trace_where(L) ? CONFIG_BAD : 0;
 }
 
 static void free_spec(sweep_spec *s) { free(s->values); }
@@ -1018,7 +1321,7 @@ static void free_spec(sweep_spec *s) { free(s->values); }
 static int load_owned_text(const char *path, char *text, size_t len, osc_config *cfg, char *err,
                            size_t errlen)
 {
-    loader L = {.c = {.path = path, .err = err, .errlen = errlen}, .cfg = cfg};
+    loader L = {.c = {.path = path, .err = err, .errlen = errlen, .collect = true}, .cfg = cfg};
     ynode *root = NULL;
     int status = len > CONFIG_MAX_BYTES
                      ? fail_at(&L.c, 0, 0, NULL, "larger than %u MiB, not a config",
@@ -1085,9 +1388,19 @@ void config_free(osc_config *cfg)
     free(cfg->stiffness.values);
     free(cfg->drag.values);
     free(cfg->dt.values);
+    free(cfg->omega0_axis.values);
+    free(cfg->zeta_axis.values);
+    free(cfg->rate_hz.values);
     free(cfg->trace_points);
     free(cfg->stability_zeta.values);
     memset(cfg, 0, sizeof *cfg);
+}
+
+double config_drag(const osc_config *cfg, size_t stiffness, size_t drag)
+{
+    if (!cfg->zeta_axis.count)
+        return cfg->drag.values[drag];
+    return 2.0 * cfg->zeta_axis.values[drag] * sqrt(cfg->stiffness.values[stiffness] * cfg->mass);
 }
 
 size_t config_lane_count(const osc_config *cfg)

@@ -6,15 +6,22 @@
  *   methods      a registry name, a list of them (config order kept), or `all`   default: all
  *   precision    double | float                                                   default: double
  *   dim          1 | 2 | 3                                                        default: 1
- *   stiffness    k >= 0, swept                                                    required
+ *   stiffness    k >= 0, swept                                   required, or omega0 instead
+ *   omega0*      omega0 = sqrt(k/m) >= 0, swept (k = m omega0^2; mass > 0)   instead of stiffness
  *   drag         c >= 0, swept                                                    default: 0
- *   dt           > 0, swept                                                       required
+ *   zeta*        zeta = c/(2 sqrt(k m)) >= 0, swept (c = 2 zeta sqrt(k m); every k > 0, mass > 0)
+ *                                                                                 instead of drag
+ *   dt           > 0, swept                                      required, or rate_hz instead
+ *   rate_hz*     steps per second > 0, swept (dt = 1/rate_hz)                     instead of dt
  *   gravity      g along the last axis, any finite number                         default: 0
  *   mass         m >= 0 (0 pins a lane)                                           default: 1
  *   x0, v0       a number (every axis) or a list of exactly `dim` numbers         default: 1, 0
  *   t_end        simulated seconds > 0           \ exactly one of them
  *   steps        whole number of steps >= 1      /
  *   trace        {every: N >= 1 (default 1), points: [row, ...]} (rows of /points)  default: off
+ *                where*: {stiffness|omega0, drag|zeta, dt|rate_hz} or a list of them: the
+ *                nearest grid point, traced for each method, or for trace.methods* only;
+ *                its rows follow those of points in trace_points (each row once)
  *   analyses     a list (or one) of: convergence, stability                       default: none
  *   stability*   {zeta: swept, each >= 0, at most CONFIG_MAX_ZETA}: damping ratios of the
  *                stability analysis (default: has_stability_zeta false, the harness chooses)
@@ -28,6 +35,7 @@
  *
  * A swept key takes a number, a list of numbers, or a range {from: A, to: B, count: N,
  * spacing: linear|log} (spacing defaults to linear; count 1 gives A; endpoints exact).
+ * Any number may be written as a fraction A/B of two decimals (dt: 1/60).
  * Whole numbers may be written 1e6 or 1000.0. Quoted scalars are strings, never numbers;
  * NaN and Inf in any spelling are rejected.
  *
@@ -62,7 +70,8 @@ typedef struct config_loc {
     int line, col;
 } config_loc;
 
-#define CONFIG_NKEYS 20
+#define CONFIG_NKEYS 23
+#define CONFIG_MAX_ERRORS 20 /* errors reported from one config, one line each */
 #define CONFIG_DEFAULT_UNSTABLE_FACTOR 1e3
 
 typedef struct osc_config {
@@ -73,7 +82,11 @@ typedef struct osc_config {
     size_t nmethods;
     osc_precision precision;
     int dim;
-    sweep stiffness, drag, dt;
+    sweep stiffness, drag, dt; /* k, c, dt of the lanes' axes, whichever keys gave them; with
+                                * `zeta`, c depends on k as well: read it with config_drag,
+                                * and drag.values holds NaN */
+    sweep omega0_axis, zeta_axis, rate_hz; /* the user's values when those keys were given
+                                            * (count 0 otherwise) */
     double gravity, mass;
     double x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
     double t_end;  /* 0 when steps is given */
@@ -94,7 +107,9 @@ typedef struct osc_config {
 } osc_config;
 
 /* Load and validate `path`. Returns 0 and fills cfg (free with config_free), or 2 with cfg
- * zeroed and err holding one line (no newline): "FILE:LINE:COL: key: what is wrong", or
+ * zeroed and err holding one line per error found (newline-separated, no final newline; at most
+ * CONFIG_MAX_ERRORS: every top-level key is checked, so independent mistakes are reported
+ * together): "FILE:LINE:COL: key: what is wrong", or
  * "FILE:LINE:COL: what is wrong" for an error of the YAML itself, or "FILE: what is wrong" for
  * one of the file. LINE:COL is that of the offending value; of the key itself for an unknown
  * or duplicate key; of the top mapping for a missing key. */
@@ -104,6 +119,10 @@ int config_load(const char *path, osc_config *cfg, char *err, size_t errlen);
 int config_load_text(const char *path, const char *text, size_t len, osc_config *cfg, char *err,
                      size_t errlen);
 void config_free(osc_config *cfg);
+
+/* The drag c of the lanes at (stiffness index, drag index): drag.values[drag], or with `zeta`,
+ * 2 zeta sqrt(k m). */
+double config_drag(const osc_config *cfg, size_t stiffness, size_t drag);
 
 /* Lanes of the sweep: methods x dt x stiffness x drag. */
 size_t config_lane_count(const osc_config *cfg);

@@ -83,7 +83,8 @@ static const char *check_config(const char *path, const osc_config *cfg)
     const char *broken = check_name(cfg->name);
     if (!broken)
         broken = check_methods(cfg);
-    const sweep *sweeps[] = {&cfg->stiffness, &cfg->drag, &cfg->dt};
+    const sweep *sweeps[] = {&cfg->stiffness, cfg->zeta_axis.count ? &cfg->zeta_axis : &cfg->drag,
+                             &cfg->dt};
     for (size_t i = 0; i < 3 && !broken; i++)
         broken = check_sweep(sweeps[i], i == 2);
     if (!broken && cfg->has_stability_zeta) {
@@ -101,8 +102,13 @@ static const char *check_error(const char *path, const osc_config *cfg, const ch
     static const osc_config zero;
     size_t len = strnlen(err, errlen);
     CHECK(len > 0 && len < errlen);
-    CHECK(strncmp(err, path, strlen(path)) == 0);
-    CHECK(strchr(err, '\n') == NULL && strchr(err, '\r') == NULL);
+    CHECK(strchr(err, '\r') == NULL && err[len - 1] != '\n');
+    size_t lines = 0; /* one error per line, each naming the file */
+    for (const char *line = err; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        CHECK(strncmp(line, path, strlen(path)) == 0);
+        lines++;
+    }
+    CHECK(lines <= CONFIG_MAX_ERRORS);
     CHECK(memcmp(cfg, &zero, sizeof *cfg) == 0);
     return NULL;
 }

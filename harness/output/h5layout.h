@@ -9,8 +9,10 @@
 
 #include <hdf5.h>
 
-/* The named type the bool columns share, committed at the root on first use. */
-#define H5_LAYOUT_BOOL_NAME "bool"
+/* The named type the bool columns share, committed on first use in a group of its own (made
+ * then, as an intermediate group of the link). */
+#define H5_LAYOUT_TYPES_GROUP "types"
+#define H5_LAYOUT_BOOL_PATH H5_LAYOUT_TYPES_GROUP "/bool"
 
 /* File creation: links and attributes tracked and indexed in creation order. */
 hid_t h5_layout_file_plist(void);

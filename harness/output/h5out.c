@@ -17,6 +17,7 @@
 #include <hdf5_hl.h>
 
 enum { DEFLATE_LEVEL = 4 };
+#define BOOL_TYPE_PATH H5_LAYOUT_BOOL_PATH /* the committed bool enum (see h5out.h) */
 #define CHUNK_BYTES ((size_t)1 << 17) /* target bytes per chunk */
 
 /* ---- tables --------------------------------------------------------------------------------- */
@@ -29,6 +30,7 @@ typedef struct h5_column {
     size_t width; /* 0: 1-D; else the second dimension of a 2-D dataset */
     void *data;   /* rows (x width) values: double, int64_t, int8_t (or bool), or char * */
     bool borrowed; /* a view of the caller's array: not freed here */
+    const h5_column_doc *doc; /* CF attributes (h5_table_describe), NULL: none */
 } h5_column;
 
 typedef struct h5_attr {
@@ -104,6 +106,19 @@ h5_table *h5_table_new(const char *path, size_t rows)
     return t;
 }
 
+size_t h5_table_describe(h5_table *t, const h5_column_doc *docs, size_t ndocs)
+{
+    size_t undescribed = 0;
+    for (size_t i = 0; i < t->ncols; i++) {
+        h5_column *c = &t->cols[i];
+        for (size_t d = 0; d < ndocs && !c->doc; d++)
+            if (!strcmp(docs[d].name, c->name))
+                c->doc = &docs[d];
+        undescribed += !c->doc;
+    }
+    return undescribed;
+}
+
 size_t h5_table_rows(const h5_table *t)
 {
     return t->rows;
@@ -148,7 +163,7 @@ static int add_column(h5_table *t, const char *name, col_kind kind, size_t width
     char *name_copy = dup_str(name);
     if (!name_copy)
         return -1;
-    cols[t->ncols++] = (h5_column){name_copy, kind, width, data, false};
+    cols[t->ncols++] = (h5_column){name_copy, kind, width, data, false, NULL};
     return 0;
 }
 
@@ -537,6 +552,8 @@ static hid_t write_dataset(hid_t group, const char *name, col_kind kind, int ran
 }
 
 /* A dimension-scale dataset `name` holding 0..n-1; returns its id or -1. */
+static int write_attr_str(hid_t loc, const char *name, const char *value);
+
 static hid_t write_scale(hid_t group, const char *name, size_t n)
 {
     int64_t *index = alloc_array(n, sizeof *index);
@@ -547,7 +564,11 @@ static hid_t write_scale(hid_t group, const char *name, size_t n)
     hsize_t dims[1] = {n};
     hid_t dset = write_dataset(group, name, COL_I64, 1, dims, index, -1);
     free(index);
-    if (dset >= 0 && H5DSset_scale(dset, name) < 0) {
+    /* CF: a coordinate's units and long_name too ("1": a dimensionless index) */
+    if (dset >= 0 && (H5DSset_scale(dset, name) < 0 || write_attr_str(dset, "units", "1") ||
+                      write_attr_str(dset, "long_name", !strcmp(name, "row")
+                                                            ? "row index of the table"
+                                                            : "axis index (0: x, 1: y, 2: z)"))) {
         hid_t errors = errors_save();
         H5Dclose(dset);
         errors_restore(errors);
@@ -707,12 +728,19 @@ static hid_t shared_bool_type(h5_out *o)
     if (o->bool_type >= 0)
         return o->bool_type;
     hid_t type = bool_type();
-    if (type >= 0 && H5Tcommit2(o->file, H5_LAYOUT_BOOL_NAME, type, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) < 0) {
-        hid_t errors = errors_save();
+    /* in a group of its own, /types, not at the root, where a loop over the tables would meet
+     * a datatype; the link creation property makes the intermediate group */
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    bool ok = type >= 0 && lcpl >= 0 && H5Pset_create_intermediate_group(lcpl, 1) >= 0 &&
+              H5Tcommit2(o->file, BOOL_TYPE_PATH, type, lcpl, H5P_DEFAULT, H5P_DEFAULT) >= 0;
+    hid_t errors = errors_save();
+    if (lcpl >= 0)
+        H5Pclose(lcpl);
+    if (!ok && type >= 0)
         H5Tclose(type);
-        errors_restore(errors);
+    errors_restore(errors);
+    if (!ok)
         return -1;
-    }
     o->bool_type = type;
     return type;
 }
@@ -729,6 +757,11 @@ static int write_column(h5_out *o, hid_t group, hid_t row_scale, const h5_table 
     if (dset < 0)
         return fail_h5(o, "writing column", c->name);
     int rc = 0;
+    if (c->doc && (write_attr_str(dset, "units", c->doc->units) ||
+                   write_attr_str(dset, "long_name", c->doc->long_name) ||
+                   (c->doc->coordinates &&
+                    write_attr_str(dset, "coordinates", c->doc->coordinates))))
+        rc = fail_h5(o, "writing the units and long_name of", c->name);
     if (H5DSattach_scale(dset, row_scale, 0) < 0)
         rc = fail_h5(o, "attaching dimension scale to", c->name);
     if (!rc && c->width) {
@@ -935,9 +968,11 @@ static int open_hdf5(h5_out *o, char *err, size_t errlen)
     } H5E_END_TRY;
     if (o->file >= 0 && !same_file(o->file, fd))
         fail_msg(o, "temporary file replaced while opening:", tmp_path);
-    htri_t has_bool = o->failed ? 0 : H5Lexists(o->file, H5_LAYOUT_BOOL_NAME, H5P_DEFAULT);
-    if (has_bool > 0 && (o->bool_type = H5Topen2(o->file, H5_LAYOUT_BOOL_NAME, H5P_DEFAULT)) < 0)
-        fail_h5(o, "opening type", H5_LAYOUT_BOOL_NAME);
+    htri_t has_bool = o->failed ? 0 : H5Lexists(o->file, H5_LAYOUT_TYPES_GROUP, H5P_DEFAULT);
+    if (has_bool > 0)
+        has_bool = H5Lexists(o->file, BOOL_TYPE_PATH, H5P_DEFAULT);
+    if (has_bool > 0 && (o->bool_type = H5Topen2(o->file, BOOL_TYPE_PATH, H5P_DEFAULT)) < 0)
+        fail_h5(o, "opening type", BOOL_TYPE_PATH);
     if (o->failed)
         error_line(err, errlen, "%s", o->err);
     return o->failed ? -1 : 0;

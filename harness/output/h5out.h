@@ -11,8 +11,13 @@
  *
  * Types: float64 and int64 little-endian; strings variable-length UTF-8 (h5py 3 returns bytes,
  * .asstr() gives str; xarray gives str); bools the enum of int8 {FALSE=0, TRUE=1} that h5py and
- * xarray/h5netcdf read as numpy bool, committed once as the named type "/bool" because netCDF-C
- * skips variables of an anonymous enum type (xarray's netcdf4 engine then reads int8 0/1).
+ * xarray/h5netcdf read as numpy bool, committed once as the named type "/types/bool" because
+ * netCDF-C skips variables of an anonymous enum type (xarray's netcdf4 engine then reads int8
+ * 0/1); in a group, so that the root holds only tables (it was "/bool" before).
+ *
+ * Columns carry CF attributes when the table is described (h5_table_describe): `units` (a UDUNITS
+ * string, "1" for dimensionless, "" for text), `long_name`, and `coordinates` where given; the
+ * scales get units "1" and a long_name.
  *
  * h5_out_open turns off HDF5's automatic error printing for the whole process
  * (H5Eset_auto2(H5E_DEFAULT, NULL, NULL)): failures come back as one line instead.
@@ -62,6 +67,16 @@ int h5_table_str_view(h5_table *t, const char *col, const char *const *v);
 
 /* A variable-length UTF-8 string attribute on the table's group; a repeated name replaces. */
 int h5_table_attr_str(h5_table *t, const char *name, const char *value);
+
+/* CF attributes of a column, by its name. The strings are not copied: they must outlive the
+ * table (static tables). */
+typedef struct h5_column_doc {
+    const char *name, *units, *long_name;
+    const char *coordinates; /* NULL: none */
+} h5_column_doc;
+
+/* Attach to each column of t the doc of its name; returns how many columns have none. */
+size_t h5_table_describe(h5_table *t, const h5_column_doc *docs, size_t ndocs);
 
 size_t h5_table_rows(const h5_table *t);
 void h5_table_free(h5_table *t);

@@ -105,14 +105,20 @@ static void write_column(par_file *pf, const char *name, hid_t ftype, hid_t mtyp
     } H5E_END_TRY;
 }
 
-/* The bool type, committed at the root at its first use as in the serial writer. */
+/* The bool type, committed at its first use as in the serial writer (its group made by the
+ * link creation property). */
 static hid_t shared_bool_type(par_file *pf)
 {
     if (pf->bool_type < 0) {
         pf->bool_type = h5_layout_bool_type();
-        if (pf->bool_type < 0 || H5Tcommit2(pf->file, H5_LAYOUT_BOOL_NAME, pf->bool_type,
-                                            H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) < 0)
-            fail(pf, "committing type", H5_LAYOUT_BOOL_NAME);
+        hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+        if (pf->bool_type < 0 || lcpl < 0 || H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
+            H5Tcommit2(pf->file, H5_LAYOUT_BOOL_PATH, pf->bool_type, lcpl, H5P_DEFAULT,
+                       H5P_DEFAULT) < 0)
+            fail(pf, "committing type", H5_LAYOUT_BOOL_PATH);
+        H5E_BEGIN_TRY {
+            H5Pclose(lcpl);
+        } H5E_END_TRY;
     }
     return pf->bool_type;
 }

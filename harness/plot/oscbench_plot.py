@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Draw oscbench's figures from a results file: `oscbench plot RESULTS.h5 [-o DIR]`.
 
-Writes <stem>_convergence.png, <stem>_stability.png, <stem>_traces.png and
-<stem>_work_precision.png (each only when the file has the data for it) and prints their paths.
+Writes <stem>_convergence.png, <stem>_stability.png, <stem>_stability_map.png,
+<stem>_traces.png and <stem>_work_precision.png (each only when the file has the data for it)
+and prints their paths.
 Needs Debian's python3-h5py and python3-matplotlib.
 """
 import argparse
@@ -57,10 +58,12 @@ def plot_convergence(f, out):
     pts, conv = table(f, "points"), table(f, "convergence")
     if pts is None or conv is None or len(conv["method"]) == 0:
         return None
-    drags = sorted(set(conv["drag"].tolist()))[:4]
+    # Every drag value gets its panel (drag NaN cannot happen; zeta sweeps give a drag per k,
+    # so panels are per distinct drag of the fits).
+    drags = sorted(set(conv["drag"].tolist()))
     ncols = min(2, len(drags))
     nrows = (len(drags) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(7 * ncols, 5.2 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(9.5 * ncols, 5.2 * nrows), squeeze=False)
     for ax in axes.flat[len(drags):]:
         ax.set_visible(False)
     for ax, drag in zip(axes.flat, drags):
@@ -112,7 +115,8 @@ def plot_convergence(f, out):
                      "(pale band: the dt range fitted; legend: fitted order and verdict)",
                      fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+        # beside the panel, never over the data
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return save(fig, out, "convergence")
 
 
@@ -202,20 +206,110 @@ def plot_stability(f, out):
     return save(fig, out, "stability")
 
 
+def trace_label(pts, method, row):
+    """A trace's lane in the user's terms: k, c, dt, omega0*dt and zeta from its /points row."""
+    if pts is None or row >= len(pts["dt"]):
+        return f"{method} (row {row})"
+    return (f"{method}: k={pts['stiffness'][row]:.4g} c={pts['drag'][row]:.4g} "
+            f"dt={pts['dt'][row]:.4g}\nomega0*dt={pts['omega_dt'][row]:.3g} "
+            f"zeta={pts['zeta'][row]:.3g}")
+
+
+def plot_stability_map(f, out):
+    """Per method, every lane of /points at (omega0*dt, zeta): coloured by log10 of its worst
+    |drift| when stable, a grey cross when not; the theory's first stability edge over it (from
+    /stability_theory, when the run had the stability analysis); along the bottom, the
+    omega0*dt span each of the run's dt covers (the user's own range)."""
+    pts = table(f, "points")
+    if pts is None or len(pts["dt"]) == 0:
+        return None
+    ok = np.isfinite(pts["zeta"]) & (pts["omega_dt"] > 0)
+    if not ok.any():
+        return None
+    theory = table(f, "stability_theory")
+    methods = method_order(pts["method"])
+    ncols = min(3, len(methods))
+    nrows = (len(methods) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols + 1.2, 3.9 * nrows + 0.6),
+                             squeeze=False, sharex=True, sharey=True, constrained_layout=True)
+    for ax in axes.flat[len(methods):]:
+        ax.set_visible(False)
+    stable = pts["stable"].astype(bool)
+    drift = np.where(stable, pts["max_abs_drift"], np.nan)
+    shown = drift[ok & stable & (drift > 0)]
+    vmin = np.log10(max(np.min(shown), 1e-17)) if len(shown) else -16
+    vmax = np.log10(np.max(shown)) if len(shown) else 0
+    zmax = max(np.max(pts["zeta"][ok]), 0.1)
+    wmin, wmax = np.min(pts["omega_dt"][ok]), np.max(pts["omega_dt"][ok])
+    dts = sorted(set(pts["dt"].tolist()))
+    # One bar per dt, or with more than six dt one bar for them all: (lo, hi, label).
+    spans = []
+    for dt in dts:
+        wd = pts["omega_dt"][ok & (pts["dt"] == dt)]
+        if len(wd):
+            spans.append((wd.min(), wd.max(), f"dt={dt:.3g}"))
+    if len(spans) > 6:
+        spans = [(min(sp[0] for sp in spans), max(sp[1] for sp in spans),
+                  f"dt {dts[0]:.3g} to {dts[-1]:.3g} ({len(dts)} values)")]
+    sc = None
+    for ax, m in zip(axes.flat, methods):
+        sel = ok & (pts["method"] == m)
+        good, bad = sel & stable, sel & ~stable
+        sc = ax.scatter(pts["omega_dt"][good], pts["zeta"][good],
+                        c=np.log10(np.maximum(drift[good], 1e-300)), cmap="viridis", vmin=vmin,
+                        vmax=vmax, s=14, edgecolors="none")
+        ax.scatter(pts["omega_dt"][bad], pts["zeta"][bad], marker="x", color="0.55", s=14,
+                   lw=0.8, label=f"unstable ({int(bad.sum())} of {int(sel.sum())})")
+        if theory is not None and (theory["method"] == m).any():
+            tsel = theory["method"] == m
+            tz, tl = theory["zeta"][tsel], theory["limit"][tsel]
+            order = np.argsort(tz)
+            tl = np.where(np.isinf(tl), np.nan, tl)[order]
+            ax.plot(tl, tz[order], color="crimson", lw=1.5, label="theory: first stability edge")
+        for i, (lo, hi, label) in enumerate(spans):
+            y = -0.04 * zmax * (1 + i)
+            ax.plot([lo, hi], [y, y], lw=2.5, color="0.3", solid_capstyle="butt")
+            if ax is axes.flat[0] or len(spans) <= 3:
+                ax.annotate(label, (hi, y), fontsize=6, xytext=(3, -2),
+                            textcoords="offset points")
+        ax.set_xscale("log")
+        ax.set_xlim(wmin / 1.5, wmax * 3)
+        ax.set_ylim(-0.04 * zmax * (len(spans) + 1.5), zmax * 1.08)
+        ax.set_title(m, fontsize=10)
+        ax.grid(True, which="both", alpha=0.25)
+        ax.legend(fontsize=6, loc="upper left")
+    for ax in axes[-1]:
+        ax.set_xlabel("omega0*dt")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("zeta")
+    if sc is not None:
+        fig.colorbar(sc, ax=axes.ravel().tolist(), shrink=0.8,
+                     label="log10 max |drift| of a stable lane")
+    edge = ("red line: the theory's first stability edge" if theory is not None else
+            "no theory edge: the run had no stability analysis (analyses: stability)")
+    fig.suptitle("stability map per method: every lane at (omega0*dt, zeta); bars below: the "
+                 f"omega0*dt each dt of the run covers\n{edge}", fontsize=10)
+    path = f"{out}_stability_map.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plot_traces(f, out):
     if "traces" not in f:
         return None
     traces = [(m, r) for m in f["traces"] for r in f["traces"][m]]
     if not traces:
         return None
-    fig, (ax_x, ax_d, ax_e) = plt.subplots(3, 1, figsize=(8, 9), sharex=True)
+    pts = table(f, "points")
+    fig, (ax_x, ax_d, ax_e) = plt.subplots(3, 1, figsize=(11, 9), sharex=True)
     for j, (m, r) in enumerate(traces):
         g = f["traces"][m][r]
         t, x, xe = g["t"][()], g["x"][()], g["x_exact"][()]
         if x.ndim > 1:  # the last axis carries gravity: show that one
             x, xe = x[:, -1], xe[:, -1]
         c = style(j)["color"]
-        ax_x.plot(t, x, color=c, lw=1, label=f"{m} (row {r})")
+        ax_x.plot(t, x, color=c, lw=1, label=trace_label(pts, m, int(r)))
         ax_x.plot(t, xe, color="k", lw=0.8, ls="--", alpha=0.6)
         ax_d.plot(t, g["drift"][()], color=c, lw=1)
         # Errors that round to 0 would sink the log axis: floor them at round-off of the motion.
@@ -225,7 +319,7 @@ def plot_traces(f, out):
     ax_d.set_ylabel("energy drift / E(0)")
     ax_e.set_ylabel("|x - x_exact|")
     ax_e.set_xlabel("t")
-    ax_x.legend(fontsize=7)
+    ax_x.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     for ax in (ax_x, ax_d, ax_e):
         ax.grid(True, alpha=0.3)
     ax_x.set_title("traced points: motion, energy drift and error over time")
@@ -280,7 +374,8 @@ def main(argv):
     stem = os.path.join(outdir, os.path.splitext(os.path.basename(a.results))[0])
     with f:
         made = [p for p in (plot_convergence(f, stem), plot_stability(f, stem),
-                            plot_traces(f, stem), plot_work_precision(f, stem)) if p]
+                            plot_stability_map(f, stem), plot_traces(f, stem),
+                            plot_work_precision(f, stem)) if p]
     for p in made:
         print(f"wrote {p}")
     if not made:

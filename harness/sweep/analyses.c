@@ -185,7 +185,8 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
         /* fit r: lane r % lanes of each dt batch of method r / lanes */
         sweep_index at = layout_index_in(lay, r / lanes, 0, r % lanes);
         const osc_method *m = cfg->methods[at.method];
-        double k = cfg->stiffness.values[at.stiffness], c = cfg->drag.values[at.drag];
+        double k = cfg->stiffness.values[at.stiffness];
+        double c = config_drag(cfg, at.stiffness, at.drag);
         double t_end = 0;
         for (at.dt = 0; at.dt < ndt; at.dt++) {
             size_t row = layout_row(lay, at);

@@ -181,7 +181,8 @@ static int set_lanes(osc_batch *b, const osc_config *cfg, size_t lane0, size_t l
     for (size_t lane = 0; lane < lanes; lane++) {
         sweep_index at = layout_index_in(lay, 0, 0, lane0 + lane);
         int rc = osc_batch_set_lane(b, lane, cfg->stiffness.values[at.stiffness],
-                                    cfg->drag.values[at.drag], cfg->mass, cfg->x0, cfg->v0);
+                                    config_drag(cfg, at.stiffness, at.drag), cfg->mass, cfg->x0,
+                                    cfg->v0);
         if (rc)
             return rc;
     }
@@ -245,7 +246,8 @@ static void record_rows(sweep_points *p, const osc_config *cfg, const sweep_item
     for (size_t lane = 0; lane < it->lanes; lane++) {
         size_t r = it->row0 + lane;
         sweep_index at = layout_index_in(lay, it->method, it->dt, it->lane0 + lane);
-        double k = cfg->stiffness.values[at.stiffness], c = cfg->drag.values[at.drag];
+        double k = cfg->stiffness.values[at.stiffness];
+        double c = config_drag(cfg, at.stiffness, at.drag);
         osc_lane_metrics lm;
         osc_audit_lane_metrics(audit, lane, &lm); /* lane < the batch's lanes: cannot fail */
         p->method[r] = m->name;
@@ -521,7 +523,8 @@ static int run_traces(const osc_config *cfg, sweep_result *out)
         sweep_index at = layout_index(lay, row);
         const osc_method *m = cfg->methods[at.method];
         double dt = cfg->dt.values[at.dt];
-        double k = cfg->stiffness.values[at.stiffness], c = cfg->drag.values[at.drag];
+        double k = cfg->stiffness.values[at.stiffness];
+        double c = config_drag(cfg, at.stiffness, at.drag);
         out->ntraces = i + 1;
         int rc = run_trace(cfg, m, dt, k, c, row, &out->traces[i]);
         if (rc)

@@ -1,0 +1,110 @@
+/* The per-dt comparison of the summary (report_per_dt) on hand-made /points columns whose answer
+ * is worked out in the comments: the common set, the shares, the worst values over it, and the
+ * CSV and JSON forms. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* Two methods x two dt x three lanes (stiffness 1, 2, 3), method-major as /points is.
+ *   dt 0.1:  a stable on lanes 0, 1, 2; b on lanes 0, 2   -> common set {0, 2}
+ *   dt 0.05: a stable on lane 1;         b on lanes 0, 1  -> common set {1}
+ * Lane 1 of a at dt 0.1 has the largest error of a (100) but is not in the common set, so a's
+ * worst error there is max(1, 3) = 3, not 100: the comparison is on b's lanes too. */
+static const char *const method[] = {"a", "a", "a", "a", "a", "a", "b", "b", "b", "b", "b", "b"};
+static const double dt[] = {0.1, 0.1, 0.1, 0.05, 0.05, 0.05, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05};
+static const double k[] = {1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3};
+static const double c[12] = {0};
+static const double err[] = {1, 100, 3, INFINITY, 0.5, INFINITY, 2, INFINITY, 0.25, 7, 0.125, INFINITY};
+static const double drift[] = {0.1, 9, 0.3, INFINITY, 0.05, INFINITY, 0.2, INFINITY, 0.025, 0.7,
+                               0.0125, INFINITY};
+static const bool stable[] = {1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0};
+
+static char *render(summary_format format, const double *stiffness)
+{
+    points_view v = {12, method, dt, stiffness, c, err, drift, stable};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    assert_int_equal(report_per_dt(out, &v, format), 0);
+    assert_int_equal(fclose(out), 0);
+    return buf;
+}
+
+static void csv_answers_on_the_common_set(void **state)
+{
+    (void)state;
+    char *csv = render(SUMMARY_CSV, k);
+    assert_string_equal(
+        csv,
+        "dt,rate_hz,method,lanes,stable,stable_share,common_lanes,worst_error_common,"
+        "worst_abs_drift_common\n"
+        "0.10000000000000001,10,a,3,3,1,2,3,0.29999999999999999\n"
+        "0.10000000000000001,10,b,3,2,0.66666666666666663,2,2,0.20000000000000001\n"
+        "0.050000000000000003,20,a,3,1,0.33333333333333331,1,0.5,0.050000000000000003\n"
+        "0.050000000000000003,20,b,3,2,0.66666666666666663,1,0.125,0.012500000000000001\n");
+    free(csv);
+}
+
+static void json_and_text(void **state)
+{
+    (void)state;
+    char *json = render(SUMMARY_JSON, k);
+    assert_true(strncmp(json, "{\"per_dt\": [\n  {\"dt\": 0.10000000000000001, \"rate_hz\": 10, "
+                              "\"method\": \"a\", \"lanes\": 3, \"stable\": 3, \"stable_share\": 1, "
+                              "\"common_lanes\": 2, \"lanes_match\": true, "
+                              "\"worst_error_common\": 3,", 150) == 0);
+    assert_non_null(strstr(json, "\"worst_abs_drift_common\": 0.012500000000000001}\n]}\n"));
+    free(json);
+    char *text = render(SUMMARY_TEXT, k);
+    assert_non_null(strstr(text, "dt = 0.1 (10 Hz): common set 2 of 3 lanes, stable for all 2 "
+                                 "methods\n"));
+    assert_non_null(strstr(text, "dt = 0.05 (20 Hz): common set 1 of 3 lanes"));
+    char a_line[128];
+    snprintf(a_line, sizeof a_line, "  %-20s   100.0%%     3/3       %13.3e  %13.3e\n", "a", 3.0,
+             0.3);
+    if (!strstr(text, a_line))
+        fail_msg("no line '%s' in:\n%s", a_line, text);
+    free(text);
+}
+
+/* Lanes that differ between methods (not the /points layout): no common set, worst values
+ * empty / null, never a comparison of different springs. */
+static void different_lanes_no_common_set(void **state)
+{
+    (void)state;
+    double other[12];
+    memcpy(other, k, sizeof other);
+    other[7] = 5; /* b's lane 1 at dt 0.1 is another spring */
+    char *csv = render(SUMMARY_CSV, other);
+    assert_non_null(strstr(csv, "0.10000000000000001,10,a,3,3,1,0,,\n"));
+    assert_non_null(strstr(csv, "0.050000000000000003,20,a,3,1,0.33333333333333331,1,0.5,"));
+    free(csv);
+    char *json = render(SUMMARY_JSON, other);
+    assert_non_null(strstr(json, "\"lanes_match\": false, \"worst_error_common\": null"));
+    free(json);
+    char *text = render(SUMMARY_TEXT, other);
+    assert_non_null(strstr(text, "dt = 0.1 (10 Hz): methods ran different lanes: no common set"));
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(csv_answers_on_the_common_set),
+        cmocka_unit_test(json_and_text),
+        cmocka_unit_test(different_lanes_no_common_set),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
