@@ -249,8 +249,24 @@ static storage storage_of(hid_t f, const char *path)
     return s;
 }
 
-/* Every /points column stored alike in both files, and the numeric ones filtered (shuffle,
- * deflate, fletcher32) as the results file promises. */
+/* A string attribute of a dataset ("" if it has none; free() it). */
+static char *dataset_attr(hid_t f, const char *path, const char *name)
+{
+    if (H5Aexists_by_name(f, path, name, H5P_DEFAULT) <= 0)
+        return strdup("");
+    hid_t a = H5Aopen_by_name(f, path, name, H5P_DEFAULT, H5P_DEFAULT), t = vlen_str_type();
+    char *raw = NULL;
+    assert_true(a >= 0 && H5Aread(a, t, &raw) >= 0);
+    char *s = strdup(raw ? raw : "");
+    H5free_memory(raw);
+    H5Tclose(t);
+    H5Aclose(a);
+    return s;
+}
+
+/* Every /points column stored alike in both files (chunks, filters, the numeric ones with
+ * shuffle, deflate and fletcher32 as the results file promises) and described alike (CF units
+ * and long_name, which every column has). */
 static void compare_points_storage(const fixture *f, const char *a, const char *b)
 {
     hid_t fa = open_h5(f->dir, a), fb = open_h5(f->dir, b);
@@ -266,6 +282,15 @@ static void compare_points_storage(const fixture *f, const char *a, const char *
         assert_int_equal(sa.layout, H5D_CHUNKED);
         if (strcmp(cols.names[i], "method") != 0)
             assert_int_equal(sa.nfilters, 3);
+        static const char *const attrs[] = {"units", "long_name"};
+        for (size_t k = 0; k < sizeof attrs / sizeof *attrs; k++) {
+            char *va = dataset_attr(fa, path, attrs[k]), *vb = dataset_attr(fb, path, attrs[k]);
+            if (strcmp(va, vb) != 0)
+                fail_msg("%s: attribute %s differs: '%s' and '%s'", path, attrs[k], va, vb);
+            if (!va[0] && strcmp(cols.names[i], "method") != 0)
+                fail_msg("%s has no %s", path, attrs[k]);
+            free(va), free(vb);
+        }
     }
     H5Fclose(fa), H5Fclose(fb);
 }

@@ -1016,20 +1016,23 @@ static const h5_column *find_column(const h5_table *t, const char *name)
     return NULL;
 }
 
-/* One dataset of the group, in creation order: its data if the table has it, and the row
- * scale, exactly as write_column would have left it. */
+/* One dataset of the group, in creation order, as write_column would have left it: the data
+ * of a string column (the numeric ones are in the file already), the CF attributes, the row
+ * scale. */
 static herr_t complete_dataset(hid_t group, const char *name, const H5L_info_t *info, void *op)
 {
     (void)info;
     completion *c = op;
     if (!strcmp(name, "row"))
         return 0;
+    const h5_column *col = find_column(c->t, name);
+    if (!col)
+        return fail_msg(c->o, "a dataset the table does not list:", name);
     hid_t dset = H5Dopen2(group, name, H5P_DEFAULT);
     if (dset < 0)
         return fail_h5(c->o, "opening column", name);
-    const h5_column *col = find_column(c->t, name);
     int rc = 0;
-    if (col) {
+    if (col->kind == COL_STR) {
         hid_t mtype = mem_type(col->kind);
         if (mtype < 0 || (c->t->rows &&
                           H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, col->data) < 0))
@@ -1037,8 +1040,13 @@ static herr_t complete_dataset(hid_t group, const char *name, const H5L_info_t *
         H5E_BEGIN_TRY {
             H5Tclose(mtype);
         } H5E_END_TRY;
-        c->written++;
     }
+    c->written++;
+    if (!rc && col->doc && (write_attr_str(dset, "units", col->doc->units) ||
+                            write_attr_str(dset, "long_name", col->doc->long_name) ||
+                            (col->doc->coordinates &&
+                             write_attr_str(dset, "coordinates", col->doc->coordinates))))
+        rc = fail_h5(c->o, "writing the units and long_name of", name);
     if (!rc && H5DSattach_scale(dset, c->row_scale, 0) < 0)
         rc = fail_h5(c->o, "attaching dimension scale to", name);
     H5Dclose(dset);
@@ -1057,7 +1065,9 @@ int h5_out_complete_table(h5_out *o, const h5_table *t)
         return fail_h5(o, "opening group", t->path);
     completion c = {o, t, H5Dopen2(group, "row", H5P_DEFAULT), 0};
     int rc = 0;
-    if (c.row_scale < 0 || H5DSset_scale(c.row_scale, "row") < 0)
+    if (c.row_scale < 0 || H5DSset_scale(c.row_scale, "row") < 0 ||
+        write_attr_str(c.row_scale, "units", "1") ||
+        write_attr_str(c.row_scale, "long_name", "row index of the table"))
         rc = fail_h5(o, "writing dimension scale row of", t->path);
     if (!rc && H5Literate(group, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, complete_dataset, &c) < 0)
         rc = fail_h5(o, "completing table", t->path);

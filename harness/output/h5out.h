@@ -121,10 +121,11 @@ typedef struct file_commit file_commit;
 int h5_out_reopen(h5_out **out, file_commit *commit, char *err, size_t errlen);
 
 /* Completes a table whose group and datasets another writer created (with the layout of
- * h5layout.h, the "row" scale's values included): writes t's columns (1-D only) into the
- * datasets of those names, makes "row" the dimension scale and attaches it to every dataset
- * of the group in creation order, and writes t's attributes: the same file as
- * h5_out_write_table of the whole table. Every column of t must exist in the group. */
+ * h5layout.h, the values of "row" and of every numeric column included): t lists every column
+ * (1-D only) as h5_out_write_table would take it; this writes the string columns' data (which
+ * parallel HDF5 cannot write), makes "row" the dimension scale, gives every dataset of the
+ * group, in creation order, its CF attributes and the scale, and writes t's attributes: the
+ * same file as h5_out_write_table of t. */
 int h5_out_complete_table(h5_out *o, const h5_table *t);
 
 /* commit_cleanup_stale: the temporaries a killed run left beside final_path. */

@@ -374,14 +374,13 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
 }
 
 /* /points when the ranks wrote its numeric columns (and the row scale's values): the method
- * column and the scales (h5_out_complete_table). */
+ * column, the CF attributes and the scales (h5_out_complete_table). */
 static int complete_points(h5_out *out, const sweep_points *p)
 {
-    h5_table *t = h5_table_new("points", p->rows);
-    if (!t || h5_table_str_view(t, "method", p->method)) {
-        h5_table_free(t);
+    h5_table *t = points_table(p);
+    if (!t)
         return -1;
-    }
+    h5_table_describe(t, column_docs, sizeof column_docs / sizeof *column_docs);
     int rc = h5_out_complete_table(out, t);
     h5_table_free(t);
     return rc;
