@@ -285,11 +285,15 @@ static void compare_points_storage(const fixture *f, const char *a, const char *
         static const char *const attrs[] = {"units", "long_name"};
         for (size_t k = 0; k < sizeof attrs / sizeof *attrs; k++) {
             char *va = dataset_attr(fa, path, attrs[k]), *vb = dataset_attr(fb, path, attrs[k]);
+            char why[512] = ""; /* freed before failing: a failed test leaks nothing */
             if (strcmp(va, vb) != 0)
-                fail_msg("%s: attribute %s differs: '%s' and '%s'", path, attrs[k], va, vb);
-            if (!va[0] && strcmp(cols.names[i], "method") != 0)
-                fail_msg("%s has no %s", path, attrs[k]);
+                snprintf(why, sizeof why, "attribute %s differs: '%.200s' and '%.200s'",
+                         attrs[k], va, vb);
+            else if (!va[0] && strcmp(cols.names[i], "method") != 0)
+                snprintf(why, sizeof why, "no attribute %s", attrs[k]);
             free(va), free(vb);
+            if (why[0])
+                fail_msg("%s: %s", path, why);
         }
     }
     H5Fclose(fa), H5Fclose(fb);
