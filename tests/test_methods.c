@@ -126,7 +126,12 @@ static void ref_run(const osc_method *m, osc_precision p, const axis_coef *c, do
  * per-step differences add up: 8 (n + 1) u scale. Stormer carries x and the displacement
  * d = x - x_prev ~ v dt instead: a difference in d (at most 8 u dt scale per step, d being
  * v dt) persists as a velocity difference (read out as d/dt: 8 u scale per step, as above)
- * and moves x by itself every later step, adding up to 8 u dt scale n^2/2 in x. */
+ * and moves x by itself every later step, adding up to 8 u dt scale n^2/2 in x.
+ * Kernels that step with coefficients prepared once per lane (euler, semi-implicit, verlet:
+ * v' = q v + p x + r with q = 1 - gam dt, p = -w2 dt, r = -g dt, or their dt/2 versions) round
+ * q, p and r once each (relative u): q v moves by u |v| <= u scale, p x and r by u of the force
+ * term's size, at most u scale; the two FMAs then round once each instead of the reference's
+ * four roundings. That is at most ~4 u scale per step apart, inside the same 8 u scale. */
 static void kernel_tolerance(const osc_method *m, long nsteps, double dt, double u, double scale,
                              double *tol_x, double *tol_v)
 {

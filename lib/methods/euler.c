@@ -12,20 +12,29 @@ const osc_method osc_method_euler = {
     .order = 1,
     .order_damped = 1,
     .force_evals = 1,
-    .fma_per_step = 4,
+    .fma_per_step = 3,
     .symplectic = false,
     OSC_KERNELS,
 };
 #else
 
-/* Both updates read the state at the step's start: the drift uses the OLD velocity. */
-static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real w2,
-                                real gam, real g, real dt)
+/* Both updates read the state at the step's start: the drift uses the OLD velocity. With
+ * coefficients prepared once per lane (as in semi_implicit.c: q = 1 - gam dt, p = -w2 dt,
+ * r = -g dt) the kick v' = q v + p x + r is two FMAs and the drift one: 3 FMAs per step instead
+ * of 4, and the two updates are independent (2 deep). */
+#define OSC_LANE_COEFS
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[3])
+{
+    k[0] = 1 - gam * dt, k[1] = -w2 * dt, k[2] = -g * dt;
+}
+
+static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real q,
+                                real p, real r, real dt)
 {
     (void)unused;
-    real minus_a = fma(w2, *x, fma(gam, *v, g));
-    *x = fma(dt, *v, *x);
-    *v = fma(-dt, minus_a, *v);
+    real x0 = *x;
+    *x = fma(dt, *v, x0);
+    *v = fma(q, *v, fma(p, x0, r));
 }
 
 static void F(ref_step)(real s[OSC_MAX_STATE], coef c, real dt)

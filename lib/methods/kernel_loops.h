@@ -62,6 +62,22 @@ _Static_assert(OSC_BL_V4 <= 512 && OSC_BL_V3 <= 512 && OSC_BL_BASE <= 512,
 
 #include "method_reference.h" /* lane_init/readout defaults, ref_init/readout */
 
+/* Per-lane coefficients, prepared once per register block (that is, once per batch run and
+ * block, never per step) from the lane's (w2, gam, g) and dt: F(fast_step) receives k[0..2]
+ * in place of (w2, gam, g). A method that saves an operation per step with dt-scaled
+ * coefficients (semi_implicit.c: v' = q v + p x + r) defines OSC_LANE_COEFS and
+ *     static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[3]);
+ * the default passes (w2, gam, g) through. The fused kernel prepares them twice per lane, with
+ * the lane's g (its last axis) and with g = 0 (the others), through the same function, so that
+ * advance() and advance_audited() step a lane with the same bits. */
+#ifndef OSC_LANE_COEFS
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[3])
+{
+    (void)dt;
+    k[0] = w2, k[1] = gam, k[2] = g;
+}
+#endif
+
 /* GCC emits the fully unrolled block step by step of each vector in turn: one vector's whole
  * dependency chain, then the next one's. The out-of-order scheduler (~100 entries) then fills
  * with waiting operations of a few chains and the FMA pipes starve, most for the long chains
@@ -83,15 +99,17 @@ _Static_assert(OSC_BL_V4 <= 512 && OSC_BL_V3 <= 512 && OSC_BL_BASE <= 512,
         real *restrict s0, real *restrict s1, real *restrict s2, const real *restrict w2,          \
         const real *restrict gam, const real *restrict g, size_t i, long nsteps, real dt)          \
     {                                                                                              \
-        real b0[BL], b1[BL], b2[BL], bw[BL], bc[BL], bg[BL];                                       \
+        real b0[BL], b1[BL], b2[BL], k0[BL], k1[BL], k2[BL];                                       \
         _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
         {                                                                                          \
             b0[j] = s0[i + j], b1[j] = s1[i + j], b2[j] = OSC_NSTATE > 2 ? s2[i + j] : 0;          \
-            bw[j] = w2[i + j], bc[j] = gam[i + j], bg[j] = g[i + j];                               \
+            real k[3];                                                                             \
+            F(lane_coefs)(w2[i + j], gam[i + j], g[i + j], dt, k);                                 \
+            k0[j] = k[0], k1[j] = k[1], k2[j] = k[2];                                              \
         }                                                                                          \
         for (long n = 0; n < nsteps; n++) {                                                        \
             _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
-                F(fast_step)(&b0[j], &b1[j], &b2[j], bw[j], bc[j], bg[j], dt);                     \
+                F(fast_step)(&b0[j], &b1[j], &b2[j], k0[j], k1[j], k2[j], dt);                     \
         }                                                                                          \
         _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
         {                                                                                          \
@@ -295,16 +313,16 @@ static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt
                   bc[j], (A) == (D) - 1 ? bg[j] : (real)0, dt, p11[j], p12[j], p21[j], p22[j],     \
                   (A) == (D) - 1 ? q1[j] : 0.0, (A) == (D) - 1 ? q2[j] : 0.0,                      \
                   &xe[OSC_AXIS(A, D)][j], &ve[OSC_AXIS(A, D)][j], (A) == 0, &err2, &sum_v, &sum_x, \
-                  &dx_last, (A) == (D) - 1 ? rl[j] : r0[j])
+                  &dx_last, (A) == (D) - 1 ? rl[j] : r0[j], (A) == (D) - 1 ? kl[j] : kz[j])
 
 /* The method's step of one axis, its readout, the exact motion's step, and the error sums. */
 static inline __attribute__((always_inline)) void F(fused_axis)(
     real *restrict s0, real *restrict s1, real *restrict s2, real w2, real gam, real g, real dt,
     double p11, double p12, double p21, double p22, double q1, double q2, double *restrict xe,
     double *restrict ve, bool first, double *restrict err2, double *restrict sum_v,
-    double *restrict sum_x, double *restrict dx_last, const real rk[2])
+    double *restrict sum_x, double *restrict dx_last, const real rk[2], const real k[3])
 {
-    F(fast_step)(s0, s1, s2, w2, gam, g, dt);
+    F(fast_step)(s0, s1, s2, k[0], k[1], k[2], dt);
     real st[OSC_MAX_STATE] = {*s0, *s1, *s2}, xr, vr;
     F(fused_readout)(st, (coef){w2, gam, g}, dt, rk, &xr, &vr);
     const double x = (double)xr, v = (double)vr, xo = *xe, vo = *ve;
@@ -334,6 +352,7 @@ static inline __attribute__((always_inline)) void F(fused_axis)(
     {                                                                                              \
         real b0[D][BL], b1[D][BL], b2[D][BL], bw[BL], bc[BL], bg[BL];                              \
         real r0[BL][2], rl[BL][2]; /* readout constants: axes without gravity, the last axis */    \
+        real kz[BL][3], kl[BL][3]; /* step coefficients (F(lane_coefs)), the same two cases */     \
         double xe[D][BL], ve[D][BL], me2[BL], mde[BL];                                             \
         const real *restrict w2 = (const real *)ax[0].w2 + i;                                      \
         const real *restrict gam = (const real *)ax[0].gam + i;                                    \
@@ -359,6 +378,8 @@ static inline __attribute__((always_inline)) void F(fused_axis)(
             bw[j] = w2[j], bc[j] = gam[j], bg[j] = g[j];                                           \
             F(readout_consts)((coef){bw[j], bc[j], 0}, dt, r0[j]);                                 \
             F(readout_consts)((coef){bw[j], bc[j], bg[j]}, dt, rl[j]);                             \
+            F(lane_coefs)(bw[j], bc[j], 0, dt, kz[j]);                                             \
+            F(lane_coefs)(bw[j], bc[j], bg[j], dt, kl[j]);                                         \
             me2[j] = 0, mde[j] = 0;                                                                \
         }                                                                                          \
         for (long n = 0; n < nsteps; n++) {                                                        \

@@ -12,20 +12,28 @@ const osc_method osc_method_semi_implicit = {
     .order = 1,
     .order_damped = 1,
     .force_evals = 1,
-    .fma_per_step = 4,
+    .fma_per_step = 3,
     .symplectic = true,
     OSC_KERNELS,
 };
 #else
 
 /* The kick comes first and the drift uses the new velocity: that order is what makes the map
- * symplectic (and what distinguishes it from explicit Euler). */
-static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real w2,
-                                real gam, real g, real dt)
+ * symplectic (and what distinguishes it from explicit Euler). The kick
+ *     v' = v + dt (-w2 x - gam v - g) = q v + p x + r,   q = 1 - gam dt, p = -w2 dt, r = -g dt,
+ * takes two FMAs with coefficients prepared once per lane, and the drift x' = x + dt v' one:
+ * 3 FMAs per step, 3 deep on the recurrence, instead of 4 and 4. */
+#define OSC_LANE_COEFS
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[3])
+{
+    k[0] = 1 - gam * dt, k[1] = -w2 * dt, k[2] = -g * dt;
+}
+
+static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real q,
+                                real p, real r, real dt)
 {
     (void)unused;
-    real minus_a = fma(w2, *x, fma(gam, *v, g));
-    *v = fma(-dt, minus_a, *v);
+    *v = fma(q, *v, fma(p, *x, r));
     *x = fma(dt, *v, *x);
 }
 

@@ -12,23 +12,30 @@ const osc_method osc_method_verlet = {
     .order = 2,
     .order_damped = 1, /* a(x', h) lags the drag by half a step: first order with c > 0 */
     .force_evals = 2,
-    .fma_per_step = 7,
+    .fma_per_step = 5,
     .symplectic = true,
     OSC_KERNELS,
 };
 #else
 
-/* v' = v + (a + a2) dt/2 is written as h + a2 dt/2 (h = v + a dt/2): the same map, one add less. */
-static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real w2,
-                                real gam, real g, real dt)
+/* v' = v + (a + a2) dt/2 is written as h + a2 dt/2 (h = v + a dt/2): the same map, one add less.
+ * Both half kicks are u + (dt/2) a(y, u) = q u + p y + r with the half-step coefficients
+ * q = 1 - gam dt/2, p = -w2 dt/2, r = -g dt/2, prepared once per lane: two FMAs each, plus the
+ * drift's one, 5 FMAs per step instead of 7. */
+#define OSC_LANE_COEFS
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[3])
+{
+    const real half_dt = (real)0.5 * dt;
+    k[0] = 1 - gam * half_dt, k[1] = -w2 * half_dt, k[2] = -g * half_dt;
+}
+
+static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real q,
+                                real p, real r, real dt)
 {
     (void)unused;
-    const real half_dt = (real)0.5 * dt;
-    real minus_a = fma(w2, *x, fma(gam, *v, g));
-    real h = fma(-half_dt, minus_a, *v);
+    real h = fma(q, *v, fma(p, *x, r));
     *x = fma(dt, h, *x);
-    real minus_a2 = fma(w2, *x, fma(gam, h, g));
-    *v = fma(-half_dt, minus_a2, h);
+    *v = fma(q, h, fma(p, *x, r));
 }
 
 static void F(ref_step)(real s[OSC_MAX_STATE], coef c, real dt)
