@@ -2,8 +2,6 @@
 #ifndef OSC_PASS
 #define OSC_SELF "semi_implicit.c"
 #define OSC_NSTATE 2
-#define OSC_BLOCK_LANES_V3_D 64 /* AVX2 register blocks, measured (kernel_loops.h) */
-#define OSC_BLOCK_LANES_V3_F 128
 #include "method_template.h"
 
 const osc_method osc_method_semi_implicit = {
@@ -24,15 +22,15 @@ const osc_method osc_method_semi_implicit = {
  * takes two FMAs with coefficients prepared once per lane, and the drift x' = x + dt v' one:
  * 3 FMAs per step, 3 deep on the recurrence, instead of 4 and 4. */
 #define OSC_LANE_COEFS
-static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[3])
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF])
 {
-    k[0] = 1 - gam * dt, k[1] = -w2 * dt, k[2] = -g * dt;
+    k[0] = 1 - gam * dt, k[1] = -w2 * dt, k[2] = -g * dt, k[3] = 0;
 }
 
 static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real q,
-                                real p, real r, real dt)
+                                real p, real r, real unused_k3, real dt)
 {
-    (void)unused;
+    (void)unused, (void)unused_k3;
     *v = fma(q, *v, fma(p, *x, r));
     *x = fma(dt, *v, *x);
 }

@@ -2,8 +2,6 @@
 #ifndef OSC_PASS
 #define OSC_SELF "verlet.c"
 #define OSC_NSTATE 2
-#define OSC_BLOCK_LANES_V3_D 64 /* AVX2 register blocks, measured (kernel_loops.h) */
-#define OSC_BLOCK_LANES_V3_F 128
 #include "method_template.h"
 
 const osc_method osc_method_verlet = {
@@ -23,16 +21,16 @@ const osc_method osc_method_verlet = {
  * q = 1 - gam dt/2, p = -w2 dt/2, r = -g dt/2, prepared once per lane: two FMAs each, plus the
  * drift's one, 5 FMAs per step instead of 7. */
 #define OSC_LANE_COEFS
-static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[3])
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF])
 {
     const real half_dt = (real)0.5 * dt;
-    k[0] = 1 - gam * half_dt, k[1] = -w2 * half_dt, k[2] = -g * half_dt;
+    k[0] = 1 - gam * half_dt, k[1] = -w2 * half_dt, k[2] = -g * half_dt, k[3] = 0;
 }
 
 static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real q,
-                                real p, real r, real dt)
+                                real p, real r, real unused_k3, real dt)
 {
-    (void)unused;
+    (void)unused, (void)unused_k3;
     real h = fma(q, *v, fma(p, *x, r));
     *x = fma(dt, h, *x);
     *v = fma(q, h, fma(p, *x, r));
