@@ -8,7 +8,7 @@ keeps its state in stack copies, stored and reloaded every step or two, and a la
 whose division is no longer hoisted divides every step. Both are visible in the assembly without
 timing anything.
 
-usage: check_kernels.py OBJDUMP SOURCE_DIR METHOD:V3_LANES:V4_LANES:LIBRARY...
+usage: check_kernels.py [--emit HEADER] OBJDUMP SOURCE_DIR METHOD:V3_LANES:V4_LANES:LIBRARY...
   (one argument per method: its file name, its double block sizes from lib/meson.build's
   tuning table, and its static library; SOURCE_DIR/lib/methods/METHOD.c gives OSC_NSTATE)
 
@@ -31,6 +31,15 @@ Which code is checked, per function:
   the division check applies there.
 The step loop is the backward branch whose body holds the most floating-point arithmetic.
 Prints, per function, the arithmetic instructions of the step loop by class.
+
+Operation counts. Per oscillator-step, the v3 and v4 step loops of advance() execute
+(arithmetic instructions of the loop) / (vectors per state array x steps per iteration), by class:
+fma, mul, add (add and sub), div. Steps per iteration is the loop counter's increment (GCC
+unrolls some step loops by 2). The method's declared fma_per_step (its source, "as written")
+must agree: at least the count and less than one more (the compiler may share one operation
+between two unrolled steps, e.g. verlet's force at the drift's end and at the next start, or
+a broadcast among the lanes of a block). A wrong declaration fails. With --emit HEADER the
+counts are also written as a C table for oscbench-bench (its ceiling per operation class).
 """
 import re
 import subprocess
@@ -108,6 +117,21 @@ def step_loop(body):
     return (best[1], best[2]) if best else (None, None)
 
 
+def steps_per_iteration(insns):
+    """The step loop counter's increment: the register compared before the back edge, added to by
+    an immediate in the loop. 1 if not found."""
+    for k in range(len(insns) - 1, -1, -1):
+        _, mnem, ops = insns[k]
+        if mnem.startswith('cmp'):
+            regs = re.findall(r'%(r\w+)', ops)
+            for _, mn, op in insns:
+                m = re.match(r'^\$0x([0-9a-f]+),%(r\w+)$', op)
+                if mn == 'add' and m and m.group(2) in regs:
+                    return int(m.group(1), 16)
+            return 1
+    return 1
+
+
 def carried_slots(insns):
     """Stack slots a vector register is stored to in the loop and that the loop reads before it
     writes them: their value crosses the back edge, i.e. part of the block's state lives on
@@ -129,14 +153,20 @@ def main():
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
-    objdump, srcdir, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    emit = None
+    args = sys.argv[1:]
+    if args[0] == '--emit':
+        emit, args = args[1], args[2:]
+    objdump, srcdir, specs = args[0], args[1], args[2:]
     failures, checked = [], 0
-    libs = []
+    libs, table = [], []
     for spec in specs:
         method, v3, v4, lib = spec.split(':', 3)
         libs.append(lib)
         with open(f'{srcdir}/lib/methods/{method}.c') as f:
-            nstate = int(re.search(r'#define OSC_NSTATE (\d)', f.read()).group(1))
+            source = f.read()
+        nstate = int(re.search(r'#define OSC_NSTATE (\d)', source).group(1))
+        declared = int(re.search(r'\.fma_per_step = (\d+)', source).group(1))
         # state vectors of a block: double lanes / (4 per ymm, 8 per zmm); float blocks have
         # twice the lanes in the same registers
         state_vectors = {'v3': nstate * int(v3) // 4, 'v4': nstate * int(v4) // 8}
@@ -152,6 +182,18 @@ def main():
                 failures.append(f'{where}: {counts.get("div", 0)} divisions, '
                                 f'{counts.get("sqrt", 0)} square roots in the step loop')
             if kind == 'advance' and isa in ('v3', 'v4'):
+                per_array = state_vectors[isa] // nstate
+                unroll = steps_per_iteration(insns)
+                ops = {c: counts.get(c, 0) / (per_array * unroll)
+                       for c in ('fma', 'mul', 'add', 'div')}
+                total = sum(ops.values())
+                print(f'{where}: per oscillator-step ' +
+                      ' '.join(f'{c} {v:g}' for c, v in ops.items()) +
+                      f' ({unroll} steps per iteration), declared fma_per_step {declared}')
+                if not (declared - 1 < total <= declared + 1e-9):
+                    failures.append(f'{where}: {total:g} operations per oscillator-step in the '
+                                    f'compiled step loop, declared fma_per_step {declared}')
+                table.append((method.replace('_', '-'), isa, prec, ops))
                 spills = [f'{a:x}: {m} {o}' for a, m, o in insns
                           if m.startswith('vmov') and VSTORE_TO_STACK.match(o)]
                 carried = carried_slots(insns)
@@ -164,12 +206,26 @@ def main():
                                     f'{state_vectors[isa]} state vectors live on the stack from '
                                     f'one step-loop iteration to the next (the block spills): '
                                     + ', '.join(sorted(carried)[:4]))
+    if emit:
+        with open(emit, 'w') as out:
+            out.write('/* Generated by tests/check_kernels.py from the compiled kernels: arithmetic\n'
+                      ' * instructions per oscillator-step in advance()\'s step loop, by class. */\n'
+                      'static const struct kernel_ops {\n'
+                      '    const char *method;\n    int isa; /* 4 or 3: x86-64-v4, v3 */\n'
+                      '    int prec; /* 0 double, 1 float */\n'
+                      '    double fma, mul, add, div;\n} kernel_ops[] = {\n')
+            for method, isa, prec, ops in sorted(table):
+                out.write(f'    {{"{method}", {isa[1]}, {0 if prec == "d" else 1}, '
+                          f'{ops["fma"]!r}, {ops["mul"]!r}, {ops["add"]!r}, {ops["div"]!r}}},\n')
+            out.write('    {0, 0, 0, 0, 0, 0, 0},\n};\n')
     for f in failures:
         print('FAIL ' + f)
     if checked == 0:
         print('FAIL no kernel block found in ' + ' '.join(libs))
         return 1
     print(f'{checked} blocks checked, {len(failures)} failures')
+    if emit:
+        return 0  # the table is written either way; the test (without --emit) is what fails
     return 1 if failures else 0
 
 
