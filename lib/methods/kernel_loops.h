@@ -15,11 +15,11 @@
  *     -DOSC_BLOCK_LANES_V4_D=64   (x86-64-v4, double; _F for float, default twice _D)
  *     -DOSC_BLOCK_LANES_V3_D=32   (x86-64-v3, double; _F likewise)
  * (the defaults below serve a method built without the table, as the tests' own method is).
- * Measured here (Sapphire Rapids, 2 FMA pipes of 512 bits or 2 of 256): on AVX-512, 8 zmm per
- * array (64 doubles, 128 floats) is best for every method: fewer leave the FMA latency exposed,
- * more spill the state (reg-reg copies of coefficients are free: move elimination). On AVX2,
- * 8-16 ymm per array; a method with a per-lane reciprocal keeps it at 8-12 (32-48 doubles), as
- * beyond that GCC no longer unrolls or hoists and divides every step.
+ * Measured on Sapphire Rapids (2 FMA pipes of 512 bits): on AVX-512, 8 zmm per array (64
+ * doubles, 128 floats) is best for every method: fewer leave the FMA latency exposed, more spill
+ * the state. On Zen 3 (AVX2, 16 ymm, 2 FMA + 2 FP-add pipes): 6-10 ymm per array, per method
+ * (lib/meson.build's table says which and why); beyond that GCC keeps the block's state in stack
+ * copies, which tests/check_kernels.py detects in the assembly.
  * Any multiple of 8 lanes works: lane ranges are multiples of OSC_LANE_ALIGN, and what is left
  * of a range after whole blocks is stepped in power-of-two blocks (128, 64, ..., 8 lanes).
  *
