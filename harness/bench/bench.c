@@ -231,7 +231,7 @@ static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long
                           ? (peak_sample_max[q] - peak_sample_min[q]) / peak_sample_max[q]
                           : INFINITY,
                       OSC_BENCH_VALUE);
-    if (!c->method)
+    if (c->kind != BENCH_STEP) /* the counts are advance()'s, not the fused or naive loops' */
         return;
     const struct kernel_ops k = ops_of(c->method, c->prec);
     osc_bench_counter(st, "ops_fma", k.fma, OSC_BENCH_VALUE);
