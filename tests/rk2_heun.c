@@ -19,9 +19,9 @@ const osc_method osc_test_method_heun = {
 #else
 
 static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real w2,
-                                real gam, real g, real dt)
+                                real gam, real g, real unused_k3, real dt)
 {
-    (void)unused;
+    (void)unused, (void)unused_k3;
     real x1 = *x, v1 = *v;
     real m1 = fma(w2, x1, fma(gam, v1, g)); /* -a at stage 1 */
     real x2 = fma(dt, v1, x1), v2 = fma(-dt, m1, v1);

@@ -126,7 +126,13 @@ static void ref_run(const osc_method *m, osc_precision p, const axis_coef *c, do
  * per-step differences add up: 8 (n + 1) u scale. Stormer carries x and the displacement
  * d = x - x_prev ~ v dt instead: a difference in d (at most 8 u dt scale per step, d being
  * v dt) persists as a velocity difference (read out as d/dt: 8 u scale per step, as above)
- * and moves x by itself every later step, adding up to 8 u dt scale n^2/2 in x. */
+ * and moves x by itself every later step, adding up to 8 u dt scale n^2/2 in x.
+ * Kernels that step with coefficients prepared once per lane (euler, semi-implicit, verlet:
+ * v' = (v + d v) + (p x + r) with d = -gam dt, p = -w2 dt, r = -g dt, or their dt/2 versions)
+ * round d, p and r once each (relative u): d v moves by u |d v| < u scale, p x and r by u of the
+ * force term's size, at most u scale; fma(d, v, v), fma(p, x, r) and their sum round once each
+ * (at most u scale each) where the reference rounds four times. That is at most ~5 u scale per
+ * step apart, inside the same 8 u scale. */
 static void kernel_tolerance(const osc_method *m, long nsteps, double dt, double u, double scale,
                              double *tol_x, double *tol_v)
 {
@@ -720,6 +726,46 @@ static void test_float_damping_not_biased(void **state)
     }
 }
 
+/* Pure decay, a free particle with drag (k = 0, g = 0): euler and semi-implicit give exactly
+ * v_n = v0 (1 - gam dt)^n, verlet v0 (1 - gam dt/2)^(2n). The kernels step it with the drag as a
+ * decrement, fma(d, v, v) with d = -gam dt (or -gam dt/2) rounded once (relative u/2), and
+ * round v once per step (relative u/2, at a mantissa that wanders as v decays: the signs look
+ * random, so they add up as sqrt(n) u/2 = 7e-6 in float over n = 5e4 steps); the rounding of d
+ * moves the decay by n gam dt u/2 = 7.5e-8. A product with a rounded factor q = 1 - gam dt
+ * would instead be off by the same amount every step, n |q - fl(q)|: 6e-4 for fl(0.99995f)
+ * here. 1e-4 relative is 14x the random walk and 6x below that bias: it fails a rounded
+ * factor. Double is held to the same bound scaled by its unit roundoff. */
+static void test_decay_not_biased(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"euler", "semi-implicit", "verlet"};
+    const double c = 0.05, dt = 1e-3, x0 = 0, v0 = 1;
+    const long n = 50000;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        for (size_t pi = 0; pi < 2; pi++) {
+            const osc_method *m = osc_method_find(names[i]);
+            assert_non_null(m);
+            osc_batch *b = new_batch(m, precisions[pi], 1, 1, 0);
+            assert_int_equal(osc_batch_set_lane(b, 0, 0, c, 1, &x0, &v0), OSC_OK);
+            assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+            assert_int_equal(osc_batch_run(b, n, 0, NULL, NULL), OSC_OK);
+            double x, v;
+            osc_batch_readout(b, 0, 1, &x, &v);
+            osc_batch_free(b);
+            const bool half = strcmp(names[i], "verlet") == 0;
+            const long double factor = half ? 1 - (long double)c * dt / 2 : 1 - (long double)c * dt;
+            const double want = (double)powl(factor, half ? 2 * n : n);
+            const double rel = fabs(v - want) / want;
+            const double bound = 1e-4 * unit_roundoff(precisions[pi]) / unit_roundoff(OSC_FLOAT);
+            print_message("%-14s %-6s decay over %ld steps: relative error %.3g (bound %.3g)\n",
+                          names[i], osc_precision_name(precisions[pi]), n, rel, bound);
+            if (!(rel <= bound))
+                fail_msg("%s/%s: v after %ld steps of pure decay %.9g, exact %.9g: relative "
+                         "error %.3g above %.3g (a biased damping rate?)",
+                         names[i], osc_precision_name(precisions[pi]), n, v, want, rel, bound);
+        }
+}
+
 /* Forest-Ruth's negative weight w0 once made a drag solved inside each substep divide by
  * 1 + gam w0 dt/2, zero at gam dt ~ 1.17: every lane with such drag blew up, free particles
  * too. Its positive drag factors must keep every lane finite and losing energy there. Lanes
@@ -1012,6 +1058,7 @@ int main(void)
         cmocka_unit_test(test_convergence_orders),
         cmocka_unit_test(test_stormer_float_at_roundoff_floor),
         cmocka_unit_test(test_float_damping_not_biased),
+        cmocka_unit_test(test_decay_not_biased),
         cmocka_unit_test(test_forest_ruth_strong_drag_finite),
         cmocka_unit_test(test_mass_zero_freezes),
         cmocka_unit_test(test_rejects_invalid_input),

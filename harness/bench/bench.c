@@ -24,6 +24,25 @@
  * FMA rate per CPU-second of the process against one core's peak per CPU-second: the kernels'
  * efficiency while they run, readable even when other work shares the cores.
  *
+ * The peak is measured again beside every step/ benchmark (a short probe before its timing):
+ * peak_beside_fma_per_s is that sample, peak_fraction is taken against the largest peak seen in
+ * the run so far (start-up included: a contended sample can only lower a peak, never raise it),
+ * and peak_spread = (largest - smallest) / largest over all samples of that precision so far
+ * (the last benchmark's covers the whole run).
+ *
+ * The ceiling per operation class. ops_fma, ops_mul, ops_add, ops_div are the operations per
+ * oscillator-step that the compiled step loop of the running ISA path executes (kernel_ops.h,
+ * read from the kernels by tests/check_kernels.py at build time; the declared fma_per_step, all
+ * counted as FMAs, where no table exists). The probe also measures the FMA rate R_fma and the
+ * rate R_mix of a 1:1 mix of FMAs and adds; multiplies and divisions run on the FMA pipes (a
+ * division counted as one operation: the kernels have none, tests/check_kernels.py checks),
+ * adds on the FMA pipes or on pipes of their own, which the mix reveals. Then
+ *     ceiling_osc_steps_per_s = 1 / max((fma + mul + div) / R_fma, (fma + mul + div + add) / R_mix)
+ * (all-thread rates; one thread's for /threads:1), and roof_fraction = osc_steps_per_s / that,
+ * cpu_roof_fraction the same per CPU-second against one core. On Intel (adds on the FMA ports)
+ * R_mix = R_fma and the ceiling counts every operation; on AMD Zen (2 FMA + 2 add pipes) an
+ * add is free up to the FMA count: the same fraction means the same on both.
+ *
  * A failed run (an audit that cannot be created included) fails its benchmark with the reason;
  * an audited benchmark never times bare stepping instead.
  *
@@ -47,6 +66,21 @@
 #include "oscbench.h"
 #include "layout.h"
 #include "sweep.h"
+
+/* The compiled kernels' operation counts (generated at build time; absent: an empty table). */
+#if defined(__has_include)
+#if __has_include("kernel_ops.h")
+#include "kernel_ops.h"
+#define HAVE_KERNEL_OPS 1
+#endif
+#endif
+#ifndef HAVE_KERNEL_OPS
+static const struct kernel_ops {
+    const char *method;
+    int isa, prec;
+    double fma, mul, add, div;
+} kernel_ops[] = {{0, 0, 0, 0, 0, 0, 0}};
+#endif
 
 /* The work of one iteration (one osc_batch_run), in FMA-unit operations: fixed, so that a
  * benchmark's name always means the same work and two runs compare (compare.py); about 0.02 s at
@@ -74,6 +108,52 @@ static osc_fma_peak peak;
  * few %); on a shared one the wall-clock probe only sees the share it got at start-up, and a
  * peak_fraction measured against it could exceed 1. */
 static double machine_peak[OSC_NPRECISION];
+/* The same for the 1:1 FMA-add mix (operations per second), and the peak samples' extremes. */
+static double machine_mix[OSC_NPRECISION];
+static double peak_sample_min[OSC_NPRECISION], peak_sample_max[OSC_NPRECISION];
+static double peak_beside[OSC_NPRECISION];
+
+/* A probe's rate as a machine peak: all-thread wall clock, or threads x one core's per
+ * CPU-second rate if higher (see machine_peak). */
+static double probe_rate(double wall, double per_cpu, int threads)
+{
+    double per_cores = threads * per_cpu;
+    return per_cores > wall ? per_cores : wall;
+}
+
+/* Take a peak sample (about `seconds`), and fold it into the run's peaks and spread. */
+static void sample_peak(double seconds)
+{
+    osc_fma_peak p = osc_fma_probe(seconds);
+    for (int q = 0; q < OSC_NPRECISION; q++) {
+        double fma = probe_rate(p.fma_per_s[q], p.fma_per_cpu_s[q], p.threads);
+        double mix = probe_rate(p.mix_per_s[q], p.mix_per_cpu_s[q], p.threads);
+        peak_beside[q] = fma;
+        if (fma > machine_peak[q])
+            machine_peak[q] = fma;
+        if (mix > machine_mix[q])
+            machine_mix[q] = mix;
+        if (p.fma_per_cpu_s[q] > peak.fma_per_cpu_s[q])
+            peak.fma_per_cpu_s[q] = p.fma_per_cpu_s[q];
+        if (p.mix_per_cpu_s[q] > peak.mix_per_cpu_s[q])
+            peak.mix_per_cpu_s[q] = p.mix_per_cpu_s[q];
+        if (!(peak_sample_min[q] > 0) || fma < peak_sample_min[q])
+            peak_sample_min[q] = fma;
+        if (fma > peak_sample_max[q])
+            peak_sample_max[q] = fma;
+    }
+}
+
+/* Operations per oscillator-step of method m's compiled step loop on the running path. */
+static struct kernel_ops ops_of(const osc_method *m, osc_precision p)
+{
+    int isa = osc_isa_level() == OSC_ISA_V4 ? 4 : osc_isa_level() == OSC_ISA_V3 ? 3 : 0;
+    for (size_t i = 0; kernel_ops[i].method; i++)
+        if (kernel_ops[i].isa == isa && kernel_ops[i].prec == (int)p &&
+            strcmp(kernel_ops[i].method, m->name) == 0)
+            return kernel_ops[i];
+    return (struct kernel_ops){m->name, isa, (int)p, m->fma_per_step, 0, 0, 0};
+}
 
 enum bench_kind { BENCH_STEP, BENCH_NAIVE, BENCH_AUDITED, BENCH_DEFAULT };
 
@@ -145,6 +225,32 @@ static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long
     if (peak.fma_per_cpu_s[c->prec] > 0)
         osc_bench_counter(st, "cpu_peak_fraction", lane_steps * fma / peak.fma_per_cpu_s[c->prec],
                           OSC_BENCH_CPU_RATE);
+    const int q = c->prec;
+    osc_bench_counter(st, "peak_beside_fma_per_s", peak_beside[q], OSC_BENCH_VALUE);
+    osc_bench_counter(st, "peak_spread",
+                      peak_sample_max[q] > 0
+                          ? (peak_sample_max[q] - peak_sample_min[q]) / peak_sample_max[q]
+                          : INFINITY,
+                      OSC_BENCH_VALUE);
+    if (c->kind != BENCH_STEP) /* the counts are advance()'s, not the fused or naive loops' */
+        return;
+    const struct kernel_ops k = ops_of(c->method, c->prec);
+    osc_bench_counter(st, "ops_fma", k.fma, OSC_BENCH_VALUE);
+    osc_bench_counter(st, "ops_mul", k.mul, OSC_BENCH_VALUE);
+    osc_bench_counter(st, "ops_add", k.add, OSC_BENCH_VALUE);
+    osc_bench_counter(st, "ops_div", k.div, OSC_BENCH_VALUE);
+    const double fma_pipe = k.fma + k.mul + k.div, all = fma_pipe + k.add;
+    const double share = c->one_thread && peak.threads > 0 ? 1.0 / peak.threads : 1.0;
+    const double r_fma = machine_peak[q] * share, r_mix = machine_mix[q] * share;
+    const double step_s = fmax(fma_pipe / r_fma, r_mix > 0 ? all / r_mix : 0);
+    if (step_s > 0) {
+        osc_bench_counter(st, "ceiling_osc_steps_per_s", 1 / step_s, OSC_BENCH_VALUE);
+        osc_bench_counter(st, "roof_fraction", lane_steps * step_s, OSC_BENCH_RATE);
+    }
+    const double core_s = fmax(fma_pipe / peak.fma_per_cpu_s[q],
+                               peak.mix_per_cpu_s[q] > 0 ? all / peak.mix_per_cpu_s[q] : 0);
+    if (peak.fma_per_cpu_s[q] > 0)
+        osc_bench_counter(st, "cpu_roof_fraction", lane_steps * core_s, OSC_BENCH_CPU_RATE);
 }
 
 /* ---- step/ and audited/ ------------------------------------------------------------------- */
@@ -175,6 +281,7 @@ static void bench_step(osc_bench_state *st, void *arg)
         osc_bench_error(st, "cannot create the batch (out of memory?)");
         return;
     }
+    sample_peak(0.05); /* the peak beside this benchmark */
     const long steps = steps_for(c, c->method->fma_per_step);
     /* An audited benchmark whose audit cannot be had fails: it never steps bare instead. */
     const bool audited = c->kind == BENCH_AUDITED;
@@ -513,8 +620,9 @@ int main(int argc, char **argv)
     peak = osc_fma_probe(0.4);
     char buf[64];
     for (int p = 0; p < OSC_NPRECISION; p++) {
-        double per_cores = peak.threads * peak.fma_per_cpu_s[p];
-        machine_peak[p] = per_cores > peak.fma_per_s[p] ? per_cores : peak.fma_per_s[p];
+        machine_peak[p] = probe_rate(peak.fma_per_s[p], peak.fma_per_cpu_s[p], peak.threads);
+        machine_mix[p] = probe_rate(peak.mix_per_s[p], peak.mix_per_cpu_s[p], peak.threads);
+        peak_sample_min[p] = peak_sample_max[p] = peak_beside[p] = machine_peak[p];
     }
     snprintf(buf, sizeof buf, "%.4g", machine_peak[OSC_DOUBLE]);
     osc_bench_context("fma_peak_double_per_s", buf);
@@ -528,6 +636,16 @@ int main(int argc, char **argv)
     osc_bench_context("fma_peak_double_per_core_cpu_s", buf);
     snprintf(buf, sizeof buf, "%.4g", peak.fma_per_cpu_s[OSC_FLOAT]);
     osc_bench_context("fma_peak_float_per_core_cpu_s", buf);
+    snprintf(buf, sizeof buf, "%.4g", probe_rate(peak.add_per_s[OSC_DOUBLE],
+                                                 peak.add_per_cpu_s[OSC_DOUBLE], peak.threads));
+    osc_bench_context("add_peak_double_per_s", buf);
+    snprintf(buf, sizeof buf, "%.4g", machine_mix[OSC_DOUBLE]);
+    osc_bench_context("fma_add_mix_double_per_s", buf);
+    snprintf(buf, sizeof buf, "%.4g", probe_rate(peak.add_per_s[OSC_FLOAT],
+                                                 peak.add_per_cpu_s[OSC_FLOAT], peak.threads));
+    osc_bench_context("add_peak_float_per_s", buf);
+    snprintf(buf, sizeof buf, "%.4g", machine_mix[OSC_FLOAT]);
+    osc_bench_context("fma_add_mix_float_per_s", buf);
     snprintf(buf, sizeof buf, "%d", peak.threads);
     osc_bench_context("omp_threads", buf);
     osc_bench_context("fma_probe_isa", peak.isa);

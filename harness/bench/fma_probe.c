@@ -1,6 +1,9 @@
 /* The FMA-peak probe: every OpenMP thread runs chains of fma() on many independent accumulators,
  * enough to cover the FMA latency times the number of FMA pipes, and the loop is vectorized by
- * `#pragma omp simd`. Built for x86-64-v4 / v3 / baseline (GCC, x86-64) and dispatched by the
+ * `#pragma omp simd`. Two more kinds of chains measure the add throughput (a <- a + b) and a
+ * 1:1 mix of FMAs and adds: where adds have pipes of their own (AMD Zen: 2 FMA + 2 FP-add) the
+ * mix runs at up to twice the FMA rate, where they share the FMA ports (Intel) at the FMA rate,
+ * so a ceiling built from these rates means the same on both (bench.c). Built for x86-64-v4 / v3 / baseline (GCC, x86-64) and dispatched by the
  * kernels' level, so it measures the units the kernels actually run on. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_THREAD_CPUTIME_ID */
 #include "fma_probe.h"
@@ -47,39 +50,81 @@
         return sum;                                                                              \
     }
 
+/* kind 0: fma chains; 1: add chains (a + b, b tiny: stays finite); 2: FMA and add chains side
+ * by side, 2/3 of the bytes' FMA accumulators (8 ymm: latency 4 x 2 pipes) beside half their
+ * add accumulators (6 ymm: latency 3 x 2 pipes), 14 of 16 registers: both kinds of pipes can be
+ * kept busy where they are separate. */
+#define MIX_FMA_BYTES(BYTES) ((BYTES) * 2 / 3)
+#define MIX_ADD_BYTES(BYTES) ((BYTES) / 2)
+#define DEFINE_KIND_CHAINS(real, suffix, BYTES)                                                  \
+    static inline __attribute__((always_inline)) real kchains_##suffix(int kind, long rounds,   \
+                                                                       real seed)               \
+    {                                                                                            \
+        enum { NF = MIX_FMA_BYTES(BYTES) / sizeof(real), NA = MIX_ADD_BYTES(BYTES) / sizeof(real) }; \
+        enum { N = (BYTES) / sizeof(real) };                                                     \
+        real fa[NF], aa[N];                                                                      \
+        const real m = (real)0.999999, b = (real)1e-9;                                           \
+        if (kind == 0)                                                                           \
+            return chains_##suffix(rounds, seed);                                                \
+        _Pragma("omp simd") for (int j = 0; j < NF; j++) fa[j] = seed + (real)j;                 \
+        _Pragma("omp simd") for (int j = 0; j < N; j++) aa[j] = seed - (real)j;                  \
+        if (kind == 1) {                                                                         \
+            for (long r = 0; r < rounds; r++) {                                                  \
+                _Pragma("omp simd") for (int j = 0; j < N; j++) aa[j] = aa[j] + b;               \
+            }                                                                                    \
+        } else {                                                                                 \
+            for (long r = 0; r < rounds; r++) {                                                  \
+                _Pragma("omp simd") for (int j = 0; j < NF; j++) fa[j] = fma(fa[j], m, b);       \
+                _Pragma("omp simd") for (int j = 0; j < NA; j++) aa[j] = aa[j] + b;              \
+            }                                                                                    \
+        }                                                                                        \
+        real sum = 0;                                                                            \
+        for (int j = 0; j < NF; j++)                                                             \
+            sum += fa[j];                                                                        \
+        for (int j = 0; j < N; j++)                                                              \
+            sum += aa[j];                                                                        \
+        return sum;                                                                              \
+    }
+
 DEFINE_CHAINS(double, d_wide, WIDE_BYTES)
 DEFINE_CHAINS(double, d_narrow, NARROW_BYTES)
 DEFINE_CHAINS(float, f_wide, WIDE_BYTES)
 DEFINE_CHAINS(float, f_narrow, NARROW_BYTES)
+DEFINE_KIND_CHAINS(double, d_wide, WIDE_BYTES)
+DEFINE_KIND_CHAINS(double, d_narrow, NARROW_BYTES)
+DEFINE_KIND_CHAINS(float, f_wide, WIDE_BYTES)
+DEFINE_KIND_CHAINS(float, f_narrow, NARROW_BYTES)
 
-/* FMAs done by one thread for `rounds` rounds. */
-static double fmas_per_thread(int prec, long rounds)
+/* Operations (of `kind`, as kchains) done by one thread for `rounds` rounds. */
+static double ops_per_thread(int kind, int prec, long rounds)
 {
     size_t bytes = PROBE_WIDE() ? WIDE_BYTES : NARROW_BYTES;
+    if (kind == 2)
+        bytes = MIX_FMA_BYTES(bytes) + MIX_ADD_BYTES(bytes);
     return (double)rounds * (double)(bytes / (prec == OSC_FLOAT ? sizeof(float) : sizeof(double)));
 }
 
 /* The chains per ISA: wide on x86-64-v4, narrow on v3 and the baseline. */
 #define DEFINE_RUN_CHAINS(NAME, ATTR, WIDTH)                                                     \
-    ATTR static double NAME(int prec, long rounds, double seed)                                  \
+    ATTR static double NAME(int kind, int prec, long rounds, double seed)                        \
     {                                                                                            \
         if (prec == OSC_FLOAT)                                                                   \
-            return chains_f_##WIDTH(rounds, (float)seed);                                        \
-        return chains_d_##WIDTH(rounds, seed);                                                   \
+            return kchains_f_##WIDTH(kind, rounds, (float)seed);                                 \
+        return kchains_d_##WIDTH(kind, rounds, seed);                                            \
     }
 #if PROBE_RUNTIME
 DEFINE_RUN_CHAINS(run_chains_v4, __attribute__((target("arch=x86-64-v4"))), wide)
 DEFINE_RUN_CHAINS(run_chains_v3, __attribute__((target("arch=x86-64-v3"))), narrow)
 DEFINE_RUN_CHAINS(run_chains_base, , narrow)
-static double run_chains(int prec, long rounds, double seed)
+static double run_chains(int kind, int prec, long rounds, double seed)
 {
     switch (osc_isa_level()) {
     case OSC_ISA_V4:
-        return run_chains_v4(prec, rounds, seed);
+        return run_chains_v4(kind, prec, rounds, seed);
     case OSC_ISA_V3:
-        return run_chains_v3(prec, rounds, seed);
+        return run_chains_v3(kind, prec, rounds, seed);
     default:
-        return run_chains_base(prec, rounds, seed);
+        return run_chains_base(kind, prec, rounds, seed);
     }
 }
 #else
@@ -98,7 +143,7 @@ static double thread_cpu_seconds(void)
 
 /* Seconds for every thread to run `rounds` rounds, the team started together; *cpu gets the
  * smallest CPU time any one thread needed for its rounds (0 if unknown). */
-static double timed_team(int prec, long rounds, double *sink, double *cpu)
+static double timed_team(int kind, int prec, long rounds, double *sink, double *cpu)
 {
     double t0 = 0, t1 = 0, s = 0, best_cpu = 1e300;
 #pragma omp parallel reduction(+ : s) reduction(min : best_cpu)
@@ -107,7 +152,7 @@ static double timed_team(int prec, long rounds, double *sink, double *cpu)
 #pragma omp master
         t0 = omp_get_wtime();
         double c0 = thread_cpu_seconds();
-        s += run_chains(prec, rounds, (double)omp_get_thread_num());
+        s += run_chains(kind, prec, rounds, (double)omp_get_thread_num());
         double c = thread_cpu_seconds() - c0;
         best_cpu = c > 0 ? c : 1e300;
 #pragma omp barrier
@@ -121,39 +166,52 @@ static double timed_team(int prec, long rounds, double *sink, double *cpu)
 
 static volatile double probe_sink;
 
+/* One kind of chains in one precision: the best of eight team runs, each ~share/10 long, as
+ * (wall-clock ops/s of all threads, ops per CPU-second of one thread). */
+static void probe_kind(int kind, int prec, double share, int threads, double *sink, double *wall,
+                       double *per_cpu)
+{
+    /* Calibrate: grow the round count until one team run takes ~1/64 of the share, then keep
+     * the best of eight such runs: on a shared machine a run that another process interrupted
+     * is noise, and the peak is the best the units did. A stalled thread inflates the wall time
+     * but not its CPU time: require both to be long enough, or a stall during calibration leaves
+     * runs too short to mean anything. */
+    double t = 0, cpu = 0;
+    long rounds = 1 << 12;
+    while (((t = timed_team(kind, prec, rounds, sink, &cpu)) < share / 64 ||
+            (cpu > 0 && cpu < share / 64)) &&
+           rounds < (1L << 40))
+        rounds *= 2;
+    double tc = cpu > 0 ? cpu : t;
+    if (tc > 0 && (double)rounds * (share / 10) / tc > (double)rounds)
+        rounds = (long)((double)rounds * (share / 10) / tc); /* never fewer: a stall is noise */
+    double best = 0, best_cpu = 0;
+    for (int rep = 0; rep < 8; rep++) {
+        double tr = timed_team(kind, prec, rounds, sink, &cpu);
+        double rate = tr > 0 ? ops_per_thread(kind, prec, rounds) * threads / tr : 0;
+        double cpu_rate = cpu > 0 ? ops_per_thread(kind, prec, rounds) / cpu : 0;
+        if (rate > best)
+            best = rate;
+        if (cpu_rate > best_cpu)
+            best_cpu = cpu_rate;
+    }
+    *wall = best, *per_cpu = best_cpu;
+}
+
 osc_fma_peak osc_fma_probe(double seconds)
 {
     osc_fma_peak p = {.threads = omp_get_max_threads(), .isa = PROBE_ISA()};
     if (!(seconds > 0))
         seconds = 0.3;
     double sink = 0;
+    /* half the time for the FMA peak, a quarter each for the add and mixed rates */
     for (int prec = 0; prec < 2; prec++) {
-        /* Calibrate: grow the round count until one team run takes ~1/32 of this precision's
-         * share, then keep the best of eight such runs: on a shared machine a run that another
-         * process interrupted is noise, and the peak is the best the units did. */
-        double share = seconds / 2, t = 0, cpu = 0;
-        long rounds = 1 << 12;
-        /* A stalled thread inflates the wall time but not its CPU time: require both to be long
-         * enough, or a stall during calibration leaves runs too short to mean anything. */
-        while (((t = timed_team(prec, rounds, &sink, &cpu)) < share / 64 ||
-                (cpu > 0 && cpu < share / 64)) &&
-               rounds < (1L << 40))
-            rounds *= 2;
-        double tc = cpu > 0 ? cpu : t;
-        if (tc > 0 && (double)rounds * (share / 10) / tc > (double)rounds)
-            rounds = (long)((double)rounds * (share / 10) / tc); /* never fewer: a stall is noise */
-        double best = 0, best_cpu = 0;
-        for (int rep = 0; rep < 8; rep++) {
-            double tr = timed_team(prec, rounds, &sink, &cpu);
-            double rate = tr > 0 ? fmas_per_thread(prec, rounds) * p.threads / tr : 0;
-            double cpu_rate = cpu > 0 ? fmas_per_thread(prec, rounds) / cpu : 0;
-            if (rate > best)
-                best = rate;
-            if (cpu_rate > best_cpu)
-                best_cpu = cpu_rate;
-        }
-        p.fma_per_cpu_s[prec] = best_cpu;
-        p.fma_per_s[prec] = best;
+        probe_kind(0, prec, seconds / 4, p.threads, &sink, &p.fma_per_s[prec],
+                   &p.fma_per_cpu_s[prec]);
+        probe_kind(1, prec, seconds / 8, p.threads, &sink, &p.add_per_s[prec],
+                   &p.add_per_cpu_s[prec]);
+        probe_kind(2, prec, seconds / 8, p.threads, &sink, &p.mix_per_s[prec],
+                   &p.mix_per_cpu_s[prec]);
     }
     probe_sink = sink;
     return p;

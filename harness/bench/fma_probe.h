@@ -13,12 +13,16 @@ typedef struct osc_fma_peak {
     /* FMA operations per CPU-second of one thread: one core's peak while it runs, which holds
      * even when other processes take turns on the cores (POSIX thread CPU clocks; 0 without). */
     double fma_per_cpu_s[2];
+    /* The same for additions (a + b chains), and for a 1:1 mix of FMAs and adds (operations of
+     * either kind per second): up to twice fma_per_s where adds have pipes of their own. */
+    double add_per_s[2], add_per_cpu_s[2];
+    double mix_per_s[2], mix_per_cpu_s[2];
     int threads;         /* OpenMP threads the probe ran on */
     const char *isa;     /* the code path the probe ran: "x86-64-v4", "x86-64-v3" or "default" */
 } osc_fma_peak;
 
-/* Measure the peak for double and float, spending about `seconds` in total (0.3 is plenty). Each
- * precision is measured three times and the best kept. */
+/* Measure the peaks for double and float, spending about `seconds` in total (0.3 is plenty;
+ * 0.05 for a sample beside a benchmark). Each rate is the best of eight runs. */
 osc_fma_peak osc_fma_probe(double seconds);
 
 #ifdef __cplusplus

@@ -3,8 +3,6 @@
 #ifndef OSC_PASS
 #define OSC_SELF "forest_ruth.c"
 #define OSC_NSTATE 2
-#define OSC_BLOCK_LANES_V3_D 48 /* AVX2 register blocks, measured (kernel_loops.h) */
-#define OSC_BLOCK_LANES_V3_F 96
 #include "method_template.h"
 
 const osc_method osc_method_forest_ruth = {
@@ -82,13 +80,21 @@ static inline F(fr_drag) F(fr_drag_decrements)(real gam, real dt)
     return (F(fr_drag)){y1 / den1, y10 * e_sum / (den1 * den0)};
 }
 
+/* The drag decrements divide: prepared once per lane (kernel_loops.h), not in the step loop. */
+#define OSC_LANE_COEFS
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF])
+{
+    const F(fr_drag) q = F(fr_drag_decrements)(gam, dt);
+    k[0] = w2, k[1] = g, k[2] = q.outer, k[3] = q.inner;
+}
+
 static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real w2,
-                                real gam, real g, real dt)
+                                real g, real q_outer, real q_inner, real dt)
 {
     (void)unused;
     const real dt1 = (real)FR_W1 * dt, dt0 = (real)FR_W0 * dt;
     const real half1 = (real)0.5 * dt1, half0 = (real)0.5 * dt0;
-    const F(fr_drag) q = F(fr_drag_decrements)(gam, dt);
+    const F(fr_drag) q = {q_outer, q_inner};
     real xs = *x, vs = *v, f;
     vs = fma(-q.outer, vs, vs);
     vs = fma(-half1, fma(w2, xs, g), vs);

@@ -10,8 +10,8 @@ const osc_method osc_method_implicit_midpoint = {
     .order = 2,
     .order_damped = 2,
     .force_evals = 1,
-    .fma_per_step = 7, /* in the step loop; 1/det is a lane constant that the compiler
-                        * hoists out of it (no division per step) */
+    .fma_per_step = 7, /* in the step loop; 1/det is a lane constant prepared once per block
+                        * (no division per step) */
     .symplectic = true,
     OSC_KERNELS,
 };
@@ -20,17 +20,24 @@ const osc_method osc_method_implicit_midpoint = {
 /* y' = y + dt f((y + y')/2). With dv = v' - v, the 2x2 system reduces to
  *     dv det = dt (a(x, v) - w2 v dt/2),   det = 1 + gam dt/2 + w2 dt^2/4,
  * then x' = x + dt (v + v')/2. Below numer = -(a(x, v) - w2 v dt/2) = w2 (x + v dt/2) + gam v + g.
- * 1/det depends only on the lane, so the compiler lifts it out of the step loop: no division
+ * 1/det depends only on the lane: it is prepared once per lane (F(lane_coefs)), no division
  * per step (a multiply by the reciprocal instead of a divide: at most one more rounding). */
+#define OSC_LANE_COEFS
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF])
+{
+    const real half_dt = (real)0.5 * dt, quarter_dt2 = (real)0.25 * dt * dt;
+    real det = fma(w2, quarter_dt2, fma(gam, half_dt, (real)1));
+    k[0] = w2, k[1] = gam, k[2] = g, k[3] = (real)1 / det;
+}
+
 static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real w2,
-                                real gam, real g, real dt)
+                                real gam, real g, real inv_det, real dt)
 {
     (void)unused;
-    const real half_dt = (real)0.5 * dt, quarter_dt2 = (real)0.25 * dt * dt;
+    const real half_dt = (real)0.5 * dt;
     real v0 = *v;
     real numer = fma(w2, fma(half_dt, v0, *x), fma(gam, v0, g));
-    real det = fma(w2, quarter_dt2, fma(gam, half_dt, (real)1));
-    real v1 = fma(-dt, numer * ((real)1 / det), v0);
+    real v1 = fma(-dt, numer * inv_det, v0);
     *x = fma(half_dt, v0 + v1, *x);
     *v = v1;
 }

@@ -9,15 +9,17 @@
  * the step loop. How many lanes fit is a trade-off per method, precision and ISA: enough
  * independent vectors to cover the FMA latency times the FMA pipes (a step's dependency chain is
  * 3 (euler) to 21 (forest-ruth) operations deep, 4 cycles each), few enough that the state stays
- * in the 32 zmm (AVX-512) or 16 ymm (AVX2) registers. A method file tunes it with, before
- * including method_template.h,
- *     #define OSC_BLOCK_LANES_V4_D 48   (x86-64-v4, double; _F for float, default twice _D)
- *     #define OSC_BLOCK_LANES_V3_D 64   (x86-64-v3, double; _F likewise)
- * Measured here (Sapphire Rapids, 2 FMA pipes of 512 bits or 2 of 256): on AVX-512, 8 zmm per
- * array (64 doubles, 128 floats) is best for every method: fewer leave the FMA latency exposed,
- * more spill the state (reg-reg copies of coefficients are free: move elimination). On AVX2,
- * 8-16 ymm per array; a method with a per-lane reciprocal keeps it at 8-12 (32-48 doubles), as
- * beyond that GCC no longer unrolls or hoists and divides every step.
+ * in the 32 zmm (AVX-512) or 16 ymm (AVX2) registers. The sizes per method and ISA are ONE
+ * table, lib/meson.build's method_tuning (with where each was measured), which compiles each
+ * method file with
+ *     -DOSC_BLOCK_LANES_V4_D=64   (x86-64-v4, double; _F for float, default twice _D)
+ *     -DOSC_BLOCK_LANES_V3_D=32   (x86-64-v3, double; _F likewise)
+ * (the defaults below serve a method built without the table, as the tests' own method is).
+ * Measured on Sapphire Rapids (2 FMA pipes of 512 bits): on AVX-512, 8 zmm per array (64
+ * doubles, 128 floats) is best for every method: fewer leave the FMA latency exposed, more spill
+ * the state. On Zen 3 (AVX2, 16 ymm, 2 FMA + 2 FP-add pipes): 6-10 ymm per array, per method
+ * (lib/meson.build's table says which and why); beyond that GCC keeps the block's state in stack
+ * copies, which tests/check_kernels.py detects in the assembly.
  * Any multiple of 8 lanes works: lane ranges are multiples of OSC_LANE_ALIGN, and what is left
  * of a range after whole blocks is stepped in power-of-two blocks (128, 64, ..., 8 lanes).
  *
@@ -62,36 +64,53 @@ _Static_assert(OSC_BL_V4 <= 512 && OSC_BL_V3 <= 512 && OSC_BL_BASE <= 512,
 
 #include "method_reference.h" /* lane_init/readout defaults, ref_init/readout */
 
-/* GCC emits the fully unrolled block step by step of each vector in turn: one vector's whole
- * dependency chain, then the next one's. The out-of-order scheduler (~100 entries) then fills
- * with waiting operations of a few chains and the FMA pipes starve, most for the long chains
- * (forest-ruth: 84 cycles per step). Pre-allocation scheduling, register-pressure aware,
- * interleaves the vectors' chains instead (forest-ruth 0.70-0.77 -> 0.84-0.87 of the FMA peak,
- * verlet ~+0.05, the short chains unchanged). It reorders, never changes an operation. A method
- * whose block it makes spill (rk4: 0.91 -> 0.78-0.85) defines OSC_BLOCK_NO_SCHED. */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(OSC_BLOCK_NO_SCHED)
-#define OSC_BLOCK_SCHED __attribute__((optimize("schedule-insns", "sched-pressure")))
-#else
-#define OSC_BLOCK_SCHED
+/* Per-lane coefficients, prepared once per register block (that is, once per batch run and
+ * block, never per step) from the lane's (w2, gam, g) and dt: F(fast_step) receives k[0..3]
+ * in place of (w2, gam, g, unused). A method that saves an operation per step with dt-scaled
+ * coefficients (semi_implicit.c: v' = q v + p x + r), or whose step needs a lane constant with
+ * a division (stormer.c, implicit_midpoint.c), defines OSC_LANE_COEFS and
+ *     static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF]);
+ * the default passes (w2, gam, g, 0) through. Computing them here, not in F(fast_step), is what
+ * keeps a division out of the step loop on every path: the compiler hoists a lane constant out
+ * of a fully unrolled block at best (tests/check_kernels.py checks the assembly). The fused kernel prepares them twice per lane, with
+ * the lane's g (its last axis) and with g = 0 (the others), through the same function, so that
+ * advance() and advance_audited() step a lane with the same bits. */
+#ifndef OSC_LANE_COEFS
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF])
+{
+    (void)dt;
+    k[0] = w2, k[1] = gam, k[2] = g, k[3] = 0;
+}
 #endif
+
+/* Scheduling. GCC emits the fully unrolled block step by step of each vector in turn: one
+ * vector's whole dependency chain, then the next one's, and the out-of-order window then fills
+ * with a few chains' waiting operations. Pre-allocation, register-pressure-aware scheduling
+ * (-fschedule-insns -fsched-pressure) interleaves the chains instead, which the long chains
+ * need on 32 zmm (forest-ruth 0.70-0.77 -> 0.84-0.87 of the FMA peak) but which on 16 ymm
+ * raises register pressure until the block spills. It is chosen per method file by lib/meson.build's
+ * tuning table (compiler flags, not GCC's optimize attribute, which GCC documents as meant
+ * for debugging rather than production code), beside the block sizes. */
 
 /* One register block of BL lanes starting at lane i, stepped nsteps times. NAME is the function,
  * ATTR its target attribute. noinline keeps each block loop (and its register allocation) on
  * its own, and the assembly readable. */
 #define OSC_DEFINE_BLOCK(NAME, BL, ATTR)                                                           \
-    ATTR OSC_BLOCK_SCHED __attribute__((noinline)) static void NAME(                               \
+    ATTR __attribute__((noinline)) static void NAME(                               \
         real *restrict s0, real *restrict s1, real *restrict s2, const real *restrict w2,          \
         const real *restrict gam, const real *restrict g, size_t i, long nsteps, real dt)          \
     {                                                                                              \
-        real b0[BL], b1[BL], b2[BL], bw[BL], bc[BL], bg[BL];                                       \
+        real b0[BL], b1[BL], b2[BL], k0[BL], k1[BL], k2[BL], k3[BL];                               \
         _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
         {                                                                                          \
             b0[j] = s0[i + j], b1[j] = s1[i + j], b2[j] = OSC_NSTATE > 2 ? s2[i + j] : 0;          \
-            bw[j] = w2[i + j], bc[j] = gam[i + j], bg[j] = g[i + j];                               \
+            real k[OSC_NCOEF];                                                                     \
+            F(lane_coefs)(w2[i + j], gam[i + j], g[i + j], dt, k);                                 \
+            k0[j] = k[0], k1[j] = k[1], k2[j] = k[2], k3[j] = k[3];                                \
         }                                                                                          \
         for (long n = 0; n < nsteps; n++) {                                                        \
             _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
-                F(fast_step)(&b0[j], &b1[j], &b2[j], bw[j], bc[j], bg[j], dt);                     \
+                F(fast_step)(&b0[j], &b1[j], &b2[j], k0[j], k1[j], k2[j], k3[j], dt);              \
         }                                                                                          \
         _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
         {                                                                                          \
@@ -295,16 +314,16 @@ static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt
                   bc[j], (A) == (D) - 1 ? bg[j] : (real)0, dt, p11[j], p12[j], p21[j], p22[j],     \
                   (A) == (D) - 1 ? q1[j] : 0.0, (A) == (D) - 1 ? q2[j] : 0.0,                      \
                   &xe[OSC_AXIS(A, D)][j], &ve[OSC_AXIS(A, D)][j], (A) == 0, &err2, &sum_v, &sum_x, \
-                  &dx_last, (A) == (D) - 1 ? rl[j] : r0[j])
+                  &dx_last, (A) == (D) - 1 ? rl[j] : r0[j], (A) == (D) - 1 ? kl[j] : kz[j])
 
 /* The method's step of one axis, its readout, the exact motion's step, and the error sums. */
 static inline __attribute__((always_inline)) void F(fused_axis)(
     real *restrict s0, real *restrict s1, real *restrict s2, real w2, real gam, real g, real dt,
     double p11, double p12, double p21, double p22, double q1, double q2, double *restrict xe,
     double *restrict ve, bool first, double *restrict err2, double *restrict sum_v,
-    double *restrict sum_x, double *restrict dx_last, const real rk[2])
+    double *restrict sum_x, double *restrict dx_last, const real rk[2], const real k[OSC_NCOEF])
 {
-    F(fast_step)(s0, s1, s2, w2, gam, g, dt);
+    F(fast_step)(s0, s1, s2, k[0], k[1], k[2], k[3], dt);
     real st[OSC_MAX_STATE] = {*s0, *s1, *s2}, xr, vr;
     F(fused_readout)(st, (coef){w2, gam, g}, dt, rk, &xr, &vr);
     const double x = (double)xr, v = (double)vr, xo = *xe, vo = *ve;
@@ -317,23 +336,14 @@ static inline __attribute__((always_inline)) void F(fused_axis)(
     *dx_last = dx; /* the last axis's, as the last call leaves it */
 }
 
-/* Pre-allocation scheduling (see OSC_BLOCK_SCHED) for every fused block, rk4's included: the
- * fused block interleaves the method's chains with the co-step's, and rk4 measured 0.87 of its
- * op-count ceiling with it against 0.79-0.83 without (noisy runs, 8 lanes); a method may opt out
- * with OSC_FUSED_NO_SCHED. */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(OSC_FUSED_NO_SCHED)
-#define OSC_FUSED_SCHED __attribute__((optimize("schedule-insns", "sched-pressure")))
-#else
-#define OSC_FUSED_SCHED
-#endif
-
 /* One fused register block of BL lanes starting at lane i, D axes, stepped nsteps times. */
 #define OSC_DEFINE_FUSED_BLOCK(NAME, BL, D, ATTR)                                                  \
-    ATTR OSC_FUSED_SCHED __attribute__((noinline)) static void NAME(                               \
+    ATTR __attribute__((noinline)) static void NAME(                               \
         const osc_soa *ax, const osc_costep *cs, size_t i, long nsteps, real dt)                   \
     {                                                                                              \
         real b0[D][BL], b1[D][BL], b2[D][BL], bw[BL], bc[BL], bg[BL];                              \
         real r0[BL][2], rl[BL][2]; /* readout constants: axes without gravity, the last axis */    \
+        real kz[BL][OSC_NCOEF], kl[BL][OSC_NCOEF]; /* step coefficients, the same two cases */     \
         double xe[D][BL], ve[D][BL], me2[BL], mde[BL];                                             \
         const real *restrict w2 = (const real *)ax[0].w2 + i;                                      \
         const real *restrict gam = (const real *)ax[0].gam + i;                                    \
@@ -359,6 +369,8 @@ static inline __attribute__((always_inline)) void F(fused_axis)(
             bw[j] = w2[j], bc[j] = gam[j], bg[j] = g[j];                                           \
             F(readout_consts)((coef){bw[j], bc[j], 0}, dt, r0[j]);                                 \
             F(readout_consts)((coef){bw[j], bc[j], bg[j]}, dt, rl[j]);                             \
+            F(lane_coefs)(bw[j], bc[j], 0, dt, kz[j]);                                             \
+            F(lane_coefs)(bw[j], bc[j], bg[j], dt, kl[j]);                                         \
             me2[j] = 0, mde[j] = 0;                                                                \
         }                                                                                          \
         for (long n = 0; n < nsteps; n++) {                                                        \
@@ -483,7 +495,6 @@ static void F(readout_soa)(const osc_soa *a, size_t i0, size_t i1, double dt, do
 #undef OSC_BL_V3
 #undef OSC_BL_BASE
 #undef OSC_REM_NEEDED
-#undef OSC_BLOCK_SCHED
 #undef OSC_DEFINE_BLOCK
 #undef OSC_DEFINE_ADVANCE
 #undef OSC_FBL_V4
@@ -494,5 +505,4 @@ static void F(readout_soa)(const osc_soa *a, size_t i0, size_t i1, double dt, do
 #undef OSC_DEFINE_FUSED_BLOCK
 #undef OSC_FUSED_AXIS
 #undef OSC_AXIS
-#undef OSC_FUSED_SCHED
 #undef OSC_DEFINE_ADVANCE_AUDITED

@@ -35,6 +35,9 @@
  * takes is osc_isa_dispatch() (isa_dispatch.h: the CPU's, capped by OSCBENCH_ISA). */
 #include "isa_dispatch.h"
 
+/* Per-lane step coefficients a method may prepare once per block (kernel_loops.h). */
+#define OSC_NCOEF 4
+
 #define OSC_PASS
 
 #define real double

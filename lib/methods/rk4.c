@@ -2,9 +2,6 @@
 #ifndef OSC_PASS
 #define OSC_SELF "rk4.c"
 #define OSC_NSTATE 2
-#define OSC_BLOCK_NO_SCHED /* pre-allocation scheduling makes its 8-vector block spill */
-#define OSC_BLOCK_LANES_V3_D 48 /* AVX2 register blocks, measured (kernel_loops.h) */
-#define OSC_BLOCK_LANES_V3_F 96
 #include "method_template.h"
 
 const osc_method osc_method_rk4 = {
@@ -20,11 +17,18 @@ const osc_method osc_method_rk4 = {
 #else
 
 /* Stage i is (xi, vi) with slope (vi, -mi); stage 1 is the state itself. */
+/* dt/6 divides: prepared once per lane (kernel_loops.h), not in the step loop. */
+#define OSC_LANE_COEFS
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF])
+{
+    k[0] = w2, k[1] = gam, k[2] = g, k[3] = dt / (real)6;
+}
+
 static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real w2,
-                                real gam, real g, real dt)
+                                real gam, real g, real sixth_dt, real dt)
 {
     (void)unused;
-    const real half_dt = (real)0.5 * dt, sixth_dt = dt / (real)6;
+    const real half_dt = (real)0.5 * dt;
     real x1 = *x, v1 = *v;
     real m1 = fma(w2, x1, fma(gam, v1, g));
     real x2 = fma(half_dt, v1, x1), v2 = fma(-half_dt, m1, v1);

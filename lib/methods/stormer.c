@@ -3,8 +3,6 @@
 #define OSC_SELF "stormer.c"
 #define OSC_NSTATE 2
 #define OSC_CUSTOM_INIT
-#define OSC_FUSED_LANES_V3_D 8 /* the fused kernel's blocks (kernel_loops.h): AVX2, measured, */
-#define OSC_FUSED_LANES_V4_D 16 /* and AVX-512, the largest fully unrolled */
 #include "method_template.h"
 
 const osc_method osc_method_stormer = {
@@ -14,7 +12,7 @@ const osc_method osc_method_stormer = {
     .order_damped = 2,
     .force_evals = 1,
     .fma_per_step = 4, /* in the step loop; dt^2/(1 + gam dt/2) and gam dt/(1 + gam dt/2) are
-                        * lane constants that the compiler hoists out of it (no division) */
+                        * lane constants prepared once per block (no division per step) */
     .symplectic = true,
     OSC_KERNELS,
 };
@@ -44,13 +42,21 @@ static inline F(stormer_consts) F(stormer_lane_consts)(real gam, real dt)
     return (F(stormer_consts)){dt * dt / den, gam * dt / den};
 }
 
-static inline void F(fast_step)(real *restrict x, real *restrict d, real *restrict unused,
-                                real w2, real gam, real g, real dt)
+/* The two gains are lane constants, with a division: prepared once per lane (kernel_loops.h),
+ * never in the step loop. */
+#define OSC_LANE_COEFS
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF])
 {
-    (void)unused;
-    const F(stormer_consts) k = F(stormer_lane_consts)(gam, dt);
-    real dragged = fma(-k.drag_gain, *d, *d);
-    *d = fma(-k.force_gain, fma(w2, *x, g), dragged);
+    const F(stormer_consts) c = F(stormer_lane_consts)(gam, dt);
+    k[0] = w2, k[1] = g, k[2] = c.force_gain, k[3] = c.drag_gain;
+}
+
+static inline void F(fast_step)(real *restrict x, real *restrict d, real *restrict unused,
+                                real w2, real g, real force_gain, real drag_gain, real dt)
+{
+    (void)unused, (void)dt;
+    real dragged = fma(-drag_gain, *d, *d);
+    *d = fma(-force_gain, fma(w2, *x, g), dragged);
     *x = *x + *d;
 }
 

@@ -2,8 +2,6 @@
 #ifndef OSC_PASS
 #define OSC_SELF "verlet_implicit_drag.c"
 #define OSC_NSTATE 2
-#define OSC_BLOCK_LANES_V3_D 48 /* AVX2 register blocks, measured (kernel_loops.h) */
-#define OSC_BLOCK_LANES_V3_F 96
 #include "method_template.h"
 
 const osc_method osc_method_verlet_implicit_drag = {
@@ -13,7 +11,7 @@ const osc_method osc_method_verlet_implicit_drag = {
     .order_damped = 2,
     .force_evals = 2,
     .fma_per_step = 7, /* in the step loop; q = (gam dt/2)/(1 + gam dt/2) is a lane constant
-                        * that the compiler hoists out of it (no division per step) */
+                        * prepared once per block (no division per step) */
     .symplectic = true,
     OSC_KERNELS,
 };
@@ -26,20 +24,25 @@ const osc_method osc_method_verlet_implicit_drag = {
  * It is written as that decrement: multiplying the state by a rounded 1/(1 + gam dt/2) would
  * change the damping per step (gam dt, 1e-4 at gam dt = 1e-4) by up to a unit roundoff of v,
  * a relative bias u / (gam dt) in the damping rate (1e-3 in float there), whereas a rounded q
- * is off by u relative, and so is the damping. q depends only on the lane, so the compiler
- * lifts it (and its division) out of the step loop. */
+ * is off by u relative, and so is the damping. q depends only on the lane: it (and its
+ * division) is prepared once per lane (F(lane_coefs)), not in the step loop. */
 static inline real F(implicit_drag_decrement)(real gam, real dt)
 {
     real half_drag = gam * dt / 2;
     return half_drag / (1 + half_drag);
 }
 
+#define OSC_LANE_COEFS
+static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF])
+{
+    k[0] = w2, k[1] = gam, k[2] = g, k[3] = F(implicit_drag_decrement)(gam, dt);
+}
+
 static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict unused, real w2,
-                                real gam, real g, real dt)
+                                real gam, real g, real q, real dt)
 {
     (void)unused;
     const real half_dt = (real)0.5 * dt;
-    const real q = F(implicit_drag_decrement)(gam, dt);
     real h = fma(-half_dt, fma(w2, *x, fma(gam, *v, g)), *v);
     *x = fma(dt, h, *x);
     real kicked = fma(-half_dt, fma(w2, *x, g), h);

@@ -3,8 +3,6 @@
 #ifndef OSC_PASS
 #define OSC_SELF "verlet_zero_start.c"
 #define OSC_NSTATE 3
-#define OSC_BLOCK_LANES_V3_D 64 /* AVX2 register blocks, measured (kernel_loops.h) */
-#define OSC_BLOCK_LANES_V3_F 128
 #include "method_template.h"
 
 const osc_method osc_method_verlet_zero_start = {
@@ -23,8 +21,10 @@ const osc_method osc_method_verlet_zero_start = {
  * so the kernel needs no sign flip). The default init sets it to 0 instead of -a(x0, v0): the
  * first half kick is missing, an O(dt) velocity error that makes the whole run first order. */
 static inline void F(fast_step)(real *restrict x, real *restrict v, real *restrict minus_a,
-                                real w2, real gam, real g, real dt)
+                                real w2, real gam, real g, real unused_k3,
+                                real dt)
 {
+    (void)unused_k3;
     const real half_dt = (real)0.5 * dt;
     real h = fma(-half_dt, *minus_a, *v);
     *x = fma(dt, h, *x);

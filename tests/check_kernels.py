@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Reads the compiled kernels (objdump -d) and fails when a register block's step loop divides,
+or, on the x86-64-v3 and v4 paths, stores vector registers to the stack (spills the block's state).
+
+The register blocking (lib/methods/kernel_loops.h) is what a compiler upgrade or a block size in
+lib/meson.build's tuning table can silently break: a block that no longer fits its registers
+keeps its state in stack copies, stored and reloaded every step or two, and a lane constant
+whose division is no longer hoisted divides every step. Both are visible in the assembly without
+timing anything.
+
+usage: check_kernels.py [--emit HEADER] OBJDUMP SOURCE_DIR METHOD:V3_LANES:V4_LANES:LIBRARY...
+  (one argument per method: its file name, its double block sizes from lib/meson.build's
+  tuning table, and its static library; SOURCE_DIR/lib/methods/METHOD.c gives OSC_NSTATE)
+
+Which code is checked, per function:
+  advance_<isa>_blk_<p>    advance()'s whole register blocks: no division; on v3/v4 fewer
+                           than half the block's state vectors (nstate x lanes / lanes per
+                           vector) carried on the stack from one step-loop iteration to the
+                           next (a stack slot the loop reads before it stores a vector register
+                           to it). At or above half, the block's state lives in stack copies
+                           (as when GCC unroll-and-jams a rolled lane loop: 21 of 32 vectors at
+                           64 double lanes on x86-64-v3). Fewer are printed, not failed: on 16
+                           ymm a block large enough to cover the FMA latency (8 vectors per
+                           array for 2-state methods) keeps 5 of its 16 state vectors on the
+                           stack, and that is still the fastest measured. Loads
+                           from the stack are allowed: the per-lane coefficients live in L1 as
+                           memory operands by design.
+  audited_<isa>_d<D>_<p>   the fused audited blocks: no division (their exact state and maxima
+                           partly live in L1 by design, see kernel_loops.h).
+  On the baseline path fma() is a libm call, and calls clobber every vector register, so only
+  the division check applies there.
+The step loop is the backward branch whose body holds the most floating-point arithmetic.
+Prints, per function, the arithmetic instructions of the step loop by class.
+
+Operation counts. Per oscillator-step, the v3 and v4 step loops of advance() execute
+(arithmetic instructions of the loop) / (vectors per state array x steps per iteration), by class:
+fma, mul, add (add and sub), div. Steps per iteration is the loop counter's increment (GCC
+unrolls some step loops by 2). The method's declared fma_per_step (its source, "as written")
+must agree: at least the count and less than one more (the compiler may share one operation
+between two unrolled steps, e.g. verlet's force at the drift's end and at the next start, or
+a broadcast among the lanes of a block). A wrong declaration fails. With --emit HEADER the
+counts are also written as a C table for oscbench-bench (its ceiling per operation class).
+"""
+import re
+import subprocess
+import sys
+
+FUNC = re.compile(r'^[0-9a-f]+ <((advance|audited)_(v4|v3|base|any)_(blk|d[123])_([df]))(\.[a-z]+\.\d+)*>:$')
+INSN = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
+RELOC = re.compile(r'^\s*[0-9a-f]+: R_X86_64_\S+\s+(\w+)')
+JUMP = re.compile(r'^j[a-z]+$')
+CLASSES = {
+    'fma': re.compile(r'^v?f(n?)m(add|sub)(132|213|231)?[ps][sd]$'),
+    'mul': re.compile(r'^v?mul[ps][sd]$'),
+    'add': re.compile(r'^v?(add|sub)[ps][sd]$'),
+    'div': re.compile(r'^v?div[ps][sd]$'),
+    'sqrt': re.compile(r'^v?sqrt[ps][sd]$'),
+}
+VSTORE_TO_STACK = re.compile(r'^%[xyz]mm\d+,.*\(%(rsp|rbp)')
+
+
+def functions(objdump, lib):
+    out = subprocess.run([objdump, '-dr', '--no-show-raw-insn', lib], check=True,
+                         capture_output=True, text=True).stdout
+    name, body = None, []
+    for line in out.splitlines():
+        m = FUNC.match(line)
+        if m:
+            if name:
+                yield name, body
+            name, body = m.groups(), []
+        elif name and not line.strip():
+            yield name, body
+            name, body = None, []
+        elif name and RELOC.match(line) and body:
+            # the relocation of the call before it: fma() in the baseline path is a libm call
+            addr, mnem, ops = body[-1]
+            body[-1] = (addr, mnem, ops + ' <' + RELOC.match(line).group(1) + '>')
+        elif name:
+            im = INSN.match(line)
+            if im:
+                body.append((int(im.group(1), 16), im.group(2), im.group(3)))
+    if name:
+        yield name, body
+
+
+def classify(mnemonic, operands):
+    for cls, rx in CLASSES.items():
+        if rx.match(mnemonic):
+            return cls
+    if mnemonic.startswith('call') and re.search(r'<fmaf?>', operands):
+        return 'fma'
+    return None
+
+
+def step_loop(body):
+    """The backward branch whose body has the most arithmetic: (counts by class, insns)."""
+    best = None
+    for addr, mnem, ops in body:
+        if not JUMP.match(mnem):
+            continue
+        m = re.match(r'([0-9a-f]+)\s', ops)
+        if not m:
+            continue
+        target = int(m.group(1), 16)
+        if target > addr:
+            continue
+        insns = [i for i in body if target <= i[0] <= addr]
+        counts = {}
+        for _, mn, op in insns:
+            c = classify(mn, op)
+            if c:
+                counts[c] = counts.get(c, 0) + 1
+        total = sum(counts.values())
+        if total and (best is None or total > best[0]):
+            best = (total, counts, insns)
+    return (best[1], best[2]) if best else (None, None)
+
+
+def steps_per_iteration(insns):
+    """The step loop counter's increment: the register compared before the back edge, added to by
+    an immediate in the loop. 1 if not found."""
+    for k in range(len(insns) - 1, -1, -1):
+        _, mnem, ops = insns[k]
+        if mnem.startswith('cmp'):
+            regs = re.findall(r'%(r\w+)', ops)
+            for _, mn, op in insns:
+                m = re.match(r'^\$0x([0-9a-f]+),%(r\w+)$', op)
+                if mn == 'add' and m and m.group(2) in regs:
+                    return int(m.group(1), 16)
+            return 1
+    return 1
+
+
+def carried_slots(insns):
+    """Stack slots a vector register is stored to in the loop and that the loop reads before it
+    writes them: their value crosses the back edge, i.e. part of the block's state lives on
+    the stack from one iteration to the next. A temporary spilled and reloaded within one
+    iteration is written first and is not counted."""
+    first_store, first_load = {}, {}
+    for pos, (_, mnem, ops) in enumerate(insns):
+        for slot in re.findall(r'-?0x[0-9a-f]+\(%r[sb]p\)|\(%r[sb]p\)', ops):
+            stored = mnem.startswith('vmov') and VSTORE_TO_STACK.match(ops) and ops.endswith(slot)
+            if stored:
+                first_store.setdefault(slot, pos)
+            else:
+                first_load.setdefault(slot, pos)
+    return {slot for slot, st in first_store.items()
+            if slot in first_load and first_load[slot] < st}
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    emit = None
+    args = sys.argv[1:]
+    if args[0] == '--emit':
+        emit, args = args[1], args[2:]
+    objdump, srcdir, specs = args[0], args[1], args[2:]
+    failures, checked = [], 0
+    libs, table = [], []
+    for spec in specs:
+        method, v3, v4, lib = spec.split(':', 3)
+        libs.append(lib)
+        with open(f'{srcdir}/lib/methods/{method}.c') as f:
+            source = f.read()
+        nstate = int(re.search(r'#define OSC_NSTATE (\d)', source).group(1))
+        declared = int(re.search(r'\.fma_per_step = (\d+)', source).group(1))
+        # state vectors of a block: double lanes / (4 per ymm, 8 per zmm); float blocks have
+        # twice the lanes in the same registers
+        state_vectors = {'v3': nstate * int(v3) // 4, 'v4': nstate * int(v4) // 8}
+        for (fname, kind, isa, blk, prec, _), body in functions(objdump, lib):
+            counts, insns = step_loop(body)
+            if counts is None:
+                failures.append(f'{method} {fname}: no step loop found')
+                continue
+            checked += 1
+            where = f'{method} {fname}'
+            print(f'{where}: step loop ' + ' '.join(f'{k} {v}' for k, v in sorted(counts.items())))
+            if counts.get('div') or counts.get('sqrt'):
+                failures.append(f'{where}: {counts.get("div", 0)} divisions, '
+                                f'{counts.get("sqrt", 0)} square roots in the step loop')
+            if kind == 'advance' and isa in ('v3', 'v4'):
+                per_array = state_vectors[isa] // nstate
+                unroll = steps_per_iteration(insns)
+                ops = {c: counts.get(c, 0) / (per_array * unroll)
+                       for c in ('fma', 'mul', 'add', 'div')}
+                total = sum(ops.values())
+                print(f'{where}: per oscillator-step ' +
+                      ' '.join(f'{c} {v:g}' for c, v in ops.items()) +
+                      f' ({unroll} steps per iteration), declared fma_per_step {declared}')
+                if not (declared - 1 < total <= declared + 1e-9):
+                    failures.append(f'{where}: {total:g} operations per oscillator-step in the '
+                                    f'compiled step loop, declared fma_per_step {declared}')
+                table.append((method.replace('_', '-'), isa, prec, ops))
+                spills = [f'{a:x}: {m} {o}' for a, m, o in insns
+                          if m.startswith('vmov') and VSTORE_TO_STACK.match(o)]
+                carried = carried_slots(insns)
+                if spills:
+                    print(f'{where}: {len(spills)} vector stores to the stack in the step loop, '
+                          f'{len(carried)} of them carried to the next iteration '
+                          f'(block state: {state_vectors[isa]} vectors)')
+                if len(carried) >= state_vectors[isa] / 2:
+                    failures.append(f'{where}: {len(carried)} of the block\'s '
+                                    f'{state_vectors[isa]} state vectors live on the stack from '
+                                    f'one step-loop iteration to the next (the block spills): '
+                                    + ', '.join(sorted(carried)[:4]))
+    if emit:
+        with open(emit, 'w') as out:
+            out.write('/* Generated by tests/check_kernels.py from the compiled kernels: arithmetic\n'
+                      ' * instructions per oscillator-step in advance()\'s step loop, by class. */\n'
+                      'static const struct kernel_ops {\n'
+                      '    const char *method;\n    int isa; /* 4 or 3: x86-64-v4, v3 */\n'
+                      '    int prec; /* 0 double, 1 float */\n'
+                      '    double fma, mul, add, div;\n} kernel_ops[] = {\n')
+            for method, isa, prec, ops in sorted(table):
+                out.write(f'    {{"{method}", {isa[1]}, {0 if prec == "d" else 1}, '
+                          f'{ops["fma"]!r}, {ops["mul"]!r}, {ops["add"]!r}, {ops["div"]!r}}},\n')
+            out.write('    {0, 0, 0, 0, 0, 0, 0},\n};\n')
+    for f in failures:
+        print('FAIL ' + f)
+    if checked == 0:
+        print('FAIL no kernel block found in ' + ' '.join(libs))
+        return 1
+    print(f'{checked} blocks checked, {len(failures)} failures')
+    if emit:
+        return 0  # the table is written either way; the test (without --emit) is what fails
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
