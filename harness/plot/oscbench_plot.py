@@ -360,10 +360,12 @@ def plot_work_precision(f, out):
     common = "median_error_common" in wp and "common_points" in wp
     err = wp["median_error_common"] if common else wp["median_error"]
     fig, (ax_t, ax_f) = plt.subplots(1, 2, figsize=(13, 5.6), sharey=True)
+    drawn = 0
     for j, m in enumerate(method_order(wp["method"])):
         sel = (wp["method"] == m) & np.isfinite(err) & (err > 0)
         if not sel.any():
             continue
+        drawn += 1
         for ax, cost in ((ax_t, wp["ns_per_lane"]), (ax_f, wp["force_evals"])):
             order = np.argsort(cost[sel])
             ax.loglog(cost[sel][order], err[sel][order], label=m, **style(j), ms=4, lw=1.2)
@@ -385,7 +387,13 @@ def plot_work_precision(f, out):
         ax.grid(True, which="both", alpha=0.3)
     ax_t.set_title("error against time (lower left is better)")
     ax_f.set_title("error against force evaluations")
-    ax_f.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    if drawn:
+        ax_f.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    else:
+        for ax in (ax_t, ax_f):
+            ax.text(0.5, 0.5, "no error to draw: no dt has a lane\nstable for every method"
+                    if common else "no stable lane with a positive error", ha="center",
+                    va="center", transform=ax.transAxes)
     return save(fig, out, "work_precision")
 
 
