@@ -183,6 +183,12 @@ static h5_table *work_table(const work_rows *w)
     rc |= h5_table_f64(t, "median_error", w->median_error);
     rc |= h5_table_f64(t, "worst_error", w->worst_error);
     rc |= h5_table_i64(t, "stable_points", w->stable_points);
+    rc |= h5_table_i64(t, "common_points", w->common_points);
+    rc |= h5_table_f64(t, "median_error_common", w->median_error_common);
+    rc |= h5_table_f64(t, "worst_error_common", w->worst_error_common);
+    rc |= h5_table_attr_str(t, "common_set", "*_common: over the lanes of the row's dt stable for "
+                                             "every method of the run (common_points of them, "
+                                             "the same springs for every method; NaN when none)");
     return complete_or_null(t, rc);
 }
 
@@ -283,6 +289,9 @@ static const h5_column_doc column_docs[] = {
     {"median_error", "m", "median max_error over the stable lanes", NULL},
     {"worst_error", "m", "largest max_error over the stable lanes", NULL},
     {"stable_points", "1", "stable lanes", NULL},
+    {"common_points", "1", "lanes of this dt stable for every method (the common set)", NULL},
+    {"median_error_common", "m", "median max_error over the common set (NaN: empty)", NULL},
+    {"worst_error_common", "m", "largest max_error over the common set (NaN: empty)", NULL},
     {"t", "s", "time", NULL},
     {"x", "m", "position", "t"},
     {"v", "m s-1", "velocity", "t"},

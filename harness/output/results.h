@@ -62,12 +62,17 @@ typedef struct stability_theory_rows {
     int64_t *intervals;
 } stability_theory_rows;
 
-/* /work_precision: one row per (method, dt): cost against the error reached. */
+/* /work_precision: one row per (method, dt): cost against the error reached. median_error,
+ * worst_error: over the (method, dt)'s own stable lanes (stable_points of them); *_common: over
+ * the common set, the lanes of that dt stable for every method of the run (common_points of
+ * them, the same lanes for every method), NaN when it is empty. */
 typedef struct work_rows {
     size_t rows;
     const char **method;
     double *dt, *ns_per_osc_step, *ns_per_lane, *median_error, *worst_error;
     int64_t *steps, *force_evals, *stable_points; /* force_evals: per lane over the whole run */
+    int64_t *common_points;
+    double *median_error_common, *worst_error_common;
 } work_rows;
 
 typedef struct analysis_result {

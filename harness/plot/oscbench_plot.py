@@ -326,27 +326,74 @@ def plot_traces(f, out):
     return save(fig, out, "traces")
 
 
+def lanes_per_dt(f, wp):
+    """Lanes of each (method, dt) of the run: /points is the full method x dt x lane grid."""
+    if "points" not in f or "dt" not in f["points"] or len(wp["method"]) == 0:
+        return None
+    return f["points"]["dt"].shape[0] // len(wp["method"])
+
+
+def common_set_note(f, wp):
+    """How many lanes the common set has at each dt, in words, for the title and a side box."""
+    lanes = lanes_per_dt(f, wp)
+    of = f" of {lanes}" if lanes else ""
+    dts = sorted(set(wp["dt"].tolist()))
+    counts = [int(wp["common_points"][wp["dt"] == dt][0]) for dt in dts]
+    empty = sum(1 for n in counts if n == 0)
+    if min(counts) == max(counts):
+        head = f"{counts[0]}{of} lanes at every dt"
+    else:
+        head = f"{min(counts)} to {max(counts)}{of} lanes per dt"
+    if empty:
+        head += f"; {empty} dt with none, not drawn"
+    per_dt = "\n".join(f"dt {dt:.4g} ({1 / dt:.4g} Hz): {n}{of}" for dt, n in zip(dts, counts))
+    return head, ("common set per dt\n" + per_dt) if len(dts) <= 12 else None
+
+
 def plot_work_precision(f, out):
     wp = table(f, "work_precision")
     if wp is None or len(wp["method"]) == 0:
         return None
-    fig, (ax_t, ax_f) = plt.subplots(1, 2, figsize=(13, 5.2), sharey=True)
+    # The common set: the lanes of each dt stable for every method, so that every curve is
+    # measured on the same springs. Files written before it had only each method's own stable
+    # lanes (median_error), which the figure then says it shows.
+    common = "median_error_common" in wp and "common_points" in wp
+    err = wp["median_error_common"] if common else wp["median_error"]
+    fig, (ax_t, ax_f) = plt.subplots(1, 2, figsize=(13, 5.6), sharey=True)
+    drawn = 0
     for j, m in enumerate(method_order(wp["method"])):
-        sel = (wp["method"] == m) & np.isfinite(wp["median_error"]) & (wp["median_error"] > 0)
+        sel = (wp["method"] == m) & np.isfinite(err) & (err > 0)
         if not sel.any():
             continue
+        drawn += 1
         for ax, cost in ((ax_t, wp["ns_per_lane"]), (ax_f, wp["force_evals"])):
             order = np.argsort(cost[sel])
-            ax.loglog(cost[sel][order], wp["median_error"][sel][order], label=m, **style(j),
-                      ms=4, lw=1.2)
+            ax.loglog(cost[sel][order], err[sel][order], label=m, **style(j), ms=4, lw=1.2)
     ax_t.set_xlabel("wall ns per lane for the whole run (bare stepping cost measured in the run)")
     ax_f.set_xlabel("force evaluations per lane for the whole run")
-    ax_t.set_ylabel("median max error of the stable points")
+    if common:
+        head, per_dt = common_set_note(f, wp)
+        ax_t.set_ylabel("median max error over the lanes stable for every method")
+        fig.suptitle("work-precision on the common set, the lanes (springs) of each dt stable "
+                     f"for every method: {head}", fontsize=10)
+        if per_dt:
+            ax_f.text(1.02, 0.0, per_dt, transform=ax_f.transAxes, fontsize=7, va="bottom",
+                      ha="left", family="monospace")
+    else:
+        ax_t.set_ylabel("median max error of each method's own stable points")
+        fig.suptitle("work-precision on each method's own stable lanes (a file without the "
+                     "common set: methods compared on different springs)", fontsize=10)
     for ax in (ax_t, ax_f):
         ax.grid(True, which="both", alpha=0.3)
-    ax_t.set_title("work-precision: error against time (lower left is better)")
+    ax_t.set_title("error against time (lower left is better)")
     ax_f.set_title("error against force evaluations")
-    ax_f.legend(fontsize=7)
+    if drawn:
+        ax_f.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    else:
+        for ax in (ax_t, ax_f):
+            ax.text(0.5, 0.5, "no error to draw: no dt has a lane\nstable for every method"
+                    if common else "no stable lane with a positive error", ha="center",
+                    va="center", transform=ax.transAxes)
     return save(fig, out, "work_precision")
 
 

@@ -29,7 +29,10 @@ static bool alloc_work(work_rows *w, size_t rows)
            (w->median_error = calloc(rows, sizeof(double))) &&
            (w->worst_error = calloc(rows, sizeof(double))) &&
            (w->force_evals = calloc(rows, sizeof(int64_t))) &&
-           (w->stable_points = calloc(rows, sizeof(int64_t)));
+           (w->stable_points = calloc(rows, sizeof(int64_t))) &&
+           (w->common_points = calloc(rows, sizeof(int64_t))) &&
+           (w->median_error_common = calloc(rows, sizeof(double))) &&
+           (w->worst_error_common = calloc(rows, sizeof(double)));
 }
 
 /* Lanes of the cost probe: 2^16, or OSCBENCH_COST_PROBE_LANES (128 to 2^20), which only
@@ -73,40 +76,82 @@ static double step_cost_ns(const osc_method *m, osc_precision p)
     return best;
 }
 
+/* A lane that counts for work-precision: stable, with a finite error (a stable lane's is). */
+static bool lane_counts(const sweep_points *p, size_t row)
+{
+    return p->stable[row] && isfinite(p->max_error[row]);
+}
+
+/* Median and largest of errors[0..n) (sorted here); NaN for none. */
+static void median_and_worst(double *errors, size_t n, double *median, double *worst)
+{
+    qsort(errors, n, sizeof *errors, cmp_double);
+    *median = n ? (errors[(n - 1) / 2] + errors[n / 2]) / 2 : NAN;
+    *worst = n ? errors[n - 1] : NAN;
+}
+
+/* Lane j of dt d is in the common set when it counts for every method: the /points layout
+ * gives lane j the same (stiffness, drag) in every method's batch of that dt. */
+static bool lane_common(sweep_layout lay, const sweep_points *p, size_t d, size_t j)
+{
+    for (size_t m = 0; m < lay.nmethods; m++)
+        if (!lane_counts(p, layout_batch_row0(lay, layout_batch(lay, m, d)) + j))
+            return false;
+    return true;
+}
+
+/* The error columns of batch b: over its own stable lanes, and over the common set of its dt
+ * (common[j]: lane j is in it), so that methods are also compared on the same springs. */
+static void batch_errors(sweep_layout lay, const sweep_points *p, size_t b, const bool *common,
+                         double *errors, work_rows *w)
+{
+    const size_t lanes = layout_lanes(lay), row0 = layout_batch_row0(lay, b);
+    size_t n = 0;
+    for (size_t j = 0; j < lanes; j++)
+        if (lane_counts(p, row0 + j))
+            errors[n++] = p->max_error[row0 + j];
+    median_and_worst(errors, n, &w->median_error[b], &w->worst_error[b]);
+    w->stable_points[b] = (int64_t)n;
+    n = 0;
+    for (size_t j = 0; j < lanes; j++)
+        if (common[j])
+            errors[n++] = p->max_error[row0 + j];
+    median_and_worst(errors, n, &w->median_error_common[b], &w->worst_error_common[b]);
+    w->common_points[b] = (int64_t)n;
+}
+
 /* One row per (method, dt) batch: the cost of running one lane to the end (the method's bare
  * cost per oscillator-step, measured in this run, times steps and axes; and its force
- * evaluations) against the median and worst max_error of the batch's stable lanes. */
+ * evaluations) against the median and worst max_error of the batch's stable lanes, and of the
+ * lanes of its dt stable for every method of the run (the common set). */
 static int work_precision(const osc_config *cfg, const sweep_result *res, work_rows *w)
 {
     const sweep_layout lay = layout_of(cfg);
     const size_t lanes = layout_lanes(lay);
-    double *errors = malloc(lanes * sizeof *errors);
+    double *errors = malloc((lanes ? lanes : 1) * sizeof *errors);
+    bool *common = calloc(lanes ? lanes : 1, sizeof *common);
     double *cost = calloc(cfg->nmethods, sizeof *cost);
-    if (!errors || !cost || !alloc_work(w, res->nbatches)) {
-        free(errors), free(cost);
+    if (!errors || !common || !cost || !alloc_work(w, res->nbatches)) {
+        free(errors), free(common), free(cost);
         return OSC_ENOMEM;
     }
     for (size_t m = 0; m < cfg->nmethods; m++)
         cost[m] = step_cost_ns(cfg->methods[m], cfg->precision);
-    for (size_t b = 0; b < res->nbatches; b++) {
-        const sweep_batch_time *bt = &res->batches[b];
-        const size_t row0 = layout_batch_row0(lay, b), method = layout_index(lay, row0).method;
-        size_t n = 0;
-        for (size_t r = row0; r < row0 + lanes; r++)
-            if (res->points.stable[r] && isfinite(res->points.max_error[r]))
-                errors[n++] = res->points.max_error[r];
-        qsort(errors, n, sizeof *errors, cmp_double);
-        w->method[b] = bt->method;
-        w->dt[b] = bt->dt;
-        w->steps[b] = res->points.steps[row0];
-        w->ns_per_osc_step[b] = cost[method];
-        w->ns_per_lane[b] = w->ns_per_osc_step[b] * (double)w->steps[b] * cfg->dim;
-        w->force_evals[b] = cfg->methods[method]->force_evals * w->steps[b];
-        w->median_error[b] = n ? (errors[(n - 1) / 2] + errors[n / 2]) / 2 : NAN;
-        w->worst_error[b] = n ? errors[n - 1] : NAN;
-        w->stable_points[b] = (int64_t)n;
+    for (size_t d = 0; d < lay.ndt; d++) {
+        for (size_t j = 0; j < lanes; j++)
+            common[j] = lane_common(lay, &res->points, d, j);
+        for (size_t m = 0; m < lay.nmethods; m++) {
+            const size_t b = layout_batch(lay, m, d), row0 = layout_batch_row0(lay, b);
+            w->method[b] = res->batches[b].method;
+            w->dt[b] = res->batches[b].dt;
+            w->steps[b] = res->points.steps[row0];
+            w->ns_per_osc_step[b] = cost[m];
+            w->ns_per_lane[b] = w->ns_per_osc_step[b] * (double)w->steps[b] * cfg->dim;
+            w->force_evals[b] = cfg->methods[m]->force_evals * w->steps[b];
+            batch_errors(lay, &res->points, b, common, errors, w);
+        }
     }
-    free(errors), free(cost);
+    free(errors), free(common), free(cost);
     return OSC_OK;
 }
 
@@ -115,6 +160,7 @@ static void free_work(work_rows *w)
     free(w->method), free(w->dt), free(w->ns_per_osc_step), free(w->median_error);
     free(w->ns_per_lane), free(w->steps);
     free(w->worst_error), free(w->force_evals), free(w->stable_points);
+    free(w->common_points), free(w->median_error_common), free(w->worst_error_common);
 }
 
 /* ---- convergence: one fit per (method, stiffness, drag) over its dt values ---- */

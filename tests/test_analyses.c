@@ -1,0 +1,108 @@
+/* The work-precision table (analyses_run's /work_precision) on a real two-method sweep whose
+ * stability flags and errors are then set by hand, so that the answer can be worked out in the
+ * comments: each method's own stable lanes, the common set of each dt (the lanes stable for
+ * every method) and the medians and maxima over both. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "results.h"
+#include "sweep.h"
+
+/* Two methods x three dt x three lanes (stiffness 1, 2, 3): 18 rows, method-major as /points
+ * is. Row = (method * 3 + dt) * 3 + lane. */
+static const char two_methods[] = "name: wp\n"
+                                  "methods: [semi-implicit, rk4]\n"
+                                  "stiffness: [1, 2, 3]\n"
+                                  "dt: [0.1, 0.05, 0.025]\n"
+                                  "steps: 4\n";
+
+/* max_error per row; INFINITY where the lane is unstable (as the sweep writes it).
+ *   dt 0.1:   a (semi-implicit) stable on lanes 0, 1, 2; b (rk4) on 0, 2   -> common {0, 2}
+ *   dt 0.05:  a stable on lanes 1, 2;                    b on 0, 1        -> common {1}
+ *   dt 0.025: a stable on lane 0;                        b on lane 1      -> common {} */
+static const double errors[18] = {
+    1, 100, 3,   INFINITY, 0.5, 4,   2, INFINITY, INFINITY,        /* a: dt 0.1, 0.05, 0.025 */
+    2, INFINITY, 0.25,   7, 0.125, INFINITY,   INFINITY, 9, INFINITY, /* b */
+};
+
+typedef struct expected {
+    int64_t stable_points, common_points;
+    double median, worst, median_common, worst_common; /* NaN: none */
+} expected;
+
+/* Row b = method * 3 + dt of /work_precision (one per (method, dt), in the layout's order).
+ * a at dt 0.1: own {1, 100, 3} -> median 3, worst 100; common lanes {0, 2} -> {1, 3}: median
+ *   2, worst 3. The lane of its worst error (100) is not in the common set: rk4 blew up there.
+ * b at dt 0.1: own {2, 0.25} -> median 1.125; the same lanes are its common set.
+ * a at dt 0.05: own {0.5, 4} -> median 2.25; common {1} -> 0.5.
+ * b at dt 0.05: own {7, 0.125} -> median 3.5625; common {1} -> 0.125.
+ * dt 0.025: one stable lane each, different lanes: common set empty, NaN (never 0). */
+static const expected want[6] = {
+    {3, 2, 3, 100, 2, 3},        /* a, dt 0.1 */
+    {2, 1, 2.25, 4, 0.5, 0.5},   /* a, dt 0.05 */
+    {1, 0, 2, 2, NAN, NAN},      /* a, dt 0.025 */
+    {2, 2, 1.125, 2, 1.125, 2},  /* b, dt 0.1 */
+    {2, 1, 3.5625, 7, 0.125, 0.125}, /* b, dt 0.05 */
+    {1, 0, 9, 9, NAN, NAN},      /* b, dt 0.025 */
+};
+
+static void assert_same(double got, double wanted, const char *what, size_t row)
+{
+    /* medians of two exact binary values: exact, so compared bit for bit (NaN with NaN) */
+    if (isnan(wanted) ? !isnan(got) : got != wanted)
+        fail_msg("row %zu %s: got %.17g, want %.17g", row, what, got, wanted);
+}
+
+static void work_precision_compares_on_the_common_set(void **state)
+{
+    (void)state;
+    setenv("OSCBENCH_COST_PROBE_LANES", "128", 1); /* the cost is not under test: keep it short */
+    osc_config cfg;
+    char err[512] = "";
+    assert_int_equal(config_load_text("wp.yaml", two_methods, strlen(two_methods), &cfg, err,
+                                      sizeof err), 0);
+    sweep_result res;
+    assert_int_equal(sweep_run(&cfg, false, &res, err, sizeof err), 0);
+    assert_int_equal(res.points.rows, 18);
+    for (size_t r = 0; r < 18; r++) {
+        assert_int_equal(res.points.stiffness[r], (double)(r % 3 + 1)); /* the layout assumed */
+        res.points.max_error[r] = errors[r];
+        res.points.stable[r] = isfinite(errors[r]);
+    }
+    analysis_result ana;
+    assert_int_equal(analyses_run(&cfg, &res, false, &ana, err, sizeof err), 0);
+    const work_rows *w = &ana.work;
+    assert_int_equal(w->rows, 6);
+    static const double dts[3] = {0.1, 0.05, 0.025};
+    for (size_t b = 0; b < 6; b++) {
+        assert_string_equal(w->method[b], b < 3 ? "semi-implicit" : "rk4");
+        assert_true(w->dt[b] == dts[b % 3]);
+        assert_int_equal(w->stable_points[b], want[b].stable_points);
+        assert_int_equal(w->common_points[b], want[b].common_points);
+        assert_same(w->median_error[b], want[b].median, "median_error", b);
+        assert_same(w->worst_error[b], want[b].worst, "worst_error", b);
+        assert_same(w->median_error_common[b], want[b].median_common, "median_error_common", b);
+        assert_same(w->worst_error_common[b], want[b].worst_common, "worst_error_common", b);
+    }
+    analyses_free(&ana);
+    sweep_result_free(&res);
+    config_free(&cfg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(work_precision_compares_on_the_common_set),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
