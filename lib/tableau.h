@@ -73,6 +73,27 @@ int osc_tableau_coefficient_order(const osc_tableau *t);
  * explicit tableau (b^T A^s 1 = 0). -1 for a NULL tableau or a stage count out of range. */
 int osc_tableau_linear_order(const osc_tableau *t);
 
+/* ---- a tableau as a method the batch runs (lib/methods/tableau_method.c) ----------------------
+ *
+ * Fills *out with a method that steps the first-order system (x, v)' = (v, -w2 x - gam v - g)
+ * by the tableau, in double and float, with its scalar references (double, float, long double;
+ * no fma, stage by stage as the formula above reads) and kernels (fma, the same formula; the
+ * batch's advance and the fused advance_audited). The coefficients are copied into one of
+ * OSC_TABLEAU_METHOD_SLOTS process-wide slots, which the kernels read (osc_kernels carries no
+ * context): the method stays valid until osc_tableau_method_release. name (copied, at most
+ * OSC_TABLEAU_NAME_MAX bytes with its NUL) is not checked against the registry here, nor is the
+ * method added to it. fma_per_step counts the kernel's operations: per stage 2 nnz(a_i) + 2
+ * (the two updates from earlier stages and the force, a_i's nonzero entries), plus 2 nnz(b).
+ * declared_order is both order and order_damped. Returns OSC_OK, OSC_EINVAL (NULL argument,
+ * invalid tableau, empty or too long name, declared_order < 1) or OSC_ENOMEM (no free slot). */
+#define OSC_TABLEAU_METHOD_SLOTS 16
+#define OSC_TABLEAU_NAME_MAX 64
+int osc_method_from_tableau(const osc_tableau *t, const char *name, int declared_order,
+                            osc_method *out);
+/* Give back the slot of a method osc_method_from_tableau made (no batch may still use it);
+ * OSC_EINVAL for another method. */
+int osc_tableau_method_release(const osc_method *m);
+
 #ifdef __cplusplus
 }
 #endif
