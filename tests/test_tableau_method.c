@@ -277,6 +277,35 @@ static void test_measured_orders(void **state)
     }
 }
 
+/* ---- stability theory (the long double reference) ------------------------------------------ */
+
+static osc_stab_theory theory(const osc_method *m, double zeta)
+{
+    osc_stab_theory t;
+    assert_int_equal(osc_stability_theory(m, zeta, &t), OSC_OK);
+    return t;
+}
+
+/* rk4's tableau: |R(ih)|^2 = 1 - h^6/72 + h^8/576 is 1 again at h = 2 sqrt(2) undamped; at
+ * zeta = 1 the eigenvalues are -h (double), and R(-h) = -1 at h = 2.785293563405282 (the root of
+ * 1 - h + h^2/2 - h^3/6 + h^4/24 = -1). To 1e-9, as tests/test_stability.c holds the built-in.
+ * Heun's tableau undamped: |R(ih)|^2 = 1 + h^4/4, unstable for every h > 0 (NEVER). */
+static void test_stability_theory(void **state)
+{
+    (void)state;
+    osc_method rk4 = make(rk4_tableau(), "tableau-rk4", 4), heun = make(heun_tableau(), "h", 2);
+    osc_stab_theory t = theory(&rk4, 0);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_true(fabs(t.limit / (2 * sqrt(2)) - 1) < 1e-9);
+    t = theory(&rk4, 1);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_true(fabs(t.limit / 2.785293563405282 - 1) < 1e-9);
+    t = theory(&heun, 0);
+    assert_int_equal(t.kind, OSC_STAB_NEVER);
+    assert_int_equal(osc_tableau_method_release(&rk4), OSC_OK);
+    assert_int_equal(osc_tableau_method_release(&heun), OSC_OK);
+}
+
 /* ---- fma_per_step, slots, argument checks ---------------------------------------------------- */
 
 /* Per stage 2 + 2 nnz(a_i), plus 2 nnz(b): Heun 2 + 4 + 4 = 10, kutta3 (a: 1 + 2 nonzero)
@@ -338,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_rk4_matches_builtin),
         cmocka_unit_test(test_kernel_matches_reference),
         cmocka_unit_test(test_measured_orders),
+        cmocka_unit_test(test_stability_theory),
         cmocka_unit_test(test_fma_count),
         cmocka_unit_test(test_slots_and_arguments),
     };
