@@ -113,10 +113,24 @@ static double unit_roundoff(osc_precision p)
 
 /* Euler's tableau gives tab_step's operations exactly as the built-in euler's step (dt * 1 = dt,
  * fma(w2, x, fma(gam, v, g)), then fma(dt, v, x) and fma(-dt, m, v)): the same bits, and the
- * audited kernel's co-step and maxima the same bits as kernel_loops.h's fused block. */
+ * audited kernel's co-step and maxima the same bits as kernel_loops.h's fused block; at every
+ * ISA level the CPU has (each kernel has its own build per level). */
+static void euler_bitwise_at_level(void);
 static void test_euler_bitwise(void **state)
 {
     (void)state;
+    static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
+    for (size_t c = 0; c < 3; c++) {
+        if (caps[c] > osc_isa_cpu_level())
+            continue;
+        assert_int_equal(osc_isa_set_cap(caps[c]), caps[c]);
+        euler_bitwise_at_level();
+    }
+    osc_isa_set_cap(OSC_ISA_NATIVE);
+}
+
+static void euler_bitwise_at_level(void)
+{
     osc_method tab = make(euler_tableau(), "tableau-euler", 1);
     assert_int_equal(tab.fma_per_step, builtin("euler")->fma_per_step);
     static double got[2 * OSC_MAX_DIM * NLANES], want[2 * OSC_MAX_DIM * NLANES];

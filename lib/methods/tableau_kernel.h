@@ -64,7 +64,7 @@ static F(tab_scaled) F(tab_scale)(const tab_slot *sl, real dt)
 
 /* One step of one lane with fma: the same bits on every ISA (fma is exact-then-rounded). With
  * euler's tableau it is the built-in euler's step operation for operation. */
-static inline void F(tab_step)(const F(tab_scaled) *k, real *restrict x, real *restrict v,
+static inline __attribute__((always_inline)) void F(tab_step)(const F(tab_scaled) *k, real *restrict x, real *restrict v,
                                real w2, real gam, real g)
 {
     real vs[OSC_TABLEAU_MAX_STAGES], ms[OSC_TABLEAU_MAX_STAGES];
@@ -84,8 +84,8 @@ static inline void F(tab_step)(const F(tab_scaled) *k, real *restrict x, real *r
     *x = xn, *v = vn;
 }
 
-static void F(tab_advance)(const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1,
-                           long nsteps, double dt)
+static inline __attribute__((always_inline)) void F(tab_advance_body)(
+    const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1, long nsteps, double dt)
 {
     const F(tab_scaled) k = F(tab_scale)(sl, (real)dt);
     real *xs = a->s[0], *vs = a->s[1];
@@ -115,8 +115,9 @@ static void F(tab_readout)(const osc_soa *a, size_t i0, size_t i1, double dt, do
 
 /* advance_audited: each lane's axes stepped by tab_step (the same bits as tab_advance), the
  * exact motion co-stepped and the maxima taken exactly as kernel_loops.h's fused block does. */
-static void F(tab_advance_audited)(const tab_slot *sl, const osc_soa *ax, int dim, size_t i0,
-                                   size_t i1, long nsteps, double dt, const osc_costep *cs)
+static inline __attribute__((always_inline)) void F(tab_audited_body)(
+    const tab_slot *sl, const osc_soa *ax, int dim, size_t i0, size_t i1, long nsteps, double dt,
+    const osc_costep *cs)
 {
     const F(tab_scaled) k = F(tab_scale)(sl, (real)dt);
     const real *w2 = ax[0].w2, *gam = ax[0].gam, *g = ax[dim - 1].g;
@@ -153,6 +154,63 @@ static void F(tab_advance_audited)(const tab_slot *sl, const osc_soa *ax, int di
             ((real *)ax[a].s[0])[i] = xs[a], ((real *)ax[a].s[1])[i] = vs[a];
         cs->max_err2[i] = me2, cs->max_de[i] = mde;
     }
+}
+
+/* Built per ISA level as the other kernels are (kernel_loops.h), so that fma is an instruction
+ * where the CPU has one (at the baseline it is a libm call): the same bits on every level. */
+#if OSC_ISA_RUNTIME
+#define TAB_V4 __attribute__((target("arch=x86-64-v4")))
+#define TAB_V3 __attribute__((target("arch=x86-64-v3")))
+TAB_V4 static void F(tab_advance_v4)(const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1,
+                                     long nsteps, double dt)
+{
+    F(tab_advance_body)(sl, a, i0, i1, nsteps, dt);
+}
+TAB_V3 static void F(tab_advance_v3)(const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1,
+                                     long nsteps, double dt)
+{
+    F(tab_advance_body)(sl, a, i0, i1, nsteps, dt);
+}
+TAB_V4 static void F(tab_audited_v4)(const tab_slot *sl, const osc_soa *ax, int dim, size_t i0,
+                                     size_t i1, long nsteps, double dt, const osc_costep *cs)
+{
+    F(tab_audited_body)(sl, ax, dim, i0, i1, nsteps, dt, cs);
+}
+TAB_V3 static void F(tab_audited_v3)(const tab_slot *sl, const osc_soa *ax, int dim, size_t i0,
+                                     size_t i1, long nsteps, double dt, const osc_costep *cs)
+{
+    F(tab_audited_body)(sl, ax, dim, i0, i1, nsteps, dt, cs);
+}
+#undef TAB_V4
+#undef TAB_V3
+#endif
+
+static void F(tab_advance)(const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1,
+                           long nsteps, double dt)
+{
+#if OSC_ISA_RUNTIME
+    const int level = osc_isa_dispatch();
+    if (level == 4)
+        F(tab_advance_v4)(sl, a, i0, i1, nsteps, dt);
+    else if (level == 3)
+        F(tab_advance_v3)(sl, a, i0, i1, nsteps, dt);
+    else
+#endif
+        F(tab_advance_body)(sl, a, i0, i1, nsteps, dt);
+}
+
+static void F(tab_advance_audited)(const tab_slot *sl, const osc_soa *ax, int dim, size_t i0,
+                                   size_t i1, long nsteps, double dt, const osc_costep *cs)
+{
+#if OSC_ISA_RUNTIME
+    const int level = osc_isa_dispatch();
+    if (level == 4)
+        F(tab_audited_v4)(sl, ax, dim, i0, i1, nsteps, dt, cs);
+    else if (level == 3)
+        F(tab_audited_v3)(sl, ax, dim, i0, i1, nsteps, dt, cs);
+    else
+#endif
+        F(tab_audited_body)(sl, ax, dim, i0, i1, nsteps, dt, cs);
 }
 
 #endif

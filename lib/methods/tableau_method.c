@@ -11,6 +11,7 @@
 #include <string.h>
 #include <tgmath.h> /* fma on float is fmaf in the float kernel */
 
+#include "isa_dispatch.h"
 #include "tableau.h"
 
 typedef struct tab_slot {
