@@ -1,0 +1,208 @@
+/* Butcher tableaus: known methods give their known orders (coefficient and linear), perturbed
+ * tableaus drop, a method of linear order 4 but coefficient order 3 is told apart, and every
+ * validation error is found and located. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "tableau.h"
+
+/* ---- the known tableaus ------------------------------------------------------------------- */
+
+static osc_tableau euler(void) { return (osc_tableau){.stages = 1, .b = {1}, .c = {0}}; }
+
+static osc_tableau midpoint(void)
+{
+    return (osc_tableau){.stages = 2, .a = {{0}, {0.5}}, .b = {0, 1}, .c = {0, 0.5}};
+}
+
+static osc_tableau heun(void)
+{
+    return (osc_tableau){.stages = 2, .a = {{0}, {1}}, .b = {0.5, 0.5}, .c = {0, 1}};
+}
+
+static osc_tableau ralston(void)
+{
+    return (osc_tableau){.stages = 2, .a = {{0}, {2.0 / 3}}, .b = {0.25, 0.75}, .c = {0, 2.0 / 3}};
+}
+
+static osc_tableau kutta3(void)
+{
+    return (osc_tableau){.stages = 3,
+                         .a = {{0}, {0.5}, {-1, 2}},
+                         .b = {1.0 / 6, 2.0 / 3, 1.0 / 6},
+                         .c = {0, 0.5, 1}};
+}
+
+static osc_tableau rk4(void)
+{
+    return (osc_tableau){.stages = 4,
+                         .a = {{0}, {0.5}, {0, 0.5}, {0, 0, 1}},
+                         .b = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
+                         .c = {0, 0.5, 0.5, 1}};
+}
+
+static osc_tableau rule38(void)
+{
+    return (osc_tableau){.stages = 4,
+                         .a = {{0}, {1.0 / 3}, {-1.0 / 3, 1}, {1, -1, 1}},
+                         .b = {0.125, 0.375, 0.375, 0.125},
+                         .c = {0, 1.0 / 3, 2.0 / 3, 1}};
+}
+
+/* Linear order 4, coefficient order 3. Built from the 3/8 rule's nodes c = (0, 1/3, 2/3, 1):
+ * b must satisfy the quadrature conditions b.1 = 1, b.c = 1/2, b.c^2 = 1/3; they leave one free
+ * direction, the third difference (-1, 3, -3, 1), so b = (1/8, 3/8, 3/8, 1/8) + (1/24) (-1, 3,
+ * -3, 1) = (1/12, 1/2, 1/4, 1/6), whose b.c^3 = 7/27 != 1/4 breaks an order-4 tree. Then a is
+ * chosen for the two remaining linear conditions with a21 = c2, a32 = 1 (a31 = c3 - 1):
+ * b.AAc = b4 a43 a32 c2 = a43 / 18 = 1/24 gives a43 = 3/4, and b.Ac = b3 a32 c2 + b4 (a42 c2 +
+ * a43 c3) = 1/12 + (a42 / 3 + 1/2) / 6 = 1/6 gives a42 = 0, a41 = 1 - a43 = 1/4. So R(z) =
+ * 1 + z + z^2/2 + z^3/6 + z^4/24 (rk4's) while b.c^3 = 7/27. */
+static osc_tableau linear4_order3(void)
+{
+    return (osc_tableau){.stages = 4,
+                         .a = {{0}, {1.0 / 3}, {-1.0 / 3, 1}, {0.25, 0, 0.75}},
+                         .b = {1.0 / 12, 0.5, 0.25, 1.0 / 6},
+                         .c = {0, 1.0 / 3, 2.0 / 3, 1}};
+}
+
+typedef struct known {
+    const char *name;
+    osc_tableau (*make)(void);
+    int order;
+} known;
+
+static const known knowns[] = {
+    {"euler", euler, 1},  {"midpoint", midpoint, 2}, {"heun", heun, 2},     {"ralston", ralston, 2},
+    {"kutta3", kutta3, 3}, {"rk4", rk4, 4},           {"3/8 rule", rule38, 4},
+};
+
+static void test_known_orders(void **state)
+{
+    (void)state;
+    for (size_t n = 0; n < sizeof knowns / sizeof knowns[0]; n++) {
+        osc_tableau t = knowns[n].make();
+        assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
+        int p = osc_tableau_coefficient_order(&t), lin = osc_tableau_linear_order(&t);
+        if (p != knowns[n].order || lin != knowns[n].order)
+            fail_msg("%s: coefficient order %d, linear order %d, expected %d", knowns[n].name, p,
+                     lin, knowns[n].order);
+    }
+}
+
+/* Order 4 is not order 5: rk4 fails b.c^4 = 1/5 (5/24 = 0.208) but that is the cap of 5 trees;
+ * the linear order of a 4-stage method is at most 4 (b^T A^4 1 = 0, not 1/120). Shown above.
+ * Here: changes far above the tolerance (~1e-14) but small make the order drop to the first
+ * condition they break. */
+static void test_perturbed_drops(void **state)
+{
+    (void)state;
+    /* b1 += d, b4 -= d keeps sum b = 1 but breaks b.c = 1/2 (by -d): order 1 */
+    osc_tableau t = rk4();
+    t.b[0] += 1e-6, t.b[3] -= 1e-6;
+    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
+    assert_int_equal(osc_tableau_coefficient_order(&t), 1);
+    assert_int_equal(osc_tableau_linear_order(&t), 1);
+    /* a31 += d, a32 -= d keeps c3 but changes b.Ac by -b3 d c2 = -d/6: order 2 */
+    t = rk4();
+    t.a[2][0] += 1e-6, t.a[2][1] -= 1e-6;
+    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
+    assert_int_equal(osc_tableau_coefficient_order(&t), 2);
+    assert_int_equal(osc_tableau_linear_order(&t), 2);
+    /* a42 += d, a43 -= d keeps c4, and as c2 = c3 also b.Ac, b.c Ac and b.A c^2; b.AAc =
+     * b4 (a42 (Ac)_2 + a43 (Ac)_3) = (1 - d) / 24 with (Ac)_2 = 0, (Ac)_3 = 1/4 misses by
+     * d/24 = 4e-11 at d = 1e-9, far above the tolerance 4 (4 + 4 + 16) eps / 24 = 9e-16: order 3 */
+    t = rk4();
+    t.a[3][1] += 1e-9, t.a[3][2] -= 1e-9;
+    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
+    assert_int_equal(osc_tableau_coefficient_order(&t), 3);
+    assert_int_equal(osc_tableau_linear_order(&t), 3);
+}
+
+/* Rounding alone never drops an order: the 3/8 rule with its thirds rounded differently (the
+ * row sums of a and c each as double computes them) is still order 4. */
+static void test_rounding_keeps_order(void **state)
+{
+    (void)state;
+    osc_tableau t = rule38();
+    t.c[1] = 1 - 2.0 / 3, t.c[2] = 1 - 1.0 / 3; /* 1/3 and 2/3 by another rounding */
+    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
+    assert_int_equal(osc_tableau_coefficient_order(&t), 4);
+    assert_int_equal(osc_tableau_linear_order(&t), 4);
+}
+
+static void test_linear_order_beats_coefficient_order(void **state)
+{
+    (void)state;
+    osc_tableau t = linear4_order3();
+    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
+    assert_int_equal(osc_tableau_coefficient_order(&t), 3);
+    assert_int_equal(osc_tableau_linear_order(&t), 4);
+}
+
+/* ---- validation --------------------------------------------------------------------------- */
+
+static void assert_error(const osc_tableau *t, osc_tableau_error want, int row, int col)
+{
+    osc_tableau_where where = {-2, -2};
+    osc_tableau_error got = osc_tableau_validate(t, &where);
+    if (got != want || where.row != row || where.col != col)
+        fail_msg("error %d at (%d, %d), expected %d at (%d, %d)", (int)got, where.row, where.col,
+                 (int)want, row, col);
+    assert_non_null(osc_tableau_error_text(got));
+}
+
+static void test_validation_errors(void **state)
+{
+    (void)state;
+    osc_tableau t = rk4();
+    t.stages = 0;
+    assert_error(&t, OSC_TABLEAU_BAD_STAGES, -1, -1);
+    t.stages = OSC_TABLEAU_MAX_STAGES + 1;
+    assert_error(&t, OSC_TABLEAU_BAD_STAGES, -1, -1);
+    assert_int_equal(osc_tableau_validate(NULL, NULL), OSC_TABLEAU_BAD_STAGES);
+    assert_int_equal(osc_tableau_coefficient_order(&t), -1);
+    assert_int_equal(osc_tableau_linear_order(&t), -1);
+
+    t = rk4(), t.a[2][1] = NAN;
+    assert_error(&t, OSC_TABLEAU_NOT_FINITE, 2, 1);
+    t = rk4(), t.b[3] = INFINITY;
+    assert_error(&t, OSC_TABLEAU_NOT_FINITE, -1, 3);
+    t = rk4(), t.c[1] = NAN;
+    assert_error(&t, OSC_TABLEAU_NOT_FINITE, 1, -1);
+
+    t = rk4(), t.a[1][1] = 0.5; /* diagonal: implicit */
+    assert_error(&t, OSC_TABLEAU_NOT_EXPLICIT, 1, 1);
+    t = rk4(), t.a[0][3] = 1e-300; /* upper triangle, however small */
+    assert_error(&t, OSC_TABLEAU_NOT_EXPLICIT, 0, 3);
+    t = rk4(), t.a[4][0] = 7; /* beyond the stage count: ignored */
+    assert_error(&t, OSC_TABLEAU_OK, -1, -1);
+
+    t = rk4(), t.c[2] = 0.5 + 1e-12; /* far above the 1.1e-15 tolerance */
+    assert_error(&t, OSC_TABLEAU_C_NOT_ROW_SUM, 2, -1);
+    t = rule38(), t.c[1] = 0.333333333333333; /* 15 digits: 3.3e-16 off, tolerance 1.1e-15 */
+    assert_error(&t, OSC_TABLEAU_OK, -1, -1);
+    t.c[1] = 0.33333333333333; /* 14 digits: 3.3e-15 off */
+    assert_error(&t, OSC_TABLEAU_C_NOT_ROW_SUM, 1, -1);
+
+    t = rk4(), t.b[0] = 0.2;
+    assert_error(&t, OSC_TABLEAU_B_SUM, -1, -1);
+    t = rk4(), t.b[0] += 1e-13;
+    assert_error(&t, OSC_TABLEAU_B_SUM, -1, -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_known_orders),
+        cmocka_unit_test(test_perturbed_drops),
+        cmocka_unit_test(test_rounding_keeps_order),
+        cmocka_unit_test(test_linear_order_beats_coefficient_order),
+        cmocka_unit_test(test_validation_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

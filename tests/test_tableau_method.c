@@ -1,0 +1,389 @@
+/* Methods built from a Butcher tableau (osc_method_from_tableau): euler's tableau is the built-in
+ * euler bit for bit (plain and audited runs), rk4's matches the built-in rk4 to round-off and
+ * measures order 4, the kernels match their scalar reference, fma_per_step counts the kernel,
+ * and the slots and argument checks hold. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "audit.h"
+#include "tableau.h"
+
+static osc_tableau euler_tableau(void) { return (osc_tableau){.stages = 1, .b = {1}, .c = {0}}; }
+
+static osc_tableau heun_tableau(void)
+{
+    return (osc_tableau){.stages = 2, .a = {{0}, {1}}, .b = {0.5, 0.5}, .c = {0, 1}};
+}
+
+static osc_tableau kutta3_tableau(void)
+{
+    return (osc_tableau){.stages = 3,
+                         .a = {{0}, {0.5}, {-1, 2}},
+                         .b = {1.0 / 6, 2.0 / 3, 1.0 / 6},
+                         .c = {0, 0.5, 1}};
+}
+
+static osc_tableau rk4_tableau(void)
+{
+    return (osc_tableau){.stages = 4,
+                         .a = {{0}, {0.5}, {0, 0.5}, {0, 0, 1}},
+                         .b = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
+                         .c = {0, 0.5, 0.5, 1}};
+}
+
+/* Linear order 4, coefficient order 3 (built in test_tableau.c). */
+static osc_tableau linear4_order3_tableau(void)
+{
+    return (osc_tableau){.stages = 4,
+                         .a = {{0}, {1.0 / 3}, {-1.0 / 3, 1}, {0.25, 0, 0.75}},
+                         .b = {1.0 / 12, 0.5, 0.25, 1.0 / 6},
+                         .c = {0, 1.0 / 3, 2.0 / 3, 1}};
+}
+
+static osc_method make(osc_tableau t, const char *name, int order)
+{
+    osc_method m;
+    assert_int_equal(osc_method_from_tableau(&t, name, order, &m), OSC_OK);
+    return m;
+}
+
+static const osc_method *builtin(const char *name)
+{
+    const osc_method *m = osc_method_find(name);
+    assert_non_null(m);
+    return m;
+}
+
+/* ---- batches -------------------------------------------------------------------------------- */
+
+enum { NLANES = 200, DT_STEPS = 400 };
+#define DT 0.01
+#define GRAVITY 3.5
+
+/* omega0 in [0.5, 2] (k 0.25..4, m 1): omega0 dt <= 0.02, every method here is stable; the energy
+ * norm and the max norm differ by at most the factor 2. Drag 0, 0.3, 1. */
+static void set_lanes(osc_batch *b, int dim)
+{
+    static const double ks[] = {0.25, 1, 4}, cs[] = {0, 0.3, 1};
+    for (size_t i = 0; i < NLANES; i++) {
+        double x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
+        for (int a = 0; a < dim; a++)
+            x0[a] = sin(1.7 * (double)i + a), v0[a] = cos(2.3 * (double)i + 0.5 * a);
+        assert_int_equal(osc_batch_set_lane(b, i, ks[i % 3], cs[(i / 3) % 3], 1, x0, v0), OSC_OK);
+    }
+}
+
+/* Run NLANES lanes by DT_STEPS steps; x then v (dim * NLANES each) into out. With an audit, the
+ * every-step audited kernel runs (osc_audit_run) and the summary is returned in *sum. */
+static void run(const osc_method *m, osc_precision p, int dim, bool audited, double *out,
+                osc_audit_summary *sum)
+{
+    osc_batch *b = NULL;
+    assert_int_equal(osc_batch_create(&b, m, p, dim, NLANES, GRAVITY), OSC_OK);
+    set_lanes(b, dim);
+    assert_int_equal(osc_batch_start(b, DT), OSC_OK);
+    if (audited) {
+        osc_audit *a = NULL;
+        assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+        assert_int_equal(osc_audit_run(a, b, DT_STEPS, 50, NULL, NULL), OSC_OK);
+        *sum = osc_audit_summarize(a, 0, NLANES);
+        osc_audit_free(a);
+    } else {
+        assert_int_equal(osc_batch_run(b, DT_STEPS, 0, NULL, NULL), OSC_OK);
+    }
+    osc_batch_readout(b, 0, NLANES, out, out + dim * NLANES);
+    osc_batch_free(b);
+}
+
+static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
+
+static double unit_roundoff(osc_precision p)
+{
+    return p == OSC_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+}
+
+/* Euler's tableau gives tab_step's operations exactly as the built-in euler's step (dt * 1 = dt,
+ * fma(w2, x, fma(gam, v, g)), then fma(dt, v, x) and fma(-dt, m, v)): the same bits, and the
+ * audited kernel's co-step and maxima the same bits as kernel_loops.h's fused block; at every
+ * ISA level the CPU has (each kernel has its own build per level). */
+static void euler_bitwise_at_level(void);
+static void test_euler_bitwise(void **state)
+{
+    (void)state;
+    static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
+    for (size_t c = 0; c < 3; c++) {
+        if (caps[c] > osc_isa_cpu_level())
+            continue;
+        assert_int_equal(osc_isa_set_cap(caps[c]), caps[c]);
+        euler_bitwise_at_level();
+    }
+    osc_isa_set_cap(OSC_ISA_NATIVE);
+}
+
+static void euler_bitwise_at_level(void)
+{
+    osc_method tab = make(euler_tableau(), "tableau-euler", 1);
+    assert_int_equal(tab.fma_per_step, builtin("euler")->fma_per_step);
+    static double got[2 * OSC_MAX_DIM * NLANES], want[2 * OSC_MAX_DIM * NLANES];
+    for (size_t k = 0; k < 2; k++)
+        for (int dim = 1; dim <= OSC_MAX_DIM; dim++)
+            for (int audited = 0; audited < 2; audited++) {
+                osc_audit_summary s_got = {0}, s_want = {0};
+                run(&tab, precisions[k], dim, audited, got, &s_got);
+                run(builtin("euler"), precisions[k], dim, audited, want, &s_want);
+                assert_memory_equal(got, want, 2 * (size_t)dim * NLANES * sizeof(double));
+                assert_memory_equal(&s_got, &s_want, sizeof s_got);
+            }
+    assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
+}
+
+/* Largest |x| + |v| over the lanes' readout (the state's scale; with dt w2 <= 0.04 the stage
+ * increments are smaller). */
+static double state_scale(const double *xv, int dim)
+{
+    double s = 0;
+    for (size_t i = 0; i < (size_t)dim * NLANES; i++)
+        s = fmax(s, fabs(xv[i]) + fabs(xv[i + (size_t)dim * NLANES]));
+    return s;
+}
+
+/* The largest |difference| between two readouts. */
+static double max_diff(const double *a, const double *b, int dim)
+{
+    double d = 0;
+    for (size_t i = 0; i < 2 * (size_t)dim * NLANES; i++)
+        d = fmax(d, fabs(a[i] - b[i]));
+    return d;
+}
+
+/* Two codings of the same one-step map (rk4's tableau form against the built-in, or a kernel
+ * against its reference) round differently: each step's results differ by the roundings of
+ * the ~10 operations deep chain of each side, at most ~32 u S with S the state's scale (gravity
+ * 3.5 dt included); the difference is then carried by the method's map, non-expansive in the
+ * energy norm for these stable lanes, which differs from the max norm by <= 2 (omega0 in
+ * [0.5, 2]). Over N steps: |diff| <= 64 N u S. A coding of another map differs by its
+ * truncation error, ~dt^3 t = 4e-6 for a second-order method: far above 64 N u S = 3e-12. */
+static double roundoff_tol(osc_precision p, double scale)
+{
+    return 64.0 * DT_STEPS * unit_roundoff(p) * (scale + GRAVITY * DT);
+}
+
+static void test_rk4_matches_builtin(void **state)
+{
+    (void)state;
+    osc_method tab = make(rk4_tableau(), "tableau-rk4", 4);
+    assert_int_equal(tab.fma_per_step, builtin("rk4")->fma_per_step);
+    static double got[2 * OSC_MAX_DIM * NLANES], want[2 * OSC_MAX_DIM * NLANES];
+    static double audited[2 * OSC_MAX_DIM * NLANES];
+    for (size_t k = 0; k < 2; k++)
+        for (int dim = 1; dim <= OSC_MAX_DIM; dim += 2) {
+            osc_audit_summary s;
+            run(&tab, precisions[k], dim, false, got, NULL);
+            run(builtin("rk4"), precisions[k], dim, false, want, NULL);
+            double scale = state_scale(want, dim), tol = roundoff_tol(precisions[k], scale);
+            double d = max_diff(got, want, dim);
+            if (!(d <= tol))
+                fail_msg("%s dim %d: differs by %g > %g", osc_precision_name(precisions[k]), dim,
+                         d, tol);
+            /* the audited kernel leaves the state the plain one does, bit for bit */
+            run(&tab, precisions[k], dim, true, audited, &s);
+            assert_memory_equal(audited, got, 2 * (size_t)dim * NLANES * sizeof(double));
+            assert_int_equal(s.unstable, 0);
+        }
+    /* the tolerance tells maps apart: Heun's (order 2) differs from rk4's far beyond it */
+    osc_method heun = make(heun_tableau(), "tableau-heun", 2);
+    run(&heun, OSC_DOUBLE, 1, false, got, NULL);
+    run(builtin("rk4"), OSC_DOUBLE, 1, false, want, NULL);
+    assert_true(max_diff(got, want, 1) > 100 * roundoff_tol(OSC_DOUBLE, state_scale(want, 1)));
+    assert_int_equal(osc_tableau_method_release(&heun), OSC_OK);
+    assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
+}
+
+/* The kernel against the method's own scalar reference (no fma, every coefficient), one lane
+ * at a time, for a tableau with no built-in twin; the same tolerance as above. */
+static void test_kernel_matches_reference(void **state)
+{
+    (void)state;
+    osc_method tab = make(kutta3_tableau(), "tableau-kutta3", 3);
+    static double got[2 * NLANES], want[2 * NLANES];
+    run(&tab, OSC_DOUBLE, 1, false, got, NULL);
+    static const double ks[] = {0.25, 1, 4}, cs[] = {0, 0.3, 1};
+    for (size_t i = 0; i < NLANES; i++) {
+        osc_coef_d c = {ks[i % 3], cs[(i / 3) % 3], GRAVITY};
+        double s[OSC_MAX_STATE];
+        tab.ref_d.init(s, sin(1.7 * (double)i), cos(2.3 * (double)i), c, DT);
+        for (int n = 0; n < DT_STEPS; n++)
+            tab.ref_d.step(s, c, DT);
+        tab.ref_d.readout(s, c, DT, &want[i], &want[i + NLANES]);
+    }
+    double d = max_diff(got, want, 1), tol = roundoff_tol(OSC_DOUBLE, state_scale(want, 1));
+    if (!(d <= tol))
+        fail_msg("kernel and reference differ by %g > %g", d, tol);
+    /* long double and float references: the same map (float to its own round-off) */
+    for (size_t i = 0; i < NLANES; i += 17) {
+        osc_coef_ld cl = {ks[i % 3], cs[(i / 3) % 3], GRAVITY};
+        long double sl[OSC_MAX_STATE], xl, vl;
+        tab.ref_ld.init(sl, sinl(1.7L * (long double)i), cosl(2.3L * (long double)i), cl, DT);
+        for (int n = 0; n < DT_STEPS; n++)
+            tab.ref_ld.step(sl, cl, DT);
+        tab.ref_ld.readout(sl, cl, DT, &xl, &vl);
+        assert_true(fabs((double)xl - want[i]) <= tol && fabs((double)vl - want[i + NLANES]) <= tol);
+    }
+    assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
+}
+
+/* ---- measured order (as tests/test_convergence.c measures the built-in methods) ----------- */
+
+static osc_conv_point run_point(const osc_method *m, long steps)
+{
+    const double t_end = 4, x0 = 1, v0 = 0.5, dt = t_end / (double)steps;
+    osc_batch *b;
+    assert_int_equal(osc_batch_create(&b, m, OSC_DOUBLE, 1, 1, 0), OSC_OK);
+    assert_int_equal(osc_batch_set_lane(b, 0, 1, 0, 1, &x0, &v0), OSC_OK);
+    assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+    assert_int_equal(osc_batch_run(b, steps, 0, NULL, NULL), OSC_OK);
+    double x, v;
+    osc_batch_readout(b, 0, 1, &x, &v);
+    osc_batch_free(b);
+    double error = fabs(x - (x0 * cos(t_end) + v0 * sin(t_end)));
+    return (osc_conv_point){dt, error, steps, isfinite(x)};
+}
+
+static osc_order_fit measure_order(const osc_method *m)
+{
+    osc_conv_point pts[8];
+    for (int i = 0; i < 8; i++)
+        pts[i] = run_point(m, 50L << i);
+    osc_fit_params par = {.eps = DBL_EPSILON, .scale = hypot(1, 0.5), .omega_t = 4,
+                          .declared_order = osc_method_declared_order(m, 0)};
+    osc_order_fit f;
+    assert_int_equal(osc_fit_order(pts, 8, &par, &f, NULL), OSC_OK);
+    return f;
+}
+
+/* rk4's tableau measures 4 and euler's 1 (0.15: the next term's share at the largest dt, as for
+ * the built-in methods); the method of linear order 4 but coefficient order 3 also measures 4
+ * on this linear problem: what the oscillator can and cannot see. */
+static void test_measured_orders(void **state)
+{
+    (void)state;
+    const struct { osc_tableau t; int declared, measured; } cases[] = {
+        {euler_tableau(), 1, 1},
+        {rk4_tableau(), 4, 4},
+        {linear4_order3_tableau(), 4, 4},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        osc_method m = make(cases[k].t, "tableau-order", cases[k].declared);
+        osc_order_fit f = measure_order(&m);
+        assert_int_equal(f.status, OSC_FIT_OK);
+        if (!(fabs(f.order - cases[k].measured) < 0.15) || !f.pass)
+            fail_msg("case %zu: measured %g, expected %d", k, f.order, cases[k].measured);
+        assert_int_equal(osc_tableau_method_release(&m), OSC_OK);
+    }
+}
+
+/* ---- stability theory (the long double reference) ------------------------------------------ */
+
+static osc_stab_theory theory(const osc_method *m, double zeta)
+{
+    osc_stab_theory t;
+    assert_int_equal(osc_stability_theory(m, zeta, &t), OSC_OK);
+    return t;
+}
+
+/* rk4's tableau: |R(ih)|^2 = 1 - h^6/72 + h^8/576 is 1 again at h = 2 sqrt(2) undamped; at
+ * zeta = 1 the eigenvalues are -h (double), and R(-h) = -1 at h = 2.785293563405282 (the root of
+ * 1 - h + h^2/2 - h^3/6 + h^4/24 = -1). To 1e-9, as tests/test_stability.c holds the built-in.
+ * Heun's tableau undamped: |R(ih)|^2 = 1 + h^4/4, unstable for every h > 0 (NEVER). */
+static void test_stability_theory(void **state)
+{
+    (void)state;
+    osc_method rk4 = make(rk4_tableau(), "tableau-rk4", 4), heun = make(heun_tableau(), "h", 2);
+    osc_stab_theory t = theory(&rk4, 0);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_true(fabs(t.limit / (2 * sqrt(2)) - 1) < 1e-9);
+    t = theory(&rk4, 1);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_true(fabs(t.limit / 2.785293563405282 - 1) < 1e-9);
+    t = theory(&heun, 0);
+    assert_int_equal(t.kind, OSC_STAB_NEVER);
+    assert_int_equal(osc_tableau_method_release(&rk4), OSC_OK);
+    assert_int_equal(osc_tableau_method_release(&heun), OSC_OK);
+}
+
+/* ---- fma_per_step, slots, argument checks ---------------------------------------------------- */
+
+/* Per stage 2 + 2 nnz(a_i), plus 2 nnz(b): Heun 2 + 4 + 4 = 10, kutta3 (a: 1 + 2 nonzero)
+ * 6 + 6 + 6 = 18, a zero b entry (midpoint: b = (0, 1)) not counted: 4 + 2 + 2 = 8. */
+static void test_fma_count(void **state)
+{
+    (void)state;
+    osc_method heun = make(heun_tableau(), "h", 2), kutta = make(kutta3_tableau(), "k", 3);
+    osc_method mid = make((osc_tableau){.stages = 2, .a = {{0}, {0.5}}, .b = {0, 1}, .c = {0, 0.5}},
+                          "m", 2);
+    assert_int_equal(heun.fma_per_step, 10);
+    assert_int_equal(kutta.fma_per_step, 18);
+    assert_int_equal(mid.fma_per_step, 8);
+    assert_int_equal(heun.force_evals, 2);
+    assert_int_equal(kutta.force_evals, 3);
+    assert_int_equal(osc_tableau_method_release(&heun), OSC_OK);
+    assert_int_equal(osc_tableau_method_release(&kutta), OSC_OK);
+    assert_int_equal(osc_tableau_method_release(&mid), OSC_OK);
+}
+
+/* Needs every slot free: a test above that failed before releasing its method fails this too. */
+static void test_slots_and_arguments(void **state)
+{
+    (void)state;
+    osc_method ms[OSC_TABLEAU_METHOD_SLOTS], extra;
+    osc_tableau t = rk4_tableau();
+    for (int k = 0; k < OSC_TABLEAU_METHOD_SLOTS; k++)
+        assert_int_equal(osc_method_from_tableau(&t, "slot", 4, &ms[k]), OSC_OK);
+    assert_int_equal(osc_method_from_tableau(&t, "one-too-many", 4, &extra), OSC_ENOMEM);
+    assert_int_equal(osc_tableau_method_release(&ms[3]), OSC_OK);
+    assert_int_equal(osc_tableau_method_release(&ms[3]), OSC_EINVAL); /* already free */
+    assert_int_equal(osc_method_from_tableau(&t, "reused", 4, &extra), OSC_OK);
+    assert_string_equal(extra.name, "reused");
+    assert_string_equal(ms[2].name, "slot");
+    assert_int_equal(osc_tableau_method_release(builtin("rk4")), OSC_EINVAL);
+    assert_int_equal(osc_tableau_method_release(NULL), OSC_EINVAL);
+    for (int k = 0; k < OSC_TABLEAU_METHOD_SLOTS; k++)
+        if (k != 3)
+            assert_int_equal(osc_tableau_method_release(&ms[k]), OSC_OK);
+    assert_int_equal(osc_tableau_method_release(&extra), OSC_OK);
+
+    osc_method m;
+    char long_name[OSC_TABLEAU_NAME_MAX + 1];
+    memset(long_name, 'x', sizeof long_name - 1), long_name[sizeof long_name - 1] = 0;
+    assert_int_equal(osc_method_from_tableau(NULL, "a", 4, &m), OSC_EINVAL);
+    assert_int_equal(osc_method_from_tableau(&t, NULL, 4, &m), OSC_EINVAL);
+    assert_int_equal(osc_method_from_tableau(&t, "", 4, &m), OSC_EINVAL);
+    assert_int_equal(osc_method_from_tableau(&t, long_name, 4, &m), OSC_EINVAL);
+    assert_int_equal(osc_method_from_tableau(&t, "a", 0, &m), OSC_EINVAL);
+    assert_int_equal(osc_method_from_tableau(&t, "a", 4, NULL), OSC_EINVAL);
+    t.b[0] = 0.5; /* invalid: b sums to 4/3 */
+    assert_int_equal(osc_method_from_tableau(&t, "a", 4, &m), OSC_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_euler_bitwise),
+        cmocka_unit_test(test_rk4_matches_builtin),
+        cmocka_unit_test(test_kernel_matches_reference),
+        cmocka_unit_test(test_measured_orders),
+        cmocka_unit_test(test_stability_theory),
+        cmocka_unit_test(test_fma_count),
+        cmocka_unit_test(test_slots_and_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
