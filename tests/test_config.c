@@ -238,8 +238,8 @@ static void several_errors_reported_together(void **state)
     };
     const char *line = err;
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
-        if (!line || !strncmp(line, cfgpath, strlen(cfgpath)) == 0 || strncmp(line + strlen(cfgpath), want[i],
-                                                        strlen(want[i])) != 0)
+        if (!line || strncmp(line, cfgpath, strlen(cfgpath)) != 0 ||
+            strncmp(line + strlen(cfgpath), want[i], strlen(want[i])) != 0)
             fail_msg("line %zu of '%s': wanted '%s'", i + 1, err, want[i]);
         line = strchr(line, '\n');
         line = line ? line + 1 : NULL;
