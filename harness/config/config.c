@@ -22,9 +22,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
+
+#ifdef OSC_CONFIG_FUZZ
+/* The fuzz target builds the loader alone (no sweep, no OpenMP runtime): stand-ins for the
+ * sweep's memory estimate (a /points row and a little more per lane) and its limit. */
+static double fuzz_estimate_bytes(const osc_config *cfg, double ndt, double batch_lanes)
+{
+    return (double)cfg->nmethods * ndt * batch_lanes * 256.0;
+}
+static double fuzz_memory_limit(const char **source)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    *source = "physical memory";
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+}
+#define sweep_estimate_bytes(cfg, ndt, lanes, threads) fuzz_estimate_bytes(cfg, ndt, lanes)
+#define sweep_memory_limit fuzz_memory_limit
+#define omp_get_max_threads() 1
+#else
 #include <omp.h>
 
 #include "sweep.h"
+#endif
 
 #include "layout.h"
 
