@@ -88,16 +88,6 @@ static double monotonic_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int sync_path(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 /* Writes all of buf, through EINTR and short writes. */
 static int write_all(int fd, const void *buf, size_t len)
 {
@@ -301,7 +291,7 @@ static int make_new_dir(char *tmp, const char *manifest, size_t len)
                  : 0;
     if (fd >= 0 && close(fd) < 0)
         rc = -2;
-    if (!rc && sync_path(tmp) < 0)
+    if (!rc && commit_sync_dir(tmp) < 0)
         rc = -2;
     return rc;
 }
@@ -333,7 +323,7 @@ static int create_dir(const char *dir, const char *parent, const char *manifest,
         error_line(err, errlen, "%s: cannot create the checkpoint: %s", dir, strerror(e));
         return -1;
     }
-    if (sync_path(parent) < 0) {
+    if (commit_sync_dir(parent) < 0) {
         error_line(err, errlen, "%s: created, but syncing %s failed: %s", dir, parent,
                    strerror(errno));
         return -1;
@@ -732,7 +722,7 @@ int ckpt_remove(ckpt *c, char *err, size_t errlen)
                        strerror(failed ? failed : errno));
         return CKPT_ERUNTIME;
     }
-    if (sync_path(c->parent) < 0) {
+    if (commit_sync_dir(c->parent) < 0) {
         error_line(err, errlen, "%s: removed, but syncing %s failed: %s", c->dir, c->parent,
                    strerror(errno));
         return CKPT_ERUNTIME;

@@ -162,7 +162,7 @@ void commit_abort(file_commit *c)
     free_commit(c);
 }
 
-static int sync_dir(const char *dir)
+int commit_sync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
@@ -189,7 +189,7 @@ int commit_finish(file_commit *c, char *err, size_t errlen)
         return -1;
     }
     int rc = 0;
-    if (sync_dir(c->dir_path) < 0) {
+    if (commit_sync_dir(c->dir_path) < 0) {
         error_line(err, errlen, "%s: written, but syncing directory %s failed: %s",
                    c->final_path, c->dir_path, strerror(errno));
         rc = -1;

@@ -37,6 +37,9 @@ int commit_finish(file_commit *c, char *err, size_t errlen);
 /* Removes the temporary (while still holding its lock) and frees c. NULL is allowed. */
 void commit_abort(file_commit *c);
 
+/* fsync of the directory `dir` (a rename or creation in it is then durable); 0 or -1 (errno). */
+int commit_sync_dir(const char *dir);
+
 /* Removes ".<base>.tmp.XXXXXX" files in final_path's directory that a killed run left: only
  * regular files owned by this user (never following a symlink) that no live process holds
  * locked. Returns the number removed, or -1 if the directory cannot be read. */
