@@ -52,18 +52,6 @@ static rlim_t child_stack;  /* RLIMIT_STACK of the next spawned run, 0: inherite
 static char child_cgroup[512]; /* cgroup.procs file the next spawned run joins, "": none */
 static char iodir[PATHLEN]; /* where stdout/stderr of the runs are captured */
 
-/* snprintf that fails the test rather than truncate. */
-static void fmt(char *buf, size_t size, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-static void fmt(char *buf, size_t size, const char *format, ...)
-{
-    va_list ap;
-    va_start(ap, format);
-    int n = vsnprintf(buf, size, format, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= size)
-        fail_msg("a path or string is too long (%d bytes)", n);
-}
 
 typedef struct proc {
     int code;   /* exit code, or -1 if the process died of a signal */

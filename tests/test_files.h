@@ -11,6 +11,9 @@
  * if it cannot be read or memory runs out. free() it. */
 char *slurp(const char *path, size_t *len);
 
+/* snprintf that fails the running cmocka test rather than truncate. */
+void fmt(char *buf, size_t size, const char *format, ...) __attribute__((format(printf, 3, 4)));
+
 /* The HDF5 helpers below fail the running cmocka test on any error. */
 
 /* dir/name opened read-only. */
