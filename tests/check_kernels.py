@@ -27,6 +27,14 @@ Which code is checked, per function:
                            memory operands by design.
   audited_<isa>_d<D>_<p>   the fused audited blocks: no division (their exact state and maxima
                            partly live in L1 by design, see kernel_loops.h).
+  both, on v3/v4           vectorized as blocks: no scalar arithmetic, no shuffles, permutes,
+                           inserts or gathers in the step loop (a per-lane coefficient array laid
+                           out lane-major, [lanes][coefficients], made GCC gather or scalarize the
+                           fused loop: rk4 ran 1.6x slower), and the back edge is the step
+                           counter's, not a lane loop's (a step loop unroll-and-jammed by 2 with
+                           its lanes left rolled keeps one vector in flight: the counter then
+                           advances by a vector's bytes, 0x20 or 0x40, and the audited sweep of
+                           euler ran 1.4x slower).
   On the baseline path fma() is a libm call, and calls clobber every vector register, so only
   the division check applies there.
 The step loop is the backward branch whose body holds the most floating-point arithmetic.
@@ -56,6 +64,9 @@ CLASSES = {
     'div': re.compile(r'^v?div[ps][sd]$'),
     'sqrt': re.compile(r'^v?sqrt[ps][sd]$'),
 }
+SCALAR_ARITH = re.compile(r'^v?(f(n?)m(add|sub)(132|213|231)?|mul|add|sub|div|sqrt|min|max)s[sd]$')
+SHUFFLE = re.compile(r'^v?(perm|shuf|unpck|blend|gather)')
+HALVES = re.compile(r'^v?(insert|extract)')  # a float block widening to double needs these
 VSTORE_TO_STACK = re.compile(r'^%[xyz]mm\d+,.*\(%(rsp|rbp)')
 
 
@@ -93,9 +104,8 @@ def classify(mnemonic, operands):
     return None
 
 
-def step_loop(body):
-    """The backward branch whose body has the most arithmetic: (counts by class, insns)."""
-    best = None
+def backward_loops(body):
+    """Every backward branch's loop: (total arithmetic, counts by class, insns)."""
     for addr, mnem, ops in body:
         if not JUMP.match(mnem):
             continue
@@ -112,7 +122,15 @@ def step_loop(body):
             if c:
                 counts[c] = counts.get(c, 0) + 1
         total = sum(counts.values())
-        if total and (best is None or total > best[0]):
+        if total:
+            yield total, counts, insns
+
+
+def step_loop(body):
+    """The backward branch whose body has the most arithmetic: (counts by class, insns)."""
+    best = None
+    for total, counts, insns in backward_loops(body):
+        if best is None or total > best[0]:
             best = (total, counts, insns)
     return (best[1], best[2]) if best else (None, None)
 
@@ -149,6 +167,31 @@ def carried_slots(insns):
             if slot in first_load and first_load[slot] < st}
 
 
+def block_shape_failures(where, insns, prec, body):
+    """A v3/v4 step loop must step whole vectors of lanes, fully unrolled over the block."""
+    failures = []
+    fmas = sum(1 for _, m, o in insns if classify(m, o) == 'fma')
+    scalar = [f'{a:x}: {m} {o}' for a, m, o in insns if SCALAR_ARITH.match(m)]
+    shuffles = [f'{a:x}: {m} {o}' for a, m, o in insns
+                if SHUFFLE.match(m) or (prec == 'd' and HALVES.match(m))]
+    if scalar:
+        failures.append(f'{where}: {len(scalar)} scalar arithmetic instructions in the step '
+                        f'loop (not vectorized), e.g. {scalar[0]}')
+    if shuffles:
+        failures.append(f'{where}: {len(shuffles)} shuffles, permutes or gathers in the step '
+                        f'loop (lane data not laid out one array per quantity), e.g. {shuffles[0]}')
+    # any loop doing a step's worth of FMAs must be a step loop (GCC may also keep a remainder
+    # loop, fully unrolled, beside a jammed one: the check looks at every loop, not the largest)
+    for _, counts, loop in backward_loops(body):
+        stride = steps_per_iteration(loop)
+        if counts.get('fma', 0) * 2 >= fmas and stride > 2:
+            failures.append(f'{where}: a loop of {counts.get("fma", 0)} FMAs advances its '
+                            f'counter by {stride} (a lane loop over vectors inside the step '
+                            f'loop: the block is not unrolled, one vector in flight)')
+            break
+    return failures
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -181,6 +224,8 @@ def main():
             if counts.get('div') or counts.get('sqrt'):
                 failures.append(f'{where}: {counts.get("div", 0)} divisions, '
                                 f'{counts.get("sqrt", 0)} square roots in the step loop')
+            if isa in ('v3', 'v4'):
+                failures += block_shape_failures(where, insns, prec, body)
             if kind == 'advance' and isa in ('v3', 'v4'):
                 per_array = state_vectors[isa] // nstate
                 unroll = steps_per_iteration(insns)
