@@ -150,7 +150,7 @@ static void omega0_and_zeta_axes(void **state)
         double k = cfg.stiffness.values[i];
         assert_true(fabs(k - m * w[i] * w[i]) <= tol * k);
         for (size_t j = 0; j < 3; j++) {
-            double c = config_drag(&cfg, i, j), want = 2 * z[j] * m * w[i];
+            double c = config_drag(&cfg, i, j, 0), want = 2 * z[j] * m * w[i];
             assert_true(fabs(c - want) <= tol * want);
             assert_true(fabs(c / (2 * sqrt(k * m)) - z[j]) <= tol * z[j]);
             assert_true(isnan(cfg.drag.values[j])); /* no single c per drag index */
@@ -159,11 +159,11 @@ static void omega0_and_zeta_axes(void **state)
     config_free(&cfg);
     /* stiffness with zeta mixes the two: c = 2 zeta sqrt(k m) */
     assert_int_equal(load_text("stiffness: 4\nzeta: 0.5\ndt: 0.1\nsteps: 1\n", &cfg), 0);
-    assert_true(config_drag(&cfg, 0, 0) == 2.0); /* 2 * 0.5 * sqrt(4 * 1), exact */
+    assert_true(config_drag(&cfg, 0, 0, 0) == 2.0); /* 2 * 0.5 * sqrt(4 * 1), exact */
     config_free(&cfg);
     /* the old keys read as before */
     assert_int_equal(load_text("stiffness: 4\ndrag: 0.3\ndt: 0.1\nsteps: 1\n", &cfg), 0);
-    assert_true(config_drag(&cfg, 0, 0) == 0.3 && cfg.zeta_axis.count == 0);
+    assert_true(config_drag(&cfg, 0, 0, 0) == 0.3 && cfg.zeta_axis.count == 0);
     config_free(&cfg);
 }
 
@@ -371,7 +371,7 @@ static void shipped_configs_trace_their_promise(void **state)
         assert_string_equal(method, i % 2 ? "rk4" : "semi-implicit"); /* per point, each method */
         assert_true(cfg.dt.values[at.dt] == 0.02);
         assert_true(cfg.stiffness.values[at.stiffness] == want[i / 2][0]);
-        assert_true(config_drag(&cfg, at.stiffness, at.drag) == want[i / 2][1]);
+        assert_true(config_drag(&cfg, at.stiffness, at.drag, at.mass) == want[i / 2][1]);
     }
     config_free(&cfg);
 }
@@ -396,7 +396,7 @@ static void minimal_config_gets_defaults(void **state)
     assert_int_equal(cfg.drag.count, 1);
     assert_true(cfg.drag.values[0] == 0.0);
     assert_true(cfg.dt.values[0] == 0.1);
-    assert_true(cfg.gravity == 0.0 && cfg.mass == 1.0);
+    assert_true(cfg.gravity == 0.0 && cfg.mass.count == 1 && cfg.mass.values[0] == 1.0);
     assert_true(cfg.x0[0] == 1.0 && cfg.v0[0] == 0.0);
     assert_int_equal(cfg.steps, 10);
     assert_true(cfg.t_end == 0.0);
@@ -451,7 +451,7 @@ static void full_config_loads_every_key(void **state)
     assert_int_equal(cfg.dt.count, 5);
     assert_true(cfg.dt.values[0] == 0.1 && cfg.dt.values[4] == 0.2);
     assert_true(fabs(cfg.dt.values[2] - 0.15) < 1e-15);
-    assert_true(cfg.gravity == -9.81 && cfg.mass == 2.5);
+    assert_true(cfg.gravity == -9.81 && cfg.mass.count == 1 && cfg.mass.values[0] == 2.5);
     assert_true(cfg.t_end == 10.0);
     assert_int_equal(cfg.steps, -1);
     assert_true(cfg.trace);
@@ -667,7 +667,7 @@ static void wrong_types(void **state)
     expect_error("stiffness: 1\ndt:\nsteps: 3\n", ":2:4: dt: expected a number, got ''");
     expect_error("stiffness: 1\ndt: [0.1, [0.2]]\nsteps: 3\n",
                  ":2:11: dt: expected a number, not a list");
-    expect_error_extra("mass: [1, 2]\n", ":4:7: mass: expected a number, not a list");
+    expect_error_extra("mass: [1, [2]]\n", ":4:11: mass: expected a number, not a list");
     expect_error_extra("gravity: {down: 1}\n", ":4:10: gravity: expected a number, not a mapping");
     expect_error("stiffness: 1\ndt: 0.1\nsteps: many\n",
                  ":3:8: steps: expected a number, got 'many'");

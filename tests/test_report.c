@@ -32,7 +32,7 @@ static const bool stable[] = {1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0};
 
 static char *render(summary_format format, const double *stiffness)
 {
-    points_view v = {12, method, dt, stiffness, c, err, drift, stable};
+    points_view v = {12, method, dt, stiffness, c, err, drift, stable, NULL};
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
