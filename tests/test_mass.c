@@ -218,6 +218,30 @@ static void trace_follows_its_mass(void **state)
     config_free(&cfg);
 }
 
+/* configs/masses.yaml loads and traces what its comment promises: omega0 nearest 6, zeta 0.1,
+ * mass 3, at 60 Hz, for each of its three methods. */
+static void shipped_mass_config(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    char err[1024];
+    if (config_load("configs/masses.yaml", &cfg, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(cfg.mass.count, 4);
+    assert_int_equal(cfg.ntrace_points, 3);
+    const sweep_layout lay = layout_of(&cfg);
+    for (size_t i = 0; i < 3; i++) {
+        const sweep_index at = layout_index(lay, cfg.trace_points[i]);
+        assert_int_equal(at.method, i);
+        assert_true(cfg.mass.values[at.mass] == 3 && cfg.zeta_axis.values[at.drag] == 0.1);
+        assert_true(cfg.rate_hz.values[at.dt] == 60);
+        const double w = cfg.omega0_axis.values[at.stiffness];
+        for (size_t s = 0; s < cfg.omega0_axis.count; s++) /* the nearest omega0 to 6 */
+            assert_true(fabs(w - 6) <= fabs(cfg.omega0_axis.values[s] - 6));
+    }
+    config_free(&cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +249,7 @@ int main(void)
         cmocka_unit_test(masses_nest_outermost_in_a_batch),
         cmocka_unit_test(same_omega0_and_zeta_same_motion_at_every_mass),
         cmocka_unit_test(trace_follows_its_mass),
+        cmocka_unit_test(shipped_mass_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
