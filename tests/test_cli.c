@@ -607,9 +607,9 @@ typedef struct sweep_def {
 } sweep_def;
 
 static const char *const points_columns[] = {
-    "method", "dt", "stiffness", "drag", "mass", "omega_dt", "zeta", "steps", "t_end", "final_energy",
-    "final_drift", "max_abs_drift", "final_error", "max_error", "stable", "final_rel_error",
-    "max_rel_error", "unstable_step", "last_stable_step", "last_stable_energy",
+    "method", "dt", "stiffness", "drag", "mass", "omega_dt", "zeta", "steps", "t_end",
+    "final_energy", "final_drift", "max_abs_drift", "final_error", "max_error", "stable",
+    "final_rel_error", "max_rel_error", "unstable_step", "last_stable_step", "last_stable_energy",
     "last_stable_drift", "last_stable_error", "last_stable_rel_error",
     "max_abs_drift_while_stable", "max_error_while_stable", "max_rel_error_while_stable"};
 

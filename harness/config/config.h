@@ -7,8 +7,8 @@
  *   precision    double | float                                                   default: double
  *   dim          1 | 2 | 3                                                        default: 1
  *   stiffness    k >= 0, swept                                   required, or omega0 instead
- *   omega0*      omega0 = sqrt(k/m) >= 0, swept (k = m omega0^2 per mass; every mass > 0)
- *                                                                                 instead of stiffness
+ *   omega0*      omega0 = sqrt(k/m) >= 0, swept (k = m omega0^2 per mass; every mass > 0),
+ *                                                                        instead of stiffness
  *   drag         c >= 0, swept                                                    default: 0
  *   zeta*        zeta = c/(2 sqrt(k m)) >= 0, swept (c = 2 zeta sqrt(k m) per lane; every k > 0,
  *                every mass > 0)
