@@ -240,6 +240,10 @@ static void bad_mass_lists(void **state)
     /* k = m omega0^2 must stay finite for every mass: 1e100 * 1e150^2 overflows */
     expect_error("omega0: 1e150\nmass: [1, 1e100]\ndt: 0.1\nsteps: 1\n",
                  ":1:9: omega0: k = m omega0^2 overflows a double (omega0 1e+150, mass 1e+100)");
+    /* c = 2 zeta sqrt(k m) too: k m = 1e300 * 1e10 overflows at the second mass */
+    expect_error("stiffness: 1e300\nzeta: [0, 2]\nmass: [1, 1e10]\ndt: 0.1\nsteps: 1\n",
+                 ":2:7: zeta: c = 2 zeta sqrt(k m) overflows a double (zeta 2, stiffness 1e+300, "
+                 "mass 1e+10)");
     /* with another mistake: both reported, each on its own line */
     expect_errors_bytes("stiffness: 1\nmass: [-1]\ndt: 0\nsteps: 1\n", 39,
                         ":3:5: dt: expected a positive number, got 0", false);

@@ -1123,10 +1123,20 @@ static int keep_copy(loader *L, const sweep *from, sweep *to)
     return 0;
 }
 
+/* The index of the largest zeta (0 without zeta): c = 2 zeta sqrt(k m) grows with zeta. */
+static size_t largest_zeta(const osc_config *cfg)
+{
+    size_t widest = 0;
+    for (size_t d = 1; d < cfg->zeta_axis.count; d++)
+        if (cfg->zeta_axis.values[d] > cfg->zeta_axis.values[widest])
+            widest = d;
+    return widest;
+}
+
 /* The spring of (stiffness index i, mass index j) given by omega0 or zeta: k finite (m omega0^2
- * can overflow), k > 0 for zeta, and c = 2 zeta sqrt(k m) finite at the largest zeta (c grows
- * with zeta). */
-static int check_spring(loader *L, size_t i, size_t j)
+ * can overflow), k > 0 for zeta, and c = 2 zeta sqrt(k m) finite at the largest zeta (drag index
+ * `widest`). */
+static int check_spring(loader *L, size_t i, size_t j, size_t widest)
 {
     const osc_config *cfg = L->cfg;
     const double k = config_stiffness(cfg, i, j), m = cfg->mass.values[j];
@@ -1141,10 +1151,6 @@ static int check_spring(loader *L, size_t i, size_t j)
         return fail_node(&L->c, L->vals[K_ZETA], "zeta",
                          "zeta = c / (2 sqrt(k m)) needs every stiffness > 0 (%s %g with mass %g "
                          "is a free particle); give drag instead", spring, given, m);
-    size_t widest = 0;
-    for (size_t d = 1; d < cfg->drag.count; d++)
-        if (cfg->zeta_axis.values[d] > cfg->zeta_axis.values[widest])
-            widest = d;
     if (!isfinite(config_drag(cfg, i, widest, j)))
         return fail_node(&L->c, L->vals[K_ZETA], "zeta",
                          "c = 2 zeta sqrt(k m) overflows a double (zeta %g, %s %g, mass %g)",
@@ -1169,9 +1175,10 @@ static int convert_axes(loader *L)
         cfg->dt.values[i] = 1.0 / cfg->dt.values[i];
     for (size_t i = 0; L->by_zeta && i < cfg->drag.count; i++)
         cfg->drag.values[i] = NAN;
+    const size_t widest = largest_zeta(cfg);
     for (size_t j = 0; (L->by_omega0 || L->by_zeta) && j < cfg->mass.count; j++)
         for (size_t i = 0; i < cfg->stiffness.count; i++)
-            if (check_spring(L, i, j))
+            if (check_spring(L, i, j, widest))
                 return CONFIG_BAD;
     return 0;
 }

@@ -28,8 +28,8 @@ static const char *check_sweep(const sweep *s, bool positive)
 static const char *check_springs(const osc_config *cfg)
 {
     size_t widest = 0;
-    for (size_t d = 1; d < cfg->drag.count; d++)
-        if (cfg->zeta_axis.count && cfg->zeta_axis.values[d] > cfg->zeta_axis.values[widest])
+    for (size_t d = 1; d < cfg->zeta_axis.count; d++)
+        if (cfg->zeta_axis.values[d] > cfg->zeta_axis.values[widest])
             widest = d;
     for (size_t m = 0; m < cfg->mass.count; m++) {
         CHECK(!(cfg->omega0_axis.count || cfg->zeta_axis.count) || cfg->mass.values[m] > 0);
