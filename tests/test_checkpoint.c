@@ -436,6 +436,52 @@ static void foreign_checkpoint_is_refused(void **state)
     expect_refused(f, &f->a, "manifest cannot be read");
 }
 
+/* A sweep of three masses: the same 1200 lanes per batch (3 masses x 200 omega0 x 2 zeta), so
+ * the same 12 items, cut across the masses. Every item, its mass column too, comes back bit for
+ * bit; the manifest counts the lanes of every mass; another mass list is another sweep. */
+static const char mass_config[] = "name: ck\n"
+                                  "methods: [semi-implicit, rk4]\n"
+                                  "omega0: {from: 0.5, to: 60, count: 200, spacing: log}\n"
+                                  "zeta: [0, 0.35]\n"
+                                  "mass: [0.5, 1, 3]\n"
+                                  "dt: [0.05, 0.02]\n"
+                                  "t_end: 2\n";
+
+static void restores_a_mass_sweep(void **state)
+{
+    fixture *f = *state;
+    osc_config cfg, other;
+    load_text(mass_config, &cfg);
+    assert_int_equal(sweep_item_count(&cfg), NITEMS);
+    sweep_result ran, back;
+    sweep_into_checkpoint(f, &cfg, 3, &ran);
+    bool done[NITEMS];
+    size_t restored, ignored;
+    restore(f, &cfg, &back, done, &restored, &ignored);
+    assert_int_equal(restored, NITEMS);
+    for (size_t i = 0; i < NITEMS; i++)
+        assert_item_equal(&cfg, &ran, &back, i);
+    const double masses[] = {0.5, 1, 3};
+    for (size_t r = 0; r < back.points.rows; r++) /* 400 lanes per mass within each batch */
+        assert_true(back.points.mass[r] == masses[r % 1200 / 400]);
+    char path[512];
+    path_in(path, sizeof path, f->ckdir, "manifest");
+    char *m = slurp(path, NULL);
+    assert_non_null(m);
+    assert_non_null(strstr(m, "\nrows 4800\n")); /* 2 methods x 2 dt x 3 x 200 x 2 */
+    assert_non_null(strstr(m, " mass:f64 "));
+    free(m);
+    char other_text[sizeof mass_config];
+    memcpy(other_text, mass_config, sizeof mass_config);
+    memcpy(strstr(other_text, "3]"), "4]", 2);
+    load_text(other_text, &other);
+    expect_refused(f, &other, "different config");
+    sweep_result_free(&ran);
+    sweep_result_free(&back);
+    config_free(&cfg);
+    config_free(&other);
+}
+
 static void not_a_directory_is_refused(void **state)
 {
     fixture *f = *state;
@@ -572,6 +618,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(restores_every_column, setup, teardown),
         cmocka_unit_test_setup_teardown(damaged_items_are_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(foreign_checkpoint_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(restores_a_mass_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_directory_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(unwritable_place_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(stale_temporaries_removed_live_ones_kept, setup,

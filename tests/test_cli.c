@@ -607,9 +607,9 @@ typedef struct sweep_def {
 } sweep_def;
 
 static const char *const points_columns[] = {
-    "method", "dt", "stiffness", "drag", "omega_dt", "zeta", "steps", "t_end", "final_energy",
-    "final_drift", "max_abs_drift", "final_error", "max_error", "stable", "final_rel_error",
-    "max_rel_error", "unstable_step", "last_stable_step", "last_stable_energy",
+    "method", "dt", "stiffness", "drag", "mass", "omega_dt", "zeta", "steps", "t_end",
+    "final_energy", "final_drift", "max_abs_drift", "final_error", "max_error", "stable",
+    "final_rel_error", "max_rel_error", "unstable_step", "last_stable_step", "last_stable_energy",
     "last_stable_drift", "last_stable_error", "last_stable_rel_error",
     "max_abs_drift_while_stable", "max_error_while_stable", "max_rel_error_while_stable"};
 
@@ -2399,6 +2399,106 @@ static void test_user_terms_config(void **state)
     H5Fclose(h);
 }
 
+/* Mass swept beside omega0 and zeta: rows run method, dt, mass, omega0, zeta (zeta fastest);
+ * the file records m in /points' mass column (kg) and k = m omega0^2, c = 2 zeta sqrt(k m) as
+ * computed ((m omega0) omega0: the expressions below, compared exactly). The masses are powers of
+ * two, which scale k and c without changing any rounding of w2 = k/m or gam = c/m: every lane
+ * moves the same bits as its mass-1 twin, so their errors are equal, not just close. The
+ * convergence fits are per (method, omega0, zeta, mass), and the summary compares methods on
+ * each dt's 12 springs. */
+static char *dataset_attr(hid_t d, const char *name); /* below, with the CF attributes */
+
+static const char mass_sweep_config[] = "name: masses\n"
+                                        "methods: [semi-implicit, rk4]\n"
+                                        "omega0: [2, 30]\n"
+                                        "zeta: [0, 0.5]\n"
+                                        "mass: [0.5, 1, 2]\n"
+                                        "rate_hz: [60, 120]\n"
+                                        "t_end: 2\n"
+                                        "analyses: convergence\n";
+
+static void test_mass_sweep(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "masses.yaml", mass_sweep_config);
+    proc p = run_in(f->dir, "run", "masses.yaml", "-o", "m.h5", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    assert_non_null(strstr(p.out, "48 points (2 methods x 2 dt x 2 stiffness x 2 drag x 3 mass)"));
+    proc_free(&p);
+    hid_t h = open_h5(f->dir, "m.h5");
+    const size_t rows = table_rows(h, "/points");
+    assert_int_equal(rows, 48);
+    double *mass = read_f64(h, "/points/mass", rows), *k = read_f64(h, "/points/stiffness", rows);
+    double *c = read_f64(h, "/points/drag", rows), *err = read_f64(h, "/points/max_error", rows);
+    double *drift = read_f64(h, "/points/max_abs_drift", rows);
+    const double m[] = {0.5, 1, 2}, w[] = {2, 30}, z[] = {0, 0.5};
+    for (size_t r = 0; r < rows; r++) {
+        const size_t iz = r % 2, iw = r / 2 % 2, im = r / 4 % 3, twin = r - im * 4 + 4;
+        const double kr = m[im] * w[iw] * w[iw];
+        assert_true(mass[r] == m[im]);
+        assert_true(k[r] == kr);
+        assert_true(c[r] == 2.0 * z[iz] * sqrt(kr * m[im]));
+        assert_true(err[r] == err[twin] && drift[r] == drift[twin]); /* twin: its mass-1 lane */
+    }
+    hid_t d = H5Dopen2(h, "/points/mass", H5P_DEFAULT);
+    char *units = dataset_attr(d, "units"), *long_name = dataset_attr(d, "long_name");
+    assert_string_equal(units, "kg");
+    assert_non_null(strstr(long_name, "mass"));
+    free(units), free(long_name);
+    H5Dclose(d);
+    const size_t fits = table_rows(h, "/convergence");
+    assert_int_equal(fits, 2 * 12); /* per method, each (omega0, zeta, mass) */
+    double *fit_mass = read_f64(h, "/convergence/mass", fits);
+    for (size_t i = 0; i < fits; i++)
+        assert_true(fit_mass[i] == m[i / 4 % 3]);
+    free(mass), free(k), free(c), free(err), free(drift), free(fit_mass);
+    H5Fclose(h);
+    p = run_in(f->dir, "summary", "m.h5", "--format", "csv", NULL);
+    if (p.code != 0)
+        fail_msg("summary: exit %d: %s", p.code, p.err);
+    assert_non_null(strstr(p.out, ",semi-implicit,12,"));
+    assert_non_null(strstr(p.out, ",rk4,12,"));
+    /* a file of an older version has no mass column: the summary reads it as one mass, and
+     * (every method's lane j being the same spring anyway) answers the same */
+    char *with_mass = strdup(p.out);
+    assert_non_null(with_mass);
+    proc_free(&p);
+    char path[PATHLEN + 8];
+    fmt(path, sizeof path, "%s/m.h5", f->dir);
+    h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(h >= 0 && H5Ldelete(h, "/points/mass", H5P_DEFAULT) >= 0);
+    H5Fclose(h);
+    p = run_in(f->dir, "summary", "m.h5", "--format", "csv", NULL);
+    if (p.code != 0)
+        fail_msg("summary without a mass column: exit %d: %s", p.code, p.err);
+    assert_string_equal(p.out, with_mass);
+    free(with_mass);
+    proc_free(&p);
+}
+
+/* A bad mass list: exit 2, one located line, no file. */
+static void test_bad_mass_list(void **state)
+{
+    fixture *f = *state;
+    const char *cases[][2] = {
+        {"name: bad\nstiffness: 1\nmass: [1, -2]\ndt: 0.1\nsteps: 10\n",
+         "bad.yaml:3:11: mass: expected a number >= 0, got -2\n"},
+        {"name: bad\nstiffness: 1\nmass: []\ndt: 0.1\nsteps: 10\n",
+         "bad.yaml:3:7: mass: expected at least one value\n"},
+        {"name: bad\nomega0: 1\nmass: [2, 0]\ndt: 0.1\nsteps: 10\n",
+         "bad.yaml:3:11: mass: expected a mass > 0 with omega0 (mass 0 pins a lane)\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        write_file(f->dir, "bad.yaml", cases[i][0]);
+        proc p = run_in(f->dir, "run", "bad.yaml", "-o", "bad.h5", NULL);
+        assert_int_equal(p.code, 2);
+        assert_string_equal(p.err, cases[i][1]);
+        assert_false(exists(f->dir, "bad.h5"));
+        proc_free(&p);
+    }
+}
+
 /* Several mistakes: exit 2, one located line each, no file. */
 static void test_config_errors_together(void **state)
 {
@@ -2756,6 +2856,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_isa_paths_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_limit_of_cgroup, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_terms_config, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mass_sweep, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_mass_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_errors_together, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_options, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_directories_alike, setup, teardown),

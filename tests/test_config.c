@@ -150,7 +150,7 @@ static void omega0_and_zeta_axes(void **state)
         double k = cfg.stiffness.values[i];
         assert_true(fabs(k - m * w[i] * w[i]) <= tol * k);
         for (size_t j = 0; j < 3; j++) {
-            double c = config_drag(&cfg, i, j), want = 2 * z[j] * m * w[i];
+            double c = config_drag(&cfg, i, j, 0), want = 2 * z[j] * m * w[i];
             assert_true(fabs(c - want) <= tol * want);
             assert_true(fabs(c / (2 * sqrt(k * m)) - z[j]) <= tol * z[j]);
             assert_true(isnan(cfg.drag.values[j])); /* no single c per drag index */
@@ -159,11 +159,11 @@ static void omega0_and_zeta_axes(void **state)
     config_free(&cfg);
     /* stiffness with zeta mixes the two: c = 2 zeta sqrt(k m) */
     assert_int_equal(load_text("stiffness: 4\nzeta: 0.5\ndt: 0.1\nsteps: 1\n", &cfg), 0);
-    assert_true(config_drag(&cfg, 0, 0) == 2.0); /* 2 * 0.5 * sqrt(4 * 1), exact */
+    assert_true(config_drag(&cfg, 0, 0, 0) == 2.0); /* 2 * 0.5 * sqrt(4 * 1), exact */
     config_free(&cfg);
     /* the old keys read as before */
     assert_int_equal(load_text("stiffness: 4\ndrag: 0.3\ndt: 0.1\nsteps: 1\n", &cfg), 0);
-    assert_true(config_drag(&cfg, 0, 0) == 0.3 && cfg.zeta_axis.count == 0);
+    assert_true(config_drag(&cfg, 0, 0, 0) == 0.3 && cfg.zeta_axis.count == 0);
     config_free(&cfg);
 }
 
@@ -180,6 +180,74 @@ static void omega0_and_zeta_errors(void **state)
     expect_error("zeta: 1\ndt: 0.1\nsteps: 1\n",
                  ":1:1: stiffness: missing, a required key (or give omega0 instead)");
     expect_error("omega0: -1\ndt: 0.1\nsteps: 1\n", ":1:9: omega0: expected a number >= 0");
+}
+
+/* mass as an axis, a list or a range like stiffness. With omega0 and zeta, k = m omega0^2 and
+ * c = 2 zeta sqrt(k m) per lane, rounded as written ((m * omega0) * omega0, then 2 zeta sqrt(k
+ * m)): the same roundings as with one scalar mass, so the values are compared exactly. */
+static void mass_axis(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    if (load_text("methods: [rk4]\nomega0: [1, 7]\nzeta: [0, 0.1]\nmass: [0.5, 1, 3]\n"
+                  "dt: 0.01\nsteps: 4\n", &cfg))
+        fail_msg("%s", err);
+    const double w[] = {1, 7}, z[] = {0, 0.1}, m[] = {0.5, 1, 3};
+    assert_int_equal(cfg.mass.count, 3);
+    assert_int_equal(config_lane_count(&cfg), 2 * 2 * 3);
+    for (size_t j = 0; j < 3; j++) {
+        assert_true(cfg.mass.values[j] == m[j]);
+        for (size_t i = 0; i < 2; i++) {
+            double k = config_stiffness(&cfg, i, j);
+            assert_true(k == m[j] * w[i] * w[i]);
+            assert_true(isnan(cfg.stiffness.values[i])); /* no single k per stiffness index */
+            for (size_t d = 0; d < 2; d++)
+                assert_true(config_drag(&cfg, i, d, j) == 2.0 * z[d] * sqrt(k * m[j]));
+        }
+    }
+    config_free(&cfg);
+    /* a range; k given as stiffness does not depend on m, and stiffness.values keeps it */
+    if (load_text("stiffness: [1, 4]\nmass: {from: 1, to: 4, count: 4}\ndt: 0.1\nsteps: 1\n",
+                  &cfg))
+        fail_msg("%s", err);
+    assert_int_equal(cfg.mass.count, 4);
+    for (size_t j = 0; j < 4; j++)
+        assert_true(cfg.mass.values[j] == 1.0 + (double)j);
+    assert_true(config_stiffness(&cfg, 1, 3) == 4 && cfg.stiffness.values[1] == 4);
+    config_free(&cfg);
+    /* mass 0 pins lanes: allowed in a list when nothing divides by it */
+    if (load_text("stiffness: 1\ndrag: 0.5\nmass: [0, 2]\ndt: 0.1\nsteps: 1\n", &cfg))
+        fail_msg("%s", err);
+    assert_true(cfg.mass.values[0] == 0 && config_drag(&cfg, 0, 0, 0) == 0.5);
+    config_free(&cfg);
+}
+
+/* A bad mass list: exit 2, one line at the offending value. */
+static void bad_mass_lists(void **state)
+{
+    (void)state;
+    expect_error_extra("mass: []\n", ":4:7: mass: expected at least one value");
+    expect_error_extra("mass: [1, -2]\n", ":4:11: mass: expected a number >= 0, got -2");
+    expect_error_extra("mass: [1, x]\n", ":4:11: mass: expected a number, got 'x'");
+    expect_error_extra("mass: {from: -1, to: 2, count: 3}\n",
+                       ":4:14: mass.from: expected a number >= 0");
+    expect_error_extra("mass: {from: 1, to: 2}\n", ":4:7: mass: a range needs from, to and count");
+    expect_error("omega0: 1\nmass: [1, 0]\ndt: 0.1\nsteps: 1\n",
+                 ":2:11: mass: expected a mass > 0 with omega0 (mass 0 pins a lane)");
+    expect_error("stiffness: 1\nzeta: 0.1\nmass: {from: 0, to: 1, count: 3}\ndt: 0.1\nsteps: 1\n",
+                 ":3:7: mass: expected every mass > 0 with zeta (mass 0 pins a lane), but the "
+                 "range reaches 0");
+    /* k = m omega0^2 must stay finite for every mass: 1e100 * 1e150^2 overflows */
+    expect_error("omega0: 1e150\nmass: [1, 1e100]\ndt: 0.1\nsteps: 1\n",
+                 ":1:9: omega0: k = m omega0^2 overflows a double (omega0 1e+150, mass 1e+100)");
+    /* c = 2 zeta sqrt(k m) too: k m = 1e300 * 1e10 overflows at the second mass */
+    expect_error("stiffness: 1e300\nzeta: [0, 2]\nmass: [1, 1e10]\ndt: 0.1\nsteps: 1\n",
+                 ":2:7: zeta: c = 2 zeta sqrt(k m) overflows a double (zeta 2, stiffness 1e+300, "
+                 "mass 1e+10)");
+    /* with another mistake: both reported, each on its own line */
+    expect_errors_bytes("stiffness: 1\nmass: [-1]\ndt: 0\nsteps: 1\n", 39,
+                        ":3:5: dt: expected a positive number, got 0", false);
+    expect_in_error(":2:8: mass: expected a number >= 0, got -1");
 }
 
 /* 1/60 is the double nearest 1/60: one division of two exact operands. */
@@ -315,6 +383,16 @@ static void traces_chosen_by_value(void **state)
         fail_msg("%s", err);
     assert_int_equal(cfg.trace_points[0], 1); /* omega0 = sqrt(9/1) = 3; one dt, one drag */
     config_free(&cfg);
+    /* several masses: mass is an axis of where too. Layout (1 method, 1 dt, 2 mass, 2 omega0,
+     * 2 zeta): row = (mass * 2 + omega0) * 2 + zeta, so (mass 2, omega0 3, zeta 1) is row 7 */
+    if (load_text("methods: [rk4]\nomega0: [1, 3]\nzeta: [0, 1]\nmass: [0.5, 2]\ndt: 0.1\n"
+                  "steps: 1\ntrace: {where: {omega0: 3, zeta: 1, mass: 1.9}}\n", &cfg))
+        fail_msg("%s", err);
+    assert_int_equal(cfg.ntrace_points, 1);
+    assert_int_equal(cfg.trace_points[0], 7);
+    sweep_index at = layout_index(layout_of(&cfg), 7);
+    assert_true(at.mass == 1 && at.stiffness == 1 && at.drag == 1);
+    config_free(&cfg);
 }
 
 static void bad_trace_where(void **state)
@@ -342,6 +420,22 @@ static void bad_trace_where(void **state)
         char text[512];
         snprintf(text, sizeof text, "%s%s", grid, cases[i][0]);
         expect_errors_bytes(text, strlen(text), cases[i][1], false);
+    }
+    /* with several masses: mass is required, and k = m omega0^2 is no axis of its own */
+    const char *masses = "methods: [rk4]\nomega0: [1, 3]\nmass: [0.5, 2]\ndt: 0.1\nsteps: 1\n";
+    const char *mass_cases[][2] = {
+        {"trace: {where: {omega0: 1}}\n", ":6:16: trace.where: missing mass (the sweep has 2 "
+                                          "values of it)"},
+        {"trace: {where: {stiffness: 1, mass: 2}}\n",
+         ":6:17: trace.where.stiffness: with several masses the sweep gives the spring as omega0: "
+         "use omega0"},
+        {"trace: {where: {omega0: 1, mass: -2}}\n",
+         ":6:34: trace.where.mass: expected a number >= 0"},
+    };
+    for (size_t i = 0; i < sizeof mass_cases / sizeof *mass_cases; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s%s", masses, mass_cases[i][0]);
+        expect_errors_bytes(text, strlen(text), mass_cases[i][1], false);
     }
 }
 
@@ -371,7 +465,7 @@ static void shipped_configs_trace_their_promise(void **state)
         assert_string_equal(method, i % 2 ? "rk4" : "semi-implicit"); /* per point, each method */
         assert_true(cfg.dt.values[at.dt] == 0.02);
         assert_true(cfg.stiffness.values[at.stiffness] == want[i / 2][0]);
-        assert_true(config_drag(&cfg, at.stiffness, at.drag) == want[i / 2][1]);
+        assert_true(config_drag(&cfg, at.stiffness, at.drag, at.mass) == want[i / 2][1]);
     }
     config_free(&cfg);
 }
@@ -396,7 +490,7 @@ static void minimal_config_gets_defaults(void **state)
     assert_int_equal(cfg.drag.count, 1);
     assert_true(cfg.drag.values[0] == 0.0);
     assert_true(cfg.dt.values[0] == 0.1);
-    assert_true(cfg.gravity == 0.0 && cfg.mass == 1.0);
+    assert_true(cfg.gravity == 0.0 && cfg.mass.count == 1 && cfg.mass.values[0] == 1.0);
     assert_true(cfg.x0[0] == 1.0 && cfg.v0[0] == 0.0);
     assert_int_equal(cfg.steps, 10);
     assert_true(cfg.t_end == 0.0);
@@ -451,7 +545,7 @@ static void full_config_loads_every_key(void **state)
     assert_int_equal(cfg.dt.count, 5);
     assert_true(cfg.dt.values[0] == 0.1 && cfg.dt.values[4] == 0.2);
     assert_true(fabs(cfg.dt.values[2] - 0.15) < 1e-15);
-    assert_true(cfg.gravity == -9.81 && cfg.mass == 2.5);
+    assert_true(cfg.gravity == -9.81 && cfg.mass.count == 1 && cfg.mass.values[0] == 2.5);
     assert_true(cfg.t_end == 10.0);
     assert_int_equal(cfg.steps, -1);
     assert_true(cfg.trace);
@@ -667,7 +761,7 @@ static void wrong_types(void **state)
     expect_error("stiffness: 1\ndt:\nsteps: 3\n", ":2:4: dt: expected a number, got ''");
     expect_error("stiffness: 1\ndt: [0.1, [0.2]]\nsteps: 3\n",
                  ":2:11: dt: expected a number, not a list");
-    expect_error_extra("mass: [1, 2]\n", ":4:7: mass: expected a number, not a list");
+    expect_error_extra("mass: [1, [2]]\n", ":4:11: mass: expected a number, not a list");
     expect_error_extra("gravity: {down: 1}\n", ":4:10: gravity: expected a number, not a mapping");
     expect_error("stiffness: 1\ndt: 0.1\nsteps: many\n",
                  ":3:8: steps: expected a number, got 'many'");
@@ -936,6 +1030,8 @@ int main(void)
         cmocka_unit_test(random_bytes),
         cmocka_unit_test(omega0_and_zeta_axes),
         cmocka_unit_test(omega0_and_zeta_errors),
+        cmocka_unit_test(mass_axis),
+        cmocka_unit_test(bad_mass_lists),
         cmocka_unit_test(fractions_and_rates),
         cmocka_unit_test(several_errors_reported_together),
         cmocka_unit_test(method_typos_get_did_you_mean),

@@ -30,6 +30,16 @@ static const char multi_item_config[] = "name: items\n"
                                         "dt: [0.05, 0.02]\n"
                                         "t_end: 4\n";
 
+/* The same 1200 lanes per batch as 3 masses x 200 stiffness x 2 drag: items cut across the
+ * masses (item 0 ends inside mass 1's block, item 1 inside mass 2's). */
+static const char mass_item_config[] = "name: items\n"
+                                       "methods: [semi-implicit, verlet, rk4]\n"
+                                       "omega0: {from: 0.5, to: 60, count: 200, spacing: log}\n"
+                                       "zeta: [0, 0.35]\n"
+                                       "mass: [0.5, 1, 3]\n"
+                                       "dt: [0.05, 0.02]\n"
+                                       "t_end: 4\n";
+
 static void load_text(const char *text, osc_config *cfg)
 {
     char err[512];
@@ -38,11 +48,10 @@ static void load_text(const char *text, osc_config *cfg)
 }
 
 /* The items tile the rows exactly: in row order, none crossing a batch, none empty. */
-static void items_cover_every_row_once(void **state)
+static void items_cover_every_row_once_of(const char *text)
 {
-    (void)state;
     osc_config cfg;
-    load_text(multi_item_config, &cfg);
+    load_text(text, &cfg);
     const sweep_layout lay = layout_of(&cfg);
     const size_t n = sweep_item_count(&cfg);
     assert_int_equal(n, 3 * 2 * 3);
@@ -61,6 +70,13 @@ static void items_cover_every_row_once(void **state)
     assert_int_equal(next_row, layout_rows(lay));
     assert_int_equal(sweep_item_at(&cfg, 2).lanes, 1200 - 2 * SWEEP_ITEM_LANES);
     config_free(&cfg);
+}
+
+static void items_cover_every_row_once(void **state)
+{
+    (void)state;
+    items_cover_every_row_once_of(multi_item_config);
+    items_cover_every_row_once_of(mass_item_config);
 }
 
 /* The default job offers enough items to keep a 64-thread machine busy (it has 54 batches of
@@ -97,11 +113,10 @@ static void assert_points_equal(const sweep_points *a, const sweep_points *b, si
 
 /* Rows computed item by item equal the rows of each batch run whole, audited the same way:
  * the bits do not depend on where the lanes were cut. */
-static void items_equal_whole_batches(void **state)
+static void items_equal_whole_batches_of(const char *text)
 {
-    (void)state;
     osc_config cfg;
-    load_text(multi_item_config, &cfg);
+    load_text(text, &cfg);
     char err[1024];
     sweep_result res;
     if (sweep_run(&cfg, false, &res, err, sizeof err))
@@ -138,12 +153,20 @@ static void items_equal_whole_batches(void **state)
             osc_audit_free(audit);
             osc_batch_free(b);
         }
-    /* omega0 dt reaches sqrt(4000) * 0.05 = 3.2: the stiffest lanes go unstable for every
-     * method, so rows of unstable lanes (their last stable values) are compared too */
+    /* omega0 dt reaches sqrt(4000) * 0.05 = 3.2 (60 * 0.05 = 3 with masses): the stiffest
+     * lanes go unstable for every method, so rows of unstable lanes (their last stable values)
+     * are compared too */
     print_message("%zu rows compared, %zu unstable\n", layout_rows(lay), unstable);
     assert_true(unstable > 0);
     sweep_result_free(&res);
     config_free(&cfg);
+}
+
+static void items_equal_whole_batches(void **state)
+{
+    (void)state;
+    items_equal_whole_batches_of(multi_item_config);
+    items_equal_whole_batches_of(mass_item_config);
 }
 
 /* Same rows, bit for bit, on 1 and 3 threads (3 threads: items finish out of order). */

@@ -30,9 +30,9 @@ static const double drift[] = {0.1, 9, 0.3, INFINITY, 0.05, INFINITY, 0.2, INFIN
                                0.0125, INFINITY};
 static const bool stable[] = {1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0};
 
-static char *render(summary_format format, const double *stiffness)
+static char *render_masses(summary_format format, const double *stiffness, const double *mass)
 {
-    points_view v = {12, method, dt, stiffness, c, err, drift, stable};
+    points_view v = {12, method, dt, stiffness, c, err, drift, stable, mass};
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
@@ -40,6 +40,12 @@ static char *render(summary_format format, const double *stiffness)
     assert_int_equal(report_per_dt(out, &v, format), 0);
     assert_int_equal(fclose(out), 0);
     return buf;
+}
+
+/* Without masses: a file written before mass was a column. */
+static char *render(summary_format format, const double *stiffness)
+{
+    return render_masses(format, stiffness, NULL);
 }
 
 static void csv_answers_on_the_common_set(void **state)
@@ -99,12 +105,32 @@ static void different_lanes_no_common_set(void **state)
     free(text);
 }
 
+/* Lanes of the same k and c but another mass are other springs: with b's lane 1 at dt 0.1 of
+ * mass 2, that dt has no common set (as above); with the same masses everywhere, the answer is
+ * the one without a mass column. */
+static void another_mass_is_another_spring(void **state)
+{
+    (void)state;
+    double mass[12];
+    for (size_t i = 0; i < 12; i++)
+        mass[i] = 0.5;
+    char *same = render_masses(SUMMARY_CSV, k, mass), *none = render(SUMMARY_CSV, k);
+    assert_string_equal(same, none);
+    free(same), free(none);
+    mass[7] = 2;
+    char *csv = render_masses(SUMMARY_CSV, k, mass);
+    assert_non_null(strstr(csv, "0.10000000000000001,10,a,3,3,1,0,,\n"));
+    assert_non_null(strstr(csv, "0.050000000000000003,20,a,3,1,0.33333333333333331,1,0.5,"));
+    free(csv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(csv_answers_on_the_common_set),
         cmocka_unit_test(json_and_text),
         cmocka_unit_test(different_lanes_no_common_set),
+        cmocka_unit_test(another_mass_is_another_spring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

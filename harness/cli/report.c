@@ -76,7 +76,8 @@ static void method_line(FILE *out, const char *name, const sweep_result *res)
 points_view report_points_view(const sweep_points *p)
 {
     return (points_view){p->rows,      p->method,    p->dt,           p->stiffness,
-                         p->drag,      p->max_error, p->max_abs_drift, p->stable};
+                         p->drag,      p->max_error, p->max_abs_drift, p->stable,
+                         p->mass};
 }
 
 /* One (dt, method) of the comparison. */
@@ -85,7 +86,7 @@ typedef struct dt_row {
     double dt;
     size_t lanes, stable, common; /* common: lanes stable for every method at this dt */
     double worst_error, worst_drift; /* over the common set; NaN when it is empty */
-    bool lanes_match;                /* every method's lane j is the same (k, c) */
+    bool lanes_match;                /* every method's lane j is the same (k, c, m) */
 } dt_row;
 
 typedef struct dt_table {
@@ -159,6 +160,13 @@ static int group_rows(const points_view *v, dt_table *t, size_t **offset_out, si
     return 0;
 }
 
+/* Rows a and b hold the same spring (k, c, m; a view without masses has one). */
+static bool same_spring(const points_view *v, size_t a, size_t b)
+{
+    return v->stiffness[a] == v->stiffness[b] && v->drag[a] == v->drag[b] &&
+           (!v->mass || v->mass[a] == v->mass[b]);
+}
+
 /* The common set of dt d and each method's figures over it. */
 static void compare_at_dt(const points_view *v, dt_table *t, size_t d, const size_t *offset,
                           const size_t *rows)
@@ -170,7 +178,7 @@ static void compare_at_dt(const points_view *v, dt_table *t, size_t d, const siz
         const size_t *a = rows + offset[d * t->nmethods], *b = rows + offset[d * t->nmethods + m];
         match = offset[d * t->nmethods + m + 1] - offset[d * t->nmethods + m] == lanes;
         for (size_t j = 0; match && j < lanes; j++)
-            match = v->stiffness[a[j]] == v->stiffness[b[j]] && v->drag[a[j]] == v->drag[b[j]];
+            match = same_spring(v, a[j], b[j]);
     }
     for (size_t m = 0; m < t->nmethods; m++) {
         size_t b = d * t->nmethods + m;
@@ -237,8 +245,8 @@ static void print_worst(FILE *out, double v)
 static void per_dt_text(FILE *out, const dt_table *t)
 {
     fprintf(out, "\nwhich method at each dt: the share of lanes stable, and the worst error and "
-                 "|drift| over the\ncommon set, the lanes (stiffness, drag) stable for EVERY method "
-                 "at that dt, so methods are\ncompared on the same springs\n");
+                 "|drift| over the\ncommon set, the lanes (stiffness, drag, mass) stable for EVERY "
+                 "method at that dt, so methods\nare compared on the same springs\n");
     for (size_t d = 0; d < t->ndt; d++) {
         const dt_row *r = &t->rows[d * t->nmethods];
         fprintf(out, "\ndt = %.6g (%.6g Hz): ", r->dt, 1.0 / r->dt);
@@ -336,13 +344,35 @@ static void print_verdict(FILE *out, osc_verdict v, osc_verdict_reason why)
         fprintf(out, "%s: %s\n", osc_verdict_name(v), osc_verdict_reason_text(why));
 }
 
+/* Whether the fits are of more than one mass (then the tables name each fit's mass). */
+static bool several_masses(const convergence_rows *c)
+{
+    for (size_t i = 1; i < c->rows; i++)
+        if (c->mass[i] != c->mass[0])
+            return true;
+    return false;
+}
+
+/* " %8.4g" of the mass, or nothing with a single mass (the table as before mass was an axis). */
+static void print_mass(FILE *out, bool masses, const char *head, double mass)
+{
+    if (masses && head)
+        fprintf(out, " %8s", head);
+    else if (masses)
+        fprintf(out, " %8.4g", mass);
+}
+
 static void print_convergence_rows(FILE *out, const convergence_rows *c)
 {
-    fprintf(out, "%-20s %10s %8s %8s %8s %17s %6s %19s  %s\n", "method", "stiffness", "drag",
-            "declared", "measured", "95% interval", "points", "dt fitted", "verdict");
+    const bool masses = several_masses(c);
+    fprintf(out, "%-20s %10s %8s", "method", "stiffness", "drag");
+    print_mass(out, masses, "mass", 0);
+    fprintf(out, " %8s %8s %17s %6s %19s  %s\n", "declared", "measured", "95% interval",
+            "points", "dt fitted", "verdict");
     for (size_t i = 0; i < c->rows; i++) {
-        fprintf(out, "%-20s %10.4g %8.4g %8lld %8.3f [%6.3f, %6.3f] %6lld", c->method[i],
-                c->stiffness[i], c->drag[i], (long long)c->declared_order[i],
+        fprintf(out, "%-20s %10.4g %8.4g", c->method[i], c->stiffness[i], c->drag[i]);
+        print_mass(out, masses, NULL, c->mass[i]);
+        fprintf(out, " %8lld %8.3f [%6.3f, %6.3f] %6lld", (long long)c->declared_order[i],
                 c->measured_order[i], c->order_low[i], c->order_high[i],
                 (long long)c->fit_points[i]);
         if (c->fit_points[i] > 0)
@@ -364,25 +394,35 @@ static osc_verdict group_verdict(size_t fits, size_t pass, size_t fail)
     return OSC_VERDICT_INCONCLUSIVE;
 }
 
-/* Many stiffness values: one line per (method, drag) with the counts of the fits' verdicts and
- * the spread of the measured orders. */
+/* Fits i and j are of one group: the same method, drag and mass. */
+static bool same_group(const convergence_rows *c, size_t i, size_t j)
+{
+    return !strcmp(c->method[j], c->method[i]) && c->drag[j] == c->drag[i] &&
+           c->mass[j] == c->mass[i];
+}
+
+/* Many stiffness values: one line per (method, drag, mass) with the counts of the fits' verdicts
+ * and the spread of the measured orders. */
 static void print_convergence_groups(FILE *out, const convergence_rows *c)
 {
-    fprintf(out, "%-20s %9s %8s %5s %5s %5s %7s  %-28s %s\n", "method", "drag", "declared",
-            "fits", "pass", "fail", "inconcl", "measured: median [min, max]", "verdict");
+    const bool masses = several_masses(c);
+    fprintf(out, "%-20s %9s", "method", "drag");
+    print_mass(out, masses, "mass", 0);
+    fprintf(out, " %8s %5s %5s %5s %7s  %-28s %s\n", "declared", "fits", "pass", "fail",
+            "inconcl", "measured: median [min, max]", "verdict");
     double *orders = malloc(c->rows * sizeof *orders);
     if (!orders)
         return;
     for (size_t i = 0; i < c->rows; i++) {
         bool first = true;
         for (size_t j = 0; j < i && first; j++)
-            first = strcmp(c->method[j], c->method[i]) || c->drag[j] != c->drag[i];
+            first = !same_group(c, i, j);
         if (!first)
             continue;
         size_t fits = 0, pass = 0, fail = 0, n = 0;
         long long declared = c->declared_order[i];
         for (size_t j = i; j < c->rows; j++) {
-            if (strcmp(c->method[j], c->method[i]) || c->drag[j] != c->drag[i])
+            if (!same_group(c, i, j))
                 continue;
             fits++;
             pass += c->verdict[j] == OSC_VERDICT_PASS;
@@ -390,8 +430,9 @@ static void print_convergence_groups(FILE *out, const convergence_rows *c)
             if (!isnan(c->measured_order[j]))
                 orders[n++] = c->measured_order[j];
         }
-        fprintf(out, "%-20s %9.7g %8lld %5zu %5zu %5zu %7zu", c->method[i], c->drag[i], declared,
-                fits, pass, fail, fits - pass - fail);
+        fprintf(out, "%-20s %9.7g", c->method[i], c->drag[i]);
+        print_mass(out, masses, NULL, c->mass[i]);
+        fprintf(out, " %8lld %5zu %5zu %5zu %7zu", declared, fits, pass, fail, fits - pass - fail);
         char measured[64] = "-";
         if (n) {
             qsort(orders, n, sizeof *orders, cmp_double);
@@ -508,9 +549,10 @@ static void print_memory(FILE *out, const osc_config *cfg)
     const double gib = 1024.0 * 1024.0 * 1024.0;
     const char *source;
     double limit = sweep_memory_limit(&source);
-    double estimate = sweep_estimate_bytes(cfg, (double)cfg->dt.count,
-                                           (double)(cfg->stiffness.count * cfg->drag.count),
-                                           omp_get_max_threads());
+    double estimate = sweep_estimate_bytes(
+        cfg, (double)cfg->dt.count,
+        (double)(cfg->mass.count * cfg->stiffness.count * cfg->drag.count),
+        omp_get_max_threads());
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         fprintf(out, "memory: peak %.3g GiB resident, estimated %.3g GiB, limit %.3g GiB (%s)\n",
                 (double)ru.ru_maxrss * 1024.0 / gib, estimate / gib, limit / gib, source);
@@ -519,10 +561,14 @@ static void print_memory(FILE *out, const osc_config *cfg)
 void report_print(FILE *out, const osc_config *cfg, const sweep_result *res,
                   const analysis_result *ana, const char *path)
 {
-    fprintf(out, "oscbench %s: %s, %zu points (%zu methods x %zu dt x %zu stiffness x %zu drag), "
+    char masses[48] = ""; /* one mass: the header as before mass was an axis */
+    if (cfg->mass.count > 1)
+        snprintf(masses, sizeof masses, " x %zu mass", cfg->mass.count);
+    fprintf(out, "oscbench %s: %s, %zu points (%zu methods x %zu dt x %zu stiffness x %zu drag%s), "
                  "%s, dim %d\n\n",
             OSC_VERSION, cfg->path, res->points.rows, cfg->nmethods, cfg->dt.count,
-            cfg->stiffness.count, cfg->drag.count, osc_precision_name(cfg->precision), cfg->dim);
+            cfg->stiffness.count, cfg->drag.count, masses, osc_precision_name(cfg->precision),
+            cfg->dim);
     print_methods(out, cfg, res);
     points_view view = report_points_view(&res->points);
     if (report_per_dt(out, &view, SUMMARY_TEXT))

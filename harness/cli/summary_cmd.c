@@ -37,6 +37,7 @@ typedef struct points_read {
     char **method;
     double *dt, *stiffness, *drag, *max_error, *max_abs_drift;
     bool *stable;
+    double *mass; /* NULL for a file written before mass was a column */
 } points_read;
 
 static void points_read_free(points_read *p)
@@ -45,7 +46,7 @@ static void points_read_free(points_read *p)
         for (size_t i = 0; i < p->rows; i++)
             H5free_memory(p->method[i]);
     free(p->method), free(p->dt), free(p->stiffness), free(p->drag), free(p->max_error);
-    free(p->max_abs_drift), free(p->stable);
+    free(p->max_abs_drift), free(p->stable), free(p->mass);
 }
 
 /* A 1-D dataset of `rows` rows read as `mem_type` into a new buffer of `size`-byte elements;
@@ -120,8 +121,11 @@ static int read_points(hid_t f, points_read *p, const char **column, const char 
             return -1;
     }
     *column = "stable";
-    p->stable = read_stable(f, &rows, why);
-    return p->stable ? 0 : -1;
+    if (!(p->stable = read_stable(f, &rows, why)))
+        return -1;
+    *column = "mass"; /* optional: files of older versions have one mass and no column */
+    p->mass = read_column(f, "mass", H5T_NATIVE_DOUBLE, sizeof(double), &rows, why);
+    return p->mass || !strcmp(*why, "missing") ? 0 : -1;
 }
 
 static int parse_format(const char *s, summary_format *format)
@@ -166,7 +170,7 @@ int cmd_summary(int argc, char **argv)
     }
     points_view v = {pts.rows,      (const char *const *)pts.method, pts.dt,
                      pts.stiffness, pts.drag,          pts.max_error,
-                     pts.max_abs_drift, pts.stable};
+                     pts.max_abs_drift, pts.stable,    pts.mass};
     if (format == SUMMARY_TEXT)
         printf("oscbench summary of %s: %zu points\n", path, pts.rows);
     rc = report_per_dt(stdout, &v, format);

@@ -691,6 +691,7 @@ typedef struct loader {
     const ynode *keys[K_COUNT], *vals[K_COUNT];
     sweep_spec stiffness, drag, dt, zeta; /* stiffness: of stiffness or omega0; drag: of drag
                                            * or zeta; dt: of dt or rate_hz */
+    sweep_spec mass;                      /* not given: one mass, 1 */
     bool by_omega0, by_zeta, by_rate; /* which key of each pair gave the axis */
     bool dim_bad;                     /* reported: x0 and v0 lengths are not checked */
     const ynode *trace_points; /* to locate a row beyond the sweep */
@@ -884,6 +885,29 @@ static int load_axis(loader *L, int first, int second, bool required, num_rule r
     return parse_sweep(&L->c, a ? a : b, key_names[a ? first : second], rule, spec);
 }
 
+/* The mass axis: a number, a list or a range like the other swept keys. omega0 and zeta divide
+ * by the mass (omega0 = sqrt(k/m), zeta = c / (2 sqrt(k m))): with them every mass must be > 0,
+ * which a range meets when neither end is 0 (its values lie between its ends). */
+static int load_mass(loader *L)
+{
+    const ynode *n = L->vals[K_MASS];
+    if (!n)
+        return 0;
+    if (parse_sweep(&L->c, n, "mass", NUM_NONNEG, &L->mass))
+        return CONFIG_BAD;
+    if (!L->by_omega0 && !L->by_zeta)
+        return 0;
+    const char *by = L->by_omega0 ? "omega0" : "zeta";
+    if (L->mass.is_range && (L->mass.from == 0 || L->mass.to == 0))
+        return fail_node(&L->c, n, "mass", "expected every mass > 0 with %s (mass 0 pins a "
+                                           "lane), but the range reaches 0", by);
+    for (size_t i = 0; !L->mass.is_range && i < L->mass.count; i++)
+        if (L->mass.values[i] == 0)
+            return fail_node(&L->c, n->kind == YN_SEQ ? n->kids[i] : n, "mass",
+                             "expected a mass > 0 with %s (mass 0 pins a lane)", by);
+    return 0;
+}
+
 static int load_physics(loader *L)
 {
     osc_config *cfg = L->cfg;
@@ -892,17 +916,9 @@ static int load_physics(loader *L)
     bad |= load_axis(L, K_DRAG, K_ZETA, false, NUM_NONNEG, &L->drag, &L->by_zeta);
     bad |= load_axis(L, K_DT, K_RATE_HZ, true, NUM_POSITIVE, &L->dt, &L->by_rate);
     cfg->gravity = 0;
-    cfg->mass = 1;
     if (L->vals[K_GRAVITY])
         bad |= number(&L->c, L->vals[K_GRAVITY], "gravity", NUM_ANY, &cfg->gravity);
-    if (L->vals[K_MASS]) {
-        int rc = number(&L->c, L->vals[K_MASS], "mass", NUM_NONNEG, &cfg->mass);
-        if (!rc && cfg->mass == 0 && (L->by_omega0 || L->by_zeta))
-            rc = fail_node(&L->c, L->vals[K_MASS], "mass",
-                           "expected a mass > 0 with %s (mass 0 pins a lane)",
-                           L->by_omega0 ? "omega0" : "zeta");
-        bad |= rc;
-    }
+    bad |= load_mass(L);
     bad |= load_vector(L, K_X0, 1.0, cfg->x0);
     bad |= load_vector(L, K_V0, 0.0, cfg->v0);
     return bad ? CONFIG_BAD : 0;
@@ -1057,12 +1073,12 @@ static size_t spec_count(const sweep_spec *s) { return s->given ? s->count : 1; 
  * on the swept key with the most values. */
 static int check_size(loader *L)
 {
-    const sweep_spec *specs[] = {&L->dt, &L->stiffness, &L->drag};
+    const sweep_spec *specs[] = {&L->dt, &L->stiffness, &L->drag, &L->mass};
     const char *names[] = {L->by_rate ? "rate_hz" : "dt", L->by_omega0 ? "omega0" : "stiffness",
-                           L->by_zeta ? "zeta" : "drag"};
+                           L->by_zeta ? "zeta" : "drag", "mass"};
     double lanes = (double)L->cfg->nmethods;
     size_t widest = 0;
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         lanes *= (double)spec_count(specs[i]);
         if (spec_count(specs[i]) > spec_count(specs[widest]))
             widest = i;
@@ -1070,7 +1086,8 @@ static int check_size(loader *L)
     const char *limit_source;
     double need = sweep_estimate_bytes(L->cfg, (double)spec_count(&L->dt),
                                        (double)spec_count(&L->stiffness) *
-                                           (double)spec_count(&L->drag),
+                                           (double)spec_count(&L->drag) *
+                                           (double)spec_count(&L->mass),
                                        omp_get_max_threads());
     double have = sweep_memory_limit(&limit_source);
     const double gib = 1024.0 * 1024.0 * 1024.0;
@@ -1106,8 +1123,45 @@ static int keep_copy(loader *L, const sweep *from, sweep *to)
     return 0;
 }
 
+/* The index of the largest zeta (0 without zeta): c = 2 zeta sqrt(k m) grows with zeta. */
+static size_t largest_zeta(const osc_config *cfg)
+{
+    size_t widest = 0;
+    for (size_t d = 1; d < cfg->zeta_axis.count; d++)
+        if (cfg->zeta_axis.values[d] > cfg->zeta_axis.values[widest])
+            widest = d;
+    return widest;
+}
+
+/* The spring of (stiffness index i, mass index j) given by omega0 or zeta: k finite (m omega0^2
+ * can overflow), k > 0 for zeta, and c = 2 zeta sqrt(k m) finite at the largest zeta (drag index
+ * `widest`). */
+static int check_spring(loader *L, size_t i, size_t j, size_t widest)
+{
+    const osc_config *cfg = L->cfg;
+    const double k = config_stiffness(cfg, i, j), m = cfg->mass.values[j];
+    const char *spring = L->by_omega0 ? "omega0" : "stiffness";
+    const double given = L->by_omega0 ? cfg->omega0_axis.values[i] : cfg->stiffness.values[i];
+    if (!isfinite(k))
+        return fail_node(&L->c, L->vals[K_OMEGA0], "omega0",
+                         "k = m omega0^2 overflows a double (omega0 %g, mass %g)", given, m);
+    if (!L->by_zeta)
+        return 0;
+    if (!(k > 0))
+        return fail_node(&L->c, L->vals[K_ZETA], "zeta",
+                         "zeta = c / (2 sqrt(k m)) needs every stiffness > 0 (%s %g with mass %g "
+                         "is a free particle); give drag instead", spring, given, m);
+    if (!isfinite(config_drag(cfg, i, widest, j)))
+        return fail_node(&L->c, L->vals[K_ZETA], "zeta",
+                         "c = 2 zeta sqrt(k m) overflows a double (zeta %g, %s %g, mass %g)",
+                         cfg->zeta_axis.values[widest], spring, given, m);
+    return 0;
+}
+
 /* omega0 -> k = m omega0^2, rate_hz -> dt = 1/rate_hz (each one rounding); zeta stays zeta,
- * read per lane by config_drag, and drag.values becomes NaN (no single c per drag index). */
+ * read per lane by config_drag, and drag.values becomes NaN (no single c per drag index). With
+ * omega0 and several masses there is no single k per stiffness index either: config_stiffness
+ * gives it per lane, and stiffness.values becomes NaN. */
 static int convert_axes(loader *L)
 {
     osc_config *cfg = L->cfg;
@@ -1116,18 +1170,16 @@ static int convert_axes(loader *L)
         (L->by_rate && keep_copy(L, &cfg->dt, &cfg->rate_hz)))
         return CONFIG_BAD;
     for (size_t i = 0; L->by_omega0 && i < cfg->stiffness.count; i++)
-        cfg->stiffness.values[i] = cfg->mass * cfg->stiffness.values[i] * cfg->stiffness.values[i];
+        cfg->stiffness.values[i] = cfg->mass.count == 1 ? config_stiffness(cfg, i, 0) : NAN;
     for (size_t i = 0; L->by_rate && i < cfg->dt.count; i++)
         cfg->dt.values[i] = 1.0 / cfg->dt.values[i];
     for (size_t i = 0; L->by_zeta && i < cfg->drag.count; i++)
         cfg->drag.values[i] = NAN;
-    for (size_t i = 0; L->by_zeta && i < cfg->stiffness.count; i++)
-        if (!(cfg->stiffness.values[i] > 0))
-            return fail_node(&L->c, L->vals[K_ZETA], "zeta",
-                             "zeta = c / (2 sqrt(k m)) needs every stiffness > 0 (%s %g is a "
-                             "free particle); give drag instead",
-                             L->by_omega0 ? "omega0" : "stiffness",
-                             L->by_omega0 ? cfg->omega0_axis.values[i] : cfg->stiffness.values[i]);
+    const size_t widest = largest_zeta(cfg);
+    for (size_t j = 0; (L->by_omega0 || L->by_zeta) && j < cfg->mass.count; j++)
+        for (size_t i = 0; i < cfg->stiffness.count; i++)
+            if (check_spring(L, i, j, widest))
+                return CONFIG_BAD;
     return 0;
 }
 
@@ -1141,9 +1193,16 @@ static int expand_all(loader *L)
             return fail_at(&L->c, 0, 0, NULL, "out of memory");
         L->drag.values[0] = zero;
     }
+    if (!L->mass.given) {
+        L->mass = (sweep_spec){.values = malloc(sizeof(double)), .count = 1, .given = true};
+        if (!L->mass.values)
+            return fail_at(&L->c, 0, 0, NULL, "out of memory");
+        L->mass.values[0] = 1.0;
+    }
     if (expand_sweep(&L->c, &L->stiffness, "stiffness", &cfg->stiffness) ||
         expand_sweep(&L->c, &L->drag, "drag", &cfg->drag) ||
-        expand_sweep(&L->c, &L->dt, "dt", &cfg->dt) || convert_axes(L))
+        expand_sweep(&L->c, &L->dt, "dt", &cfg->dt) ||
+        expand_sweep(&L->c, &L->mass, "mass", &cfg->mass) || convert_axes(L))
         return CONFIG_BAD;
     cfg->has_stability_zeta = L->zeta.given;
     return L->zeta.given ? expand_sweep(&L->c, &L->zeta, "stability.zeta", &cfg->stability_zeta)
@@ -1165,20 +1224,40 @@ static int check_step_counts(loader *L)
 /* ---- traces chosen by value --------------------------------------------------------------- */
 
 /* The keys of a trace.where mapping: an axis in the unit the user names. */
-enum { W_STIFFNESS, W_OMEGA0, W_DRAG, W_ZETA, W_DT, W_RATE_HZ, W_COUNT };
-static const char *const where_names[W_COUNT] = {"stiffness", "omega0", "drag",
-                                                 "zeta",      "dt",     "rate_hz"};
+enum { W_STIFFNESS, W_OMEGA0, W_DRAG, W_ZETA, W_DT, W_RATE_HZ, W_MASS, W_COUNT };
+static const char *const where_names[W_COUNT] = {"stiffness", "omega0",  "drag", "zeta",
+                                                 "dt",        "rate_hz", "mass"};
 
-/* Axis value i in the unit of where key w. */
+/* The axes of a where mapping, in sweep_index order after the method: the key or keys that may
+ * name each (second -1: one key only), and the axis's name in messages. */
+enum { WA_DT, WA_STIFFNESS, WA_DRAG, WA_MASS, WA_COUNT };
+static const struct where_axis {
+    int first, second;
+    const char *name;
+} where_axes[WA_COUNT] = {{W_DT, W_RATE_HZ, "dt"},
+                          {W_STIFFNESS, W_OMEGA0, "stiffness"},
+                          {W_DRAG, W_ZETA, "drag"},
+                          {W_MASS, -1, "mass"}};
+
+static size_t where_axis_count(const osc_config *cfg, int axis)
+{
+    const size_t counts[WA_COUNT] = {cfg->dt.count, cfg->stiffness.count, cfg->drag.count,
+                                     cfg->mass.count};
+    return counts[axis];
+}
+
+/* Axis value i in the unit of where key w (stiffness and omega0 of a sweep of one mass). */
 static double axis_value(const osc_config *cfg, int w, size_t i)
 {
     switch (w) {
-    case W_STIFFNESS: return cfg->stiffness.values[i];
-    case W_OMEGA0: return cfg->omega0_axis.count ? cfg->omega0_axis.values[i]
-                                                 : sqrt(cfg->stiffness.values[i] / cfg->mass);
+    case W_STIFFNESS: return config_stiffness(cfg, i, 0);
+    case W_OMEGA0:
+        return cfg->omega0_axis.count ? cfg->omega0_axis.values[i]
+                                      : sqrt(cfg->stiffness.values[i] / cfg->mass.values[0]);
     case W_DRAG: return cfg->drag.values[i];
     case W_ZETA: return cfg->zeta_axis.values[i];
     case W_DT: return cfg->dt.values[i];
+    case W_MASS: return cfg->mass.values[i];
     default: return cfg->rate_hz.count ? cfg->rate_hz.values[i] : 1.0 / cfg->dt.values[i];
     }
 }
@@ -1193,42 +1272,55 @@ static size_t nearest_index(const osc_config *cfg, int w, size_t count, double w
     return best;
 }
 
-/* One where mapping: the (dt, stiffness, drag) indices nearest its values. An axis of one value
- * may be left out; drag or zeta only as the sweep gives the damping (the other is not one
- * value per index). */
-static int where_indices(loader *L, const ynode *map, size_t idx[3])
+/* Whether where key w names one value per index of its axis: drag or zeta only as the sweep
+ * gives the damping; with several masses, stiffness or omega0 only as the sweep gives the spring
+ * (k = m omega0^2 then differs from mass to mass). Otherwise an error on the key. */
+static int where_key_fits(loader *L, const ynode *key, int w, const char *full)
+{
+    const osc_config *cfg = L->cfg;
+    bool zeta_sweep = cfg->zeta_axis.count > 0, omega0_sweep = cfg->omega0_axis.count > 0;
+    if ((w == W_DRAG && zeta_sweep) || (w == W_ZETA && !zeta_sweep))
+        return fail_node(&L->c, key, full, "the sweep gives the damping as %s: use %s",
+                         zeta_sweep ? "zeta" : "drag", zeta_sweep ? "zeta" : "drag");
+    if (cfg->mass.count > 1 && ((w == W_STIFFNESS && omega0_sweep) ||
+                                (w == W_OMEGA0 && !omega0_sweep)))
+        return fail_node(&L->c, key, full,
+                         "with several masses the sweep gives the spring as %s: use %s",
+                         omega0_sweep ? "omega0" : "stiffness",
+                         omega0_sweep ? "omega0" : "stiffness");
+    return 0;
+}
+
+/* One where mapping: the (dt, stiffness, drag, mass) indices nearest its values. An axis of one
+ * value may be left out. */
+static int where_indices(loader *L, const ynode *map, size_t idx[WA_COUNT])
 {
     const osc_config *cfg = L->cfg;
     const ynode *keys[W_COUNT], *v[W_COUNT];
     if (expect_map(&L->c, map, "trace.where", "a mapping {stiffness: k, drag: c, dt: h}") ||
         fields(&L->c, map, "trace.where.", where_names, W_COUNT, keys, v))
         return CONFIG_BAD;
-    const size_t counts[3] = {cfg->dt.count, cfg->stiffness.count, cfg->drag.count};
-    const char *axis_names[3] = {"dt", "stiffness", "drag"};
-    for (int a = 0; a < 3; a++) { /* a: 0 dt (W_DT, W_RATE_HZ), 1 stiffness, 2 drag */
-        int w0 = a == 0 ? W_DT : a == 1 ? W_STIFFNESS : W_DRAG;
-        if (v[w0] && v[w0 + 1])
-            return fail_node(&L->c, keys[w0 + 1], "trace.where",
-                             "give %s or %s, not both", where_names[w0], where_names[w0 + 1]);
-        int w = v[w0] ? w0 : w0 + 1;
+    for (int a = 0; a < WA_COUNT; a++) {
+        const struct where_axis *ax = &where_axes[a];
+        const size_t count = where_axis_count(cfg, a);
+        const bool has_second = ax->second >= 0 && v[ax->second];
+        if (v[ax->first] && has_second)
+            return fail_node(&L->c, keys[ax->second], "trace.where", "give %s or %s, not both",
+                             where_names[ax->first], where_names[ax->second]);
+        int w = has_second ? ax->second : ax->first;
         idx[a] = 0;
         if (!v[w]) {
-            if (counts[a] > 1)
+            if (count > 1)
                 return fail_node(&L->c, map, "trace.where",
-                                 "missing %s (the sweep has %zu values of it)", axis_names[a],
-                                 counts[a]);
+                                 "missing %s (the sweep has %zu values of it)", ax->name, count);
             continue;
         }
         char key[64];
         snprintf(key, sizeof key, "trace.where.%s", where_names[w]);
         double want;
-        if (number(&L->c, v[w], key, NUM_NONNEG, &want))
+        if (number(&L->c, v[w], key, NUM_NONNEG, &want) || where_key_fits(L, keys[w], w, key))
             return CONFIG_BAD;
-        bool zeta_sweep = cfg->zeta_axis.count > 0;
-        if ((w == W_DRAG && zeta_sweep) || (w == W_ZETA && !zeta_sweep))
-            return fail_node(&L->c, keys[w], key, "the sweep gives the damping as %s: use %s",
-                             zeta_sweep ? "zeta" : "drag", zeta_sweep ? "zeta" : "drag");
-        idx[a] = nearest_index(cfg, w, counts[a], want);
+        idx[a] = nearest_index(cfg, w, count, want);
     }
     return 0;
 }
@@ -1285,12 +1377,14 @@ static int resolve_trace_where(loader *L)
     size_t count = n->kind == YN_SEQ ? n->nkids : 1;
     sweep_layout lay = layout_of(cfg);
     for (size_t i = 0; !rc && i < count; i++) {
-        size_t idx[3];
+        size_t idx[WA_COUNT];
         rc = where_indices(L, n->kind == YN_SEQ ? n->kids[i] : n, idx);
-        for (size_t m = 0; !rc && m < cfg->nmethods; m++)
-            if (chosen[m] && add_trace_row(cfg, layout_row(lay, (sweep_index){m, idx[0], idx[1],
-                                                                                idx[2]})))
+        for (size_t m = 0; !rc && m < cfg->nmethods; m++) {
+            sweep_index at = {.method = m, .dt = idx[WA_DT], .stiffness = idx[WA_STIFFNESS],
+                              .drag = idx[WA_DRAG], .mass = idx[WA_MASS]};
+            if (chosen[m] && add_trace_row(cfg, layout_row(lay, at)))
                 rc = fail_at(&L->c, 0, 0, NULL, "out of memory");
+        }
     }
     free(chosen);
     return rc ? CONFIG_BAD : 0;
@@ -1359,6 +1453,7 @@ static int load_owned_text(const char *path, char *text, size_t len, osc_config 
     free_spec(&L.drag);
     free_spec(&L.dt);
     free_spec(&L.zeta);
+    free_spec(&L.mass);
     ynode_free(root);
     free(text);
     if (status)
@@ -1410,21 +1505,32 @@ void config_free(osc_config *cfg)
     free(cfg->omega0_axis.values);
     free(cfg->zeta_axis.values);
     free(cfg->rate_hz.values);
+    free(cfg->mass.values);
     free(cfg->trace_points);
     free(cfg->stability_zeta.values);
     memset(cfg, 0, sizeof *cfg);
 }
 
-double config_drag(const osc_config *cfg, size_t stiffness, size_t drag)
+double config_stiffness(const osc_config *cfg, size_t stiffness, size_t mass)
+{
+    if (!cfg->omega0_axis.count)
+        return cfg->stiffness.values[stiffness];
+    const double m = cfg->mass.values[mass], omega0 = cfg->omega0_axis.values[stiffness];
+    return m * omega0 * omega0;
+}
+
+double config_drag(const osc_config *cfg, size_t stiffness, size_t drag, size_t mass)
 {
     if (!cfg->zeta_axis.count)
         return cfg->drag.values[drag];
-    return 2.0 * cfg->zeta_axis.values[drag] * sqrt(cfg->stiffness.values[stiffness] * cfg->mass);
+    return 2.0 * cfg->zeta_axis.values[drag] *
+           sqrt(config_stiffness(cfg, stiffness, mass) * cfg->mass.values[mass]);
 }
 
 size_t config_lane_count(const osc_config *cfg)
 {
-    return cfg->nmethods * cfg->dt.count * cfg->stiffness.count * cfg->drag.count;
+    return cfg->nmethods * cfg->dt.count * cfg->mass.count * cfg->stiffness.count *
+           cfg->drag.count;
 }
 
 int config_error(const osc_config *cfg, const char *key, char *err, size_t errlen,

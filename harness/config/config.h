@@ -7,19 +7,22 @@
  *   precision    double | float                                                   default: double
  *   dim          1 | 2 | 3                                                        default: 1
  *   stiffness    k >= 0, swept                                   required, or omega0 instead
- *   omega0*      omega0 = sqrt(k/m) >= 0, swept (k = m omega0^2; mass > 0)   instead of stiffness
+ *   omega0*      omega0 = sqrt(k/m) >= 0, swept (k = m omega0^2 per mass; every mass > 0),
+ *                                                                        instead of stiffness
  *   drag         c >= 0, swept                                                    default: 0
- *   zeta*        zeta = c/(2 sqrt(k m)) >= 0, swept (c = 2 zeta sqrt(k m); every k > 0, mass > 0)
+ *   zeta*        zeta = c/(2 sqrt(k m)) >= 0, swept (c = 2 zeta sqrt(k m) per lane; every k > 0,
+ *                every mass > 0)
  *                                                                                 instead of drag
  *   dt           > 0, swept                                      required, or rate_hz instead
  *   rate_hz*     steps per second > 0, swept (dt = 1/rate_hz)                     instead of dt
  *   gravity      g along the last axis, any finite number                         default: 0
- *   mass         m >= 0 (0 pins a lane)                                           default: 1
+ *   mass         m >= 0 (0 pins a lane), swept* (a number as before, or a list or range)
+ *                                                                                 default: 1
  *   x0, v0       a number (every axis) or a list of exactly `dim` numbers         default: 1, 0
  *   t_end        simulated seconds > 0           \ exactly one of them
  *   steps        whole number of steps >= 1      /
  *   trace        {every: N >= 1 (default 1), points: [row, ...]} (rows of /points)  default: off
- *                where*: {stiffness|omega0, drag|zeta, dt|rate_hz} or a list of them: the
+ *                where*: {stiffness|omega0, drag|zeta, dt|rate_hz, mass} or a list of them: the
  *                nearest grid point, traced for each method, or for trace.methods* only;
  *                its rows follow those of points in trace_points (each row once)
  *   analyses     a list (or one) of: convergence, stability                       default: none
@@ -83,11 +86,14 @@ typedef struct osc_config {
     osc_precision precision;
     int dim;
     sweep stiffness, drag, dt; /* k, c, dt of the lanes' axes, whichever keys gave them; with
-                                * `zeta`, c depends on k as well: read it with config_drag,
-                                * and drag.values holds NaN */
+                                * `zeta`, c depends on k and m as well: read it with
+                                * config_drag, and drag.values holds NaN; with `omega0` and
+                                * more than one mass, k depends on m: read it with
+                                * config_stiffness, and stiffness.values holds NaN */
     sweep omega0_axis, zeta_axis, rate_hz; /* the user's values when those keys were given
                                             * (count 0 otherwise) */
-    double gravity, mass;
+    sweep mass; /* m of the lanes' mass axis: count >= 1 (one value for a scalar `mass`) */
+    double gravity;
     double x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
     double t_end;  /* 0 when steps is given */
     long steps;    /* -1 when t_end is given */
@@ -120,11 +126,15 @@ int config_load_text(const char *path, const char *text, size_t len, osc_config 
                      size_t errlen);
 void config_free(osc_config *cfg);
 
-/* The drag c of the lanes at (stiffness index, drag index): drag.values[drag], or with `zeta`,
- * 2 zeta sqrt(k m). */
-double config_drag(const osc_config *cfg, size_t stiffness, size_t drag);
+/* The stiffness k of the lanes at (stiffness index, mass index): stiffness.values[stiffness],
+ * or with `omega0`, m omega0^2 (rounded as (m * omega0) * omega0). */
+double config_stiffness(const osc_config *cfg, size_t stiffness, size_t mass);
 
-/* Lanes of the sweep: methods x dt x stiffness x drag. */
+/* The drag c of the lanes at (stiffness index, drag index, mass index): drag.values[drag], or
+ * with `zeta`, 2 zeta sqrt(k m) of the lane's k and m. */
+double config_drag(const osc_config *cfg, size_t stiffness, size_t drag, size_t mass);
+
+/* Lanes of the sweep: methods x dt x mass x stiffness x drag. */
 size_t config_lane_count(const osc_config *cfg);
 
 /* Format a located error about top-level `key` for a check the harness makes later

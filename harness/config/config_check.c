@@ -22,6 +22,27 @@ static const char *check_sweep(const sweep *s, bool positive)
     return NULL;
 }
 
+/* Every lane's k and c are valid library input: finite and >= 0 (omega0 and zeta divide by the
+ * mass, zeta by k too, which the loader keeps away from 0). c grows with the drag index's value
+ * (drag or zeta), so the largest of them stands for all. */
+static const char *check_springs(const osc_config *cfg)
+{
+    size_t widest = 0;
+    for (size_t d = 1; d < cfg->zeta_axis.count; d++)
+        if (cfg->zeta_axis.values[d] > cfg->zeta_axis.values[widest])
+            widest = d;
+    for (size_t m = 0; m < cfg->mass.count; m++) {
+        CHECK(!(cfg->omega0_axis.count || cfg->zeta_axis.count) || cfg->mass.values[m] > 0);
+        for (size_t s = 0; s < cfg->stiffness.count; s++) {
+            double k = config_stiffness(cfg, s, m), c = config_drag(cfg, s, widest, m);
+            CHECK(isfinite(k) && k >= 0);
+            CHECK(!cfg->zeta_axis.count || k > 0);
+            CHECK(isfinite(c) && c >= 0);
+        }
+    }
+    return NULL;
+}
+
 static const char *check_name(const char *name)
 {
     size_t len = name ? strlen(name) : 0;
@@ -62,7 +83,6 @@ static const char *check_rest(const osc_config *cfg)
     CHECK(cfg->precision == OSC_DOUBLE || cfg->precision == OSC_FLOAT);
     CHECK(cfg->dim >= 1 && cfg->dim <= OSC_MAX_DIM);
     CHECK(isfinite(cfg->gravity));
-    CHECK(isfinite(cfg->mass) && cfg->mass >= 0);
     for (int a = 0; a < OSC_MAX_DIM; a++)
         CHECK(isfinite(cfg->x0[a]) && isfinite(cfg->v0[a]));
     CHECK(cfg->trace_every >= 1);
@@ -83,10 +103,13 @@ static const char *check_config(const char *path, const osc_config *cfg)
     const char *broken = check_name(cfg->name);
     if (!broken)
         broken = check_methods(cfg);
-    const sweep *sweeps[] = {&cfg->stiffness, cfg->zeta_axis.count ? &cfg->zeta_axis : &cfg->drag,
+    const sweep *sweeps[] = {cfg->omega0_axis.count ? &cfg->omega0_axis : &cfg->stiffness,
+                             cfg->zeta_axis.count ? &cfg->zeta_axis : &cfg->drag, &cfg->mass,
                              &cfg->dt};
-    for (size_t i = 0; i < 3 && !broken; i++)
-        broken = check_sweep(sweeps[i], i == 2);
+    for (size_t i = 0; i < 4 && !broken; i++)
+        broken = check_sweep(sweeps[i], i == 3);
+    if (!broken)
+        broken = check_springs(cfg);
     if (!broken && cfg->has_stability_zeta) {
         broken = check_sweep(&cfg->stability_zeta, false);
         CHECK(cfg->stability_zeta.count <= CONFIG_MAX_ZETA);

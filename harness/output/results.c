@@ -59,6 +59,7 @@ static h5_table *convergence_table(const convergence_rows *c)
     int rc = h5_table_str(t, "method", c->method);
     rc |= h5_table_f64(t, "stiffness", c->stiffness);
     rc |= h5_table_f64(t, "drag", c->drag);
+    rc |= h5_table_f64(t, "mass", c->mass);
     rc |= h5_table_i64(t, "declared_order", c->declared_order);
     rc |= h5_table_f64(t, "measured_order", c->measured_order);
     rc |= h5_table_f64(t, "order_low", c->order_low);
@@ -90,6 +91,7 @@ static h5_table *convergence_local_table(const convergence_local_rows *l)
     int rc = h5_table_str(t, "method", l->method);
     rc |= h5_table_f64(t, "stiffness", l->stiffness);
     rc |= h5_table_f64(t, "drag", l->drag);
+    rc |= h5_table_f64(t, "mass", l->mass);
     rc |= h5_table_f64(t, "dt_low", l->dt_low);
     rc |= h5_table_f64(t, "dt_high", l->dt_high);
     rc |= h5_table_f64(t, "local_order", l->local_order);
@@ -224,6 +226,7 @@ static const h5_column_doc column_docs[] = {
     {"dt", "s", "time step", NULL},
     {"stiffness", "kg s-2", "spring stiffness k", NULL},
     {"drag", "kg s-1", "linear drag coefficient c", NULL},
+    {"mass", "kg", "mass m (0: a pinned lane)", NULL},
     {"omega_dt", "1", "omega0*dt, omega0 = sqrt(k/m): the dimensionless step", NULL},
     {"zeta", "1", "damping ratio c / (2 sqrt(k m))", NULL},
     {"steps", "1", "steps per lane", NULL},

@@ -15,15 +15,15 @@
 typedef struct convergence_local_rows {
     size_t rows;
     const char **method;
-    double *stiffness, *drag, *dt_low, *dt_high, *local_order;
+    double *stiffness, *drag, *mass, *dt_low, *dt_high, *local_order;
     bool *usable, *fitted;
 } convergence_local_rows;
 
-/* /convergence: one row per (method, stiffness, drag) with at least two dt values. */
+/* /convergence: one row per (method, stiffness, drag, mass) with at least two dt values. */
 typedef struct convergence_rows {
     size_t rows;
     const char **method;
-    double *stiffness, *drag, *measured_order, *order_low, *order_high, *std_error;
+    double *stiffness, *drag, *mass, *measured_order, *order_low, *order_high, *std_error;
     double *dt_fit_min, *dt_fit_max; /* NaN without a fit */
     int64_t *declared_order, *fit_points, *dt_points;
     osc_verdict *verdict; /* the library's (osc_order_verdict) */

@@ -58,6 +58,14 @@ def plot_convergence(f, out):
     pts, conv = table(f, "points"), table(f, "convergence")
     if pts is None or conv is None or len(conv["method"]) == 0:
         return None
+    # A mass sweep repeats every spring per mass: the panels show the first mass of the fits
+    # (files without a mass column have one mass).
+    mass_note = ""
+    if "mass" in conv and "mass" in pts and len(set(conv["mass"].tolist())) > 1:
+        mass = conv["mass"][0]
+        conv = {key: col[conv["mass"] == mass] for key, col in conv.items()}
+        pts = {key: col[pts["mass"] == mass] for key, col in pts.items()}
+        mass_note = f", m = {mass:g}"
     # Every drag value gets its panel (drag NaN cannot happen; zeta sweeps give a drag per k,
     # so panels are per distinct drag of the fits).
     drags = sorted(set(conv["drag"].tolist()))
@@ -111,7 +119,7 @@ def plot_convergence(f, out):
             ax.set_ylim(min(all_err) / 5, max(all_err) * 5)
         ax.set_xlabel("dt")
         ax.set_ylabel("max |x - x_exact| over the run")
-        ax.set_title(f"convergence, k = {k:g}, drag = {drag:g}\n"
+        ax.set_title(f"convergence, k = {k:g}, drag = {drag:g}{mass_note}\n"
                      "(pale band: the dt range fitted; legend: fitted order and verdict)",
                      fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
@@ -207,10 +215,12 @@ def plot_stability(f, out):
 
 
 def trace_label(pts, method, row):
-    """A trace's lane in the user's terms: k, c, dt, omega0*dt and zeta from its /points row."""
+    """A trace's lane in the user's terms: k, c, m, dt, omega0*dt and zeta from its /points
+    row."""
     if pts is None or row >= len(pts["dt"]):
         return f"{method} (row {row})"
-    return (f"{method}: k={pts['stiffness'][row]:.4g} c={pts['drag'][row]:.4g} "
+    mass = f" m={pts['mass'][row]:.4g}" if "mass" in pts else ""
+    return (f"{method}: k={pts['stiffness'][row]:.4g} c={pts['drag'][row]:.4g}{mass} "
             f"dt={pts['dt'][row]:.4g}\nomega0*dt={pts['omega_dt'][row]:.3g} "
             f"zeta={pts['zeta'][row]:.3g}")
 

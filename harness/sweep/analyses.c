@@ -91,7 +91,7 @@ static void median_and_worst(double *errors, size_t n, double *median, double *w
 }
 
 /* Lane j of dt d is in the common set when it counts for every method: the /points layout
- * gives lane j the same (stiffness, drag) in every method's batch of that dt. */
+ * gives lane j the same (stiffness, drag, mass) in every method's batch of that dt. */
 static bool lane_common(sweep_layout lay, const sweep_points *p, size_t d, size_t j)
 {
     for (size_t m = 0; m < lay.nmethods; m++)
@@ -163,13 +163,14 @@ static void free_work(work_rows *w)
     free(w->common_points), free(w->median_error_common), free(w->worst_error_common);
 }
 
-/* ---- convergence: one fit per (method, stiffness, drag) over its dt values ---- */
+/* ---- convergence: one fit per (method, stiffness, drag, mass) over its dt values ---- */
 
 static bool alloc_conv(convergence_rows *c, size_t rows)
 {
     c->rows = rows;
     return (c->method = calloc(rows, sizeof *c->method)) &&
            (c->stiffness = calloc(rows, sizeof(double))) && (c->drag = calloc(rows, sizeof(double))) &&
+           (c->mass = calloc(rows, sizeof(double))) &&
            (c->measured_order = calloc(rows, sizeof(double))) &&
            (c->order_low = calloc(rows, sizeof(double))) &&
            (c->order_high = calloc(rows, sizeof(double))) &&
@@ -189,7 +190,8 @@ static bool alloc_local(convergence_local_rows *l, size_t capacity)
     l->rows = 0;
     size_t n = capacity ? capacity : 1;
     return (l->method = calloc(n, sizeof *l->method)) && (l->stiffness = calloc(n, sizeof(double))) &&
-           (l->drag = calloc(n, sizeof(double))) && (l->dt_low = calloc(n, sizeof(double))) &&
+           (l->drag = calloc(n, sizeof(double))) && (l->mass = calloc(n, sizeof(double))) &&
+           (l->dt_low = calloc(n, sizeof(double))) &&
            (l->dt_high = calloc(n, sizeof(double))) &&
            (l->local_order = calloc(n, sizeof(double))) && (l->usable = calloc(n, sizeof(bool))) &&
            (l->fitted = calloc(n, sizeof(bool)));
@@ -197,16 +199,17 @@ static bool alloc_local(convergence_local_rows *l, size_t capacity)
 
 static void free_local(convergence_local_rows *l)
 {
-    free(l->method), free(l->stiffness), free(l->drag), free(l->dt_low), free(l->dt_high);
+    free(l->method), free(l->stiffness), free(l->drag), free(l->mass), free(l->dt_low);
+    free(l->dt_high);
     free(l->local_order), free(l->usable), free(l->fitted);
 }
 
-static void add_local(convergence_local_rows *l, const char *method, double k, double c,
+static void add_local(convergence_local_rows *l, const char *method, sweep_spring s,
                       const osc_local_order *local, size_t n)
 {
     for (size_t i = 0; i < n; i++, l->rows++) {
         size_t r = l->rows;
-        l->method[r] = method, l->stiffness[r] = k, l->drag[r] = c;
+        l->method[r] = method, l->stiffness[r] = s.k, l->drag[r] = s.c, l->mass[r] = s.m;
         l->dt_low[r] = local[i].dt_low, l->dt_high[r] = local[i].dt_high;
         l->local_order[r] = local[i].order;
         l->usable[r] = local[i].usable, l->fitted[r] = local[i].fitted;
@@ -231,8 +234,7 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
         /* fit r: lane r % lanes of each dt batch of method r / lanes */
         sweep_index at = layout_index_in(lay, r / lanes, 0, r % lanes);
         const osc_method *m = cfg->methods[at.method];
-        double k = cfg->stiffness.values[at.stiffness];
-        double c = config_drag(cfg, at.stiffness, at.drag);
+        const sweep_spring s = layout_spring(cfg, at);
         double t_end = 0;
         for (at.dt = 0; at.dt < ndt; at.dt++) {
             size_t row = layout_row(lay, at);
@@ -240,10 +242,10 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
                                           p->stable[row]};
             t_end = fmax(t_end, p->t_end[row]);
         }
-        double scale = osc_motion_scale(cfg->dim, k, c, cfg->mass, cfg->gravity, cfg->x0,
+        double scale = osc_motion_scale(cfg->dim, s.k, s.c, s.m, cfg->gravity, cfg->x0,
                                         cfg->v0, t_end);
         osc_fit_params par = {osc_precision_eps(cfg->precision), scale,
-                              osc_omega0(k, cfg->mass) * t_end, osc_method_declared_order(m, c)};
+                              osc_omega0(s.k, s.m) * t_end, osc_method_declared_order(m, s.c)};
         osc_order_fit fit;
         size_t nlocal = 0;
         rc = osc_fit_order(pts, ndt, &par, &fit, used);
@@ -251,7 +253,8 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
             rc = osc_local_orders(pts, ndt, &par, used, local, &nlocal);
         if (rc)
             break;
-        out->method[r] = m->name, out->stiffness[r] = k, out->drag[r] = c;
+        out->method[r] = m->name, out->stiffness[r] = s.k, out->drag[r] = s.c;
+        out->mass[r] = s.m;
         out->declared_order[r] = par.declared_order;
         out->measured_order[r] = fit.order, out->std_error[r] = fit.order_se;
         out->order_low[r] = fit.order_low, out->order_high[r] = fit.order_high;
@@ -259,7 +262,7 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
         out->dt_fit_min[r] = fit.dt_min, out->dt_fit_max[r] = fit.dt_max;
         out->verdict[r] = fit.verdict, out->reason[r] = fit.reason;
         out->pass[r] = fit.pass;
-        add_local(&out->local, m->name, k, c, local, nlocal);
+        add_local(&out->local, m->name, s, local, nlocal);
     }
     free(pts), free(local), free(used);
     return rc;
@@ -431,7 +434,7 @@ void analyses_free(analysis_result *a)
 {
     free_work(&a->work);
     convergence_rows *c = &a->conv;
-    free(c->method), free(c->stiffness), free(c->drag), free(c->measured_order);
+    free(c->method), free(c->stiffness), free(c->drag), free(c->mass), free(c->measured_order);
     free(c->order_low), free(c->order_high), free(c->std_error), free(c->declared_order);
     free(c->fit_points), free(c->dt_points), free(c->pass);
     free(c->dt_fit_min), free(c->dt_fit_max), free(c->verdict), free(c->reason);

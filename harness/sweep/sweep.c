@@ -74,6 +74,7 @@ const sweep_column sweep_points_columns[] = {
     COLUMN(dt, SWEEP_F64),
     COLUMN(stiffness, SWEEP_F64),
     COLUMN(drag, SWEEP_F64),
+    COLUMN(mass, SWEEP_F64),
     COLUMN(omega_dt, SWEEP_F64),
     COLUMN(zeta, SWEEP_F64),
     COLUMN(steps, SWEEP_I64),
@@ -103,9 +104,9 @@ static bool alloc_points(sweep_points *p, size_t rows)
 {
     p->rows = rows;
     bool ok = (p->method = calloc(rows, sizeof *p->method)) != NULL;
-    double **f64[] = {&p->dt, &p->stiffness, &p->drag, &p->omega_dt, &p->zeta, &p->t_end,
-                      &p->final_energy, &p->final_drift, &p->max_abs_drift, &p->final_error,
-                      &p->max_error, &p->final_rel_error, &p->max_rel_error,
+    double **f64[] = {&p->dt, &p->stiffness, &p->drag, &p->mass, &p->omega_dt, &p->zeta,
+                      &p->t_end, &p->final_energy, &p->final_drift, &p->max_abs_drift,
+                      &p->final_error, &p->max_error, &p->final_rel_error, &p->max_rel_error,
                       &p->last_stable_energy, &p->last_stable_drift, &p->last_stable_error,
                       &p->last_stable_rel_error, &p->max_abs_drift_while_stable,
                       &p->max_error_while_stable, &p->max_rel_error_while_stable};
@@ -120,7 +121,8 @@ static bool alloc_points(sweep_points *p, size_t rows)
 
 static void free_points(sweep_points *p)
 {
-    free(p->method), free(p->dt), free(p->stiffness), free(p->drag), free(p->omega_dt);
+    free(p->method), free(p->dt), free(p->stiffness), free(p->drag), free(p->mass);
+    free(p->omega_dt);
     free(p->zeta), free(p->t_end), free(p->final_energy), free(p->final_drift);
     free(p->max_abs_drift), free(p->final_error), free(p->max_error), free(p->final_rel_error);
     free(p->max_rel_error), free(p->steps), free(p->unstable_step), free(p->stable);
@@ -174,15 +176,13 @@ sweep_item sweep_item_at(const osc_config *cfg, size_t index)
     return it;
 }
 
-/* Lanes [lane0, lane0 + lanes) of a (method, dt) batch's stiffness x drag grid. */
+/* Lanes [lane0, lane0 + lanes) of a (method, dt) batch's mass x stiffness x drag grid. */
 static int set_lanes(osc_batch *b, const osc_config *cfg, size_t lane0, size_t lanes)
 {
     const sweep_layout lay = layout_of(cfg);
     for (size_t lane = 0; lane < lanes; lane++) {
-        sweep_index at = layout_index_in(lay, 0, 0, lane0 + lane);
-        int rc = osc_batch_set_lane(b, lane, cfg->stiffness.values[at.stiffness],
-                                    config_drag(cfg, at.stiffness, at.drag), cfg->mass, cfg->x0,
-                                    cfg->v0);
+        const sweep_spring s = layout_spring(cfg, layout_index_in(lay, 0, 0, lane0 + lane));
+        int rc = osc_batch_set_lane(b, lane, s.k, s.c, s.m, cfg->x0, cfg->v0);
         if (rc)
             return rc;
     }
@@ -245,15 +245,14 @@ static void record_rows(sweep_points *p, const osc_config *cfg, const sweep_item
     const double dt = cfg->dt.values[it->dt];
     for (size_t lane = 0; lane < it->lanes; lane++) {
         size_t r = it->row0 + lane;
-        sweep_index at = layout_index_in(lay, it->method, it->dt, it->lane0 + lane);
-        double k = cfg->stiffness.values[at.stiffness];
-        double c = config_drag(cfg, at.stiffness, at.drag);
+        const sweep_spring s =
+            layout_spring(cfg, layout_index_in(lay, it->method, it->dt, it->lane0 + lane));
         osc_lane_metrics lm;
         osc_audit_lane_metrics(audit, lane, &lm); /* lane < the batch's lanes: cannot fail */
         p->method[r] = m->name;
-        p->dt[r] = dt, p->stiffness[r] = k, p->drag[r] = c;
-        p->omega_dt[r] = osc_omega0(k, cfg->mass) * dt;
-        p->zeta[r] = osc_zeta(k, c, cfg->mass);
+        p->dt[r] = dt, p->stiffness[r] = s.k, p->drag[r] = s.c, p->mass[r] = s.m;
+        p->omega_dt[r] = osc_omega0(s.k, s.m) * dt;
+        p->zeta[r] = osc_zeta(s.k, s.c, s.m);
         p->steps[r] = steps, p->t_end[r] = (double)steps * dt;
         record_metrics(p, r, &lm);
     }
@@ -484,7 +483,7 @@ static int trace_alloc(sweep_trace *t, size_t samples)
     return OSC_OK;
 }
 
-static int run_trace(const osc_config *cfg, const osc_method *m, double dt, double k, double c,
+static int run_trace(const osc_config *cfg, const osc_method *m, double dt, sweep_spring s,
                      size_t row, sweep_trace *t)
 {
     long steps = sweep_steps_for(cfg, dt), every = cfg->trace_every;
@@ -495,7 +494,7 @@ static int run_trace(const osc_config *cfg, const osc_method *m, double dt, doub
     if (!rc)
         rc = osc_batch_create(&b, m, cfg->precision, cfg->dim, 1, cfg->gravity);
     if (!rc)
-        rc = osc_batch_set_lane(b, 0, k, c, cfg->mass, cfg->x0, cfg->v0);
+        rc = osc_batch_set_lane(b, 0, s.k, s.c, s.m, cfg->x0, cfg->v0);
     if (!rc)
         rc = osc_batch_start(b, dt);
     if (!rc)
@@ -523,10 +522,8 @@ static int run_traces(const osc_config *cfg, sweep_result *out)
         sweep_index at = layout_index(lay, row);
         const osc_method *m = cfg->methods[at.method];
         double dt = cfg->dt.values[at.dt];
-        double k = cfg->stiffness.values[at.stiffness];
-        double c = config_drag(cfg, at.stiffness, at.drag);
         out->ntraces = i + 1;
-        int rc = run_trace(cfg, m, dt, k, c, row, &out->traces[i]);
+        int rc = run_trace(cfg, m, dt, layout_spring(cfg, at), row, &out->traces[i]);
         if (rc)
             return rc;
     }
@@ -548,7 +545,7 @@ int sweep_run(const osc_config *cfg, bool show_progress, sweep_result *out, char
 
 /* The program, its libraries, HDF5's caches: 18.5 MB measured for a one-lane config. */
 #define BASE_BYTES (20.0 * 1024 * 1024)
-/* Per convergence group (method, stiffness, drag): its /convergence row (~110 bytes) and per
+/* Per convergence group (method, stiffness, drag, mass): its /convergence row (~110 bytes) and per
  * successive dt its /convergence_local row (~50 bytes), each held twice while written. */
 #define CONVERGENCE_ROW_BYTES 220.0
 #define CONVERGENCE_LOCAL_ROW_BYTES 100.0

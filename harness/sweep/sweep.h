@@ -1,6 +1,6 @@
 /* Running a config's sweep: expand it into batches of lanes (one batch per method and dt, the
- * stiffness x drag grid side by side in SIMD lanes), step and audit them, gather the /points
- * table, traces and timings in memory. No file I/O here. */
+ * mass x stiffness x drag grid side by side in SIMD lanes), step and audit them, gather the
+ * /points table, traces and timings in memory. No file I/O here. */
 #ifndef OSCBENCH_SWEEP_H
 #define OSCBENCH_SWEEP_H
 
@@ -12,7 +12,8 @@
 #include "config.h"
 #include "oscbench.h"
 
-/* One row per lane: row = ((method * ndt + dt) * nstiffness + stiffness) * ndrag + drag.
+/* One row per lane: row = (((method * ndt + dt) * nmass + mass) * nstiffness + stiffness) *
+ * ndrag + drag (layout.h).
  * The final_* and max_* columns describe the whole run: +inf for a lane that turned unstable
  * (its run has no finite worst error), NaN only where a value is undefined (the relative error
  * of a lane with no distance from rest). What an unstable lane did while it was stable is in the
@@ -20,7 +21,7 @@
 typedef struct sweep_points {
     size_t rows;
     const char **method;
-    double *dt, *stiffness, *drag, *omega_dt, *zeta, *t_end;
+    double *dt, *stiffness, *drag, *mass, *omega_dt, *zeta, *t_end; /* k, c, m of the lane */
     int64_t *steps, *unstable_step, *last_stable_step;
     double *final_energy, *final_drift, *max_abs_drift;
     double *final_error, *max_error, *final_rel_error, *max_rel_error;
@@ -134,7 +135,7 @@ int sweep_finish(const osc_config *cfg, sweep_result *out, char *err, size_t err
 /* Steps a dt gets: `steps` as given, or t_end / dt rounded to the nearest whole step (>= 1). */
 long sweep_steps_for(const osc_config *cfg, double dt);
 
-/* Fill a (method, dt) batch's lanes: the stiffness x drag grid, stiffness-major. */
+/* Fill a (method, dt) batch's lanes: the mass x stiffness x drag grid, mass-major. */
 int sweep_set_lanes(osc_batch *b, const osc_config *cfg);
 
 /* The (method, dt) batch of the config, created, filled and started (*out NULL on failure). */
@@ -152,8 +153,8 @@ long sweep_audit_interval(const osc_config *cfg, double dt);
  * method pointer and the row scale written with it), the convergence tables built from it (when
  * there are two or more dt), one work item's batch and audit per thread (the library's own
  * counts) and the traces (when dt is expanded), plus a fixed allowance for the program and its
- * libraries. ndt and batch_lanes (stiffness x drag) are passed so that the config loader can ask
- * before it expands any range. */
+ * libraries. ndt and batch_lanes (mass x stiffness x drag) are passed so that the config loader
+ * can ask before it expands any range. */
 double sweep_estimate_bytes(const osc_config *cfg, double ndt, double batch_lanes, int threads);
 
 /* The memory this process may use: physical memory, or its cgroups' memory limit (v2
