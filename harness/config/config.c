@@ -1158,7 +1158,8 @@ static int read_include(const ctx *c, char **out, size_t *len)
     return e ? fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(e)) : 0;
 }
 
-/* Record what was read, for provenance (results file) and for --resume's manifest. */
+/* Record what was read, for provenance (results file) and for --resume's manifest: the path as
+ * the config gives it, then the text. */
 static int keep_included(loader *L, const char *path, const char *text, size_t len)
 {
     char head[128];
@@ -1232,7 +1233,7 @@ static int include_methods(loader *L, const ynode *map, size_t index)
     int rc = read_include(&ic, &text, &len);
     if (!rc)
         rc = reject_nul(&ic, text, len) || parse_tree(&ic, text, len, &root);
-    if (!rc && keep_included(L, path, text, len))
+    if (!rc && keep_included(L, v->text, text, len)) /* as written: the same from any cwd */
         rc = fail_at(&L->c, 0, 0, NULL, "out of memory");
     if (!rc)
         rc = define_included(L, &ic, root);
