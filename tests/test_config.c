@@ -991,6 +991,19 @@ static void includes_are_regular_files(void **state)
     snprintf(want, sizeof want, "--- include sub/m.yaml (%zu bytes)\n%s", strlen(defs), defs);
     assert_string_equal(cfg.included_text, want); /* what was read, for provenance */
     config_free(&cfg);
+    /* an include that fits alone but not with the config: the manifest of a --resume
+     * checkpoint holds both, within the loader's limit */
+    size_t big = CONFIG_MAX_BYTES - 16;
+    char *filler = malloc(big);
+    assert_non_null(filler);
+    memset(filler, '#', big);
+    for (size_t i = 79; i < big; i += 80)
+        filler[i] = '\n';
+    write_bytes(inc, filler, big);
+    free(filler);
+    assert_int_equal(load_text(text, &cfg), 2);
+    expect_in_error(":4:25: methods[1].include: the config and the files it includes exceed 16 "
+                    "MiB together");
     unlink(inc);
     rmdir(sub);
 }

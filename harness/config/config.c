@@ -1233,6 +1233,11 @@ static int include_methods(loader *L, const ynode *map, size_t index)
     int rc = read_include(&ic, &text, &len);
     if (!rc)
         rc = reject_nul(&ic, text, len) || parse_tree(&ic, text, len, &root);
+    size_t kept = strlen(L->cfg->text) + (L->cfg->included_text ? strlen(L->cfg->included_text)
+                                                                    : 0);
+    if (!rc && kept + len > CONFIG_MAX_BYTES) /* all of it goes to the checkpoint's manifest */
+        rc = fail_node(&L->c, v, key, "the config and the files it includes exceed %u MiB "
+                                      "together", CONFIG_MAX_BYTES >> 20);
     if (!rc && keep_included(L, v->text, text, len)) /* as written: the same from any cwd */
         rc = fail_at(&L->c, 0, 0, NULL, "out of memory");
     if (!rc)
