@@ -795,6 +795,8 @@ static int method_of(const loader *L, const ynode *n, const osc_method **out)
  * entry and one more function). {include: PATH} reads a YAML list of such definitions from
  * PATH (relative to the including config's directory); its errors name that file and line. */
 
+_Static_assert(CONFIG_MAX_USER_METHODS <= OSC_TABLEAU_METHOD_SLOTS,
+               "a config's tableau methods fit the library's slots");
 #define CONFIG_MAX_INCLUDES 16
 #define CONFIG_MAX_DECLARED_ORDER 32
 

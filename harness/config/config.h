@@ -89,8 +89,6 @@ typedef struct config_user_method {
     const char *family;    /* "rk" */
     int coefficient_order; /* order conditions the coefficients satisfy (all problems) */
     int linear_order;      /* order on linear problems, such as the oscillator */
-    const char *path;      /* the file that defines it, and the line there */
-    int line;
 } config_user_method;
 
 typedef struct osc_config {
@@ -126,7 +124,8 @@ typedef struct osc_config {
     config_user_method *user_methods; /* CONFIG_MAX_USER_METHODS of room, nuser_methods used */
     size_t nuser_methods;
     char *included_text; /* every file the config includes, each as "--- include PATH (N
-                          * bytes)\n" and its text: with text, what the run read (NULL: none) */
+                          * bytes)\n" (PATH as the config gives it) and its text: with text,
+                          * what the run read (NULL: none) */
 } osc_config;
 
 /* Load and validate `path`. Returns 0 and fills cfg (free with config_free), or 2 with cfg
