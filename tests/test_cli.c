@@ -38,6 +38,7 @@
 #include <zlib.h>
 
 #include "audit.h"
+#include "config.h"
 #include "exact.h"
 #include "oscbench.h"
 #include "sweep.h"
@@ -2828,6 +2829,316 @@ static void test_cf_attributes(void **state)
     H5Fclose(h);
 }
 
+/* ---- methods defined by their coefficients (Butcher tableaus) in the config ------------------ */
+
+/* Kutta's third order and rk4, as tableaus, in a file the config includes. */
+static const char byo_methods[] = "# included by byo.yaml\n"
+                                  "- name: kutta3\n"
+                                  "  family: rk\n"
+                                  "  order: 3\n"
+                                  "  a: [[0], [\"1/2\", 0], [-1, 2, 0]]\n"
+                                  "  b: [\"1/6\", \"2/3\", \"1/6\"]\n"
+                                  "  c: [0, \"1/2\", 1]\n"
+                                  "- name: rk4-tableau\n"
+                                  "  family: rk\n"
+                                  "  order: 4\n"
+                                  "  a: [[], [0.5], [0, 0.5], [0, 0, 1]]\n"
+                                  "  b: [\"1/6\", \"1/3\", \"1/3\", \"1/6\"]\n";
+
+/* With a tableau whose stability polynomial is exp(z)'s to order 4 but which is order 3 on
+ * nonlinear problems (its coefficients miss order-4 trees), declared 3. */
+static const char byo_config[] = "name: byo\n"
+                                 "methods:\n"
+                                 "  - rk4\n"
+                                 "  - include: defs/byo_methods.yaml\n"
+                                 "  - name: lin4\n"
+                                 "    family: rk\n"
+                                 "    order: 3\n"
+                                 "    a: [[0], [\"1/3\"], [\"-1/3\", 1], [\"1/4\", 0, \"3/4\"]]\n"
+                                 "    b: [\"1/12\", \"1/2\", \"1/4\", \"1/6\"]\n"
+                                 "stiffness: 1\n"
+                                 "drag: [0, 0.1]\n"
+                                 "dt: [0.2, 0.1, 0.05, 0.025, 0.0125]\n"
+                                 "t_end: 10\n"
+                                 "analyses: convergence\n"
+                                 "trace: {every: 1, where: {drag: 0.1, dt: 0.1}}\n";
+
+static void write_byo(const fixture *f)
+{
+    char defs[PATHLEN];
+    fmt(defs, sizeof defs, "%s/defs", f->dir);
+    assert_int_equal(mkdir(defs, 0777), 0);
+    write_file(f->dir, "defs/byo_methods.yaml", byo_methods);
+    write_file(f->dir, "byo.yaml", byo_config);
+}
+
+/* The one row of /traces/<method>: its x (n values; free() it). */
+static double *trace_x(hid_t h, const char *method, size_t *n)
+{
+    char group[160], path[200];
+    name_list l = {0};
+    fmt(group, sizeof group, "/traces/%s", method);
+    list_datasets(h, group, &l);
+    assert_true(l.n > 0 && !l.overflow);
+    char row[128];
+    fmt(row, sizeof row, "%s", l.names[0]);
+    *strchr(row, '/') = '\0';
+    fmt(group, sizeof group, "/traces/%s/%s", method, row);
+    *n = table_rows(h, group);
+    fmt(path, sizeof path, "%s/x", group);
+    return read_f64(h, path, *n);
+}
+
+/* A config's tableau methods run like the built-in ones: measured orders 3 and 4 that pass,
+ * coefficient and linear orders in /convergence (-1 for the registry's rk4), the note on the
+ * tableau whose linear order beats its coefficient order (it measures 4, declared 3: fail), and
+ * rk4's tableau steps like the built-in rk4 to round-off. */
+static void test_user_methods_run(void **state)
+{
+    fixture *f = *state;
+    write_byo(f);
+    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0); /* timing: not tested */
+    proc p = run_in(f->dir, "run", "byo.yaml", "-o", "byo.h5", NULL);
+    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    if (!strstr(p.out, "note: lin4: coefficient order 3, linear order 4") ||
+        strstr(p.out, "note: kutta3") || strstr(p.out, "note: rk4"))
+        fail_msg("the summary's order notes are wrong:\n%s", p.out);
+    hid_t h = open_h5(f->dir, "byo.h5");
+    size_t rows = table_rows(h, "/convergence");
+    assert_int_equal(rows, 4 * 2); /* 4 methods x 2 drags */
+    char **method = read_str(h, "/convergence/method", rows);
+    char **verdict = read_str(h, "/convergence/verdict", rows);
+    char **note = read_str(h, "/convergence/order_note", rows);
+    double *measured = read_f64(h, "/convergence/measured_order", rows);
+    int64_t *coef = read_i64(h, "/convergence/coefficient_order", rows);
+    int64_t *lin = read_i64(h, "/convergence/linear_order", rows);
+    int64_t *declared = read_i64(h, "/convergence/declared_order", rows);
+    static const struct {
+        const char *name;
+        int declared, coef, lin, measured;
+        const char *verdict;
+    } want[] = {{"rk4", 4, -1, -1, 4, "pass"},
+                {"kutta3", 3, 3, 3, 3, "pass"},
+                {"rk4-tableau", 4, 4, 4, 4, "pass"},
+                {"lin4", 3, 3, 4, 4, "fail"}};
+    for (size_t r = 0; r < rows; r++) {
+        size_t m = r / 2; /* the config's order, both drags each */
+        assert_string_equal(method[r], want[m].name);
+        assert_int_equal(declared[r], want[m].declared);
+        assert_int_equal(coef[r], want[m].coef);
+        assert_int_equal(lin[r], want[m].lin);
+        /* the verdict's own tolerance: the interval widened by 0.25 holds the order */
+        if (fabs(measured[r] - want[m].measured) > 0.25 || strcmp(verdict[r], want[m].verdict))
+            fail_msg("%s: measured order %.3f (%s), expected %d (%s)", method[r], measured[r],
+                     verdict[r], want[m].measured, want[m].verdict);
+        assert_true((note[r][0] != '\0') == (want[m].lin > want[m].coef));
+    }
+    /* rk4 from its tableau against the built-in rk4: the same formula with its operations in
+     * another order (the built-in kernel folds dt into per-lane coefficients), so each step
+     * differs by a few roundings of the state, |x| <= 1: after n = 100 steps at most ~n * 8 eps
+     * (the errors add, the map being stable); 100 * 8 eps = 1.8e-13, allowed 1e-12. */
+    size_t n_builtin, n_tableau;
+    double *x_builtin = trace_x(h, "rk4", &n_builtin), *x_tableau = trace_x(h, "rk4-tableau",
+                                                                            &n_tableau);
+    assert_int_equal(n_builtin, 101);
+    assert_int_equal(n_tableau, n_builtin);
+    double worst = 0;
+    for (size_t i = 0; i < n_builtin; i++)
+        worst = fmax(worst, fabs(x_tableau[i] - x_builtin[i]));
+    if (!(worst <= 1e-12))
+        fail_msg("rk4's tableau trajectory differs from rk4's by %g", worst);
+    print_message("rk4 from its tableau against rk4, 100 steps: max |dx| %.3g\n", worst);
+    char *includes = attr_str(h, "config_includes");
+    assert_non_null(strstr(includes, "defs/byo_methods.yaml"));
+    assert_non_null(strstr(includes, "name: rk4-tableau"));
+    free(includes);
+    free(x_builtin), free(x_tableau);
+    free_strs(method), free_strs(verdict), free_strs(note);
+    free(measured), free(coef), free(lin), free(declared);
+    H5Fclose(h);
+}
+
+/* `oscbench methods --config FILE`: the registry, then the config's methods with their family,
+ * declared order, coefficient and linear orders and FMAs per step (2 per stage, 2 per nonzero
+ * a_ij and b_i: kutta3 3 stages, 3 nonzero a, 3 b: 18; rk4 4, 3, 4: 22; lin4 4, 5, 4: 26). */
+static void test_methods_of_config(void **state)
+{
+    fixture *f = *state;
+    write_byo(f);
+    proc p = run_in(f->dir, "methods", "--config", "byo.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    assert_non_null(strstr(p.out, "\nrk4 ")); /* the registry */
+    const char *table = strstr(p.out, "methods byo.yaml defines by their coefficients:");
+    assert_non_null(table);
+    static const struct {
+        const char *name;
+        int declared, coef, lin, forces, fma;
+    } want[] = {{"kutta3", 3, 3, 3, 3, 18}, {"rk4-tableau", 4, 4, 4, 4, 22},
+                {"lin4", 3, 3, 4, 4, 26}};
+    for (size_t i = 0; i < 3; i++) {
+        char line[128];
+        fmt(line, sizeof line, "\n%-20s %-6s %8d %17d %12d %6d %5d\n", want[i].name, "rk",
+            want[i].declared, want[i].coef, want[i].lin, want[i].forces, want[i].fma);
+        if (!strstr(table, line))
+            fail_msg("missing line '%s' in:\n%s", line + 1, p.out);
+    }
+    /* a bad config: its located error, exit 2, nothing on stdout */
+    write_file(f->dir, "defs/byo_methods.yaml", "- {name: kutta3, family: rk, order: 3, "
+                                                "a: [[0], [1]], b: [1, 1]}\n");
+    p = run_in(f->dir, "methods", "--config", "byo.yaml", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    if (!starts_with(p.err, "defs/byo_methods.yaml:1:58: methods[0].b: the weights b do not "
+                            "sum to 1") || !strstr(p.err, "(included from byo.yaml:4:14)"))
+        fail_msg("stderr: %s", p.err);
+    assert_string_equal(p.out, "");
+}
+
+/* Each mistake in a definition: one located line (FILE:LINE:COL: key: message), exit 2, no
+ * results file. The definitions start at line 6 of the config below; an include's mistakes name
+ * the included file and line, and where it was included. */
+typedef struct def_case {
+    const char *what;     /* the methods list, from line 5 */
+    const char *included; /* defs/m.yaml's text, or NULL */
+    const char *where;    /* the line's start */
+    const char *says;     /* a part of the message */
+} def_case;
+
+static const def_case def_cases[] = {
+    {"  - {name: m, family: rk, order: 2, a: [[0], [1]], b: [1]}\n",
+     NULL, "d.yaml:6:55: methods[0].b:", "1 weights for 2 stages"},
+    {"  - {name: m, family: rk, order: 2, a: [[0], [1, 0, 0]], b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:46: methods[0].a:", "row 2 has 3 entries, more than the 2 stages"},
+    {"  - {name: m, family: rk, order: 2, a: [[], [], [], [], [], [], [], [], []],\n"
+     "     b: [1, 0, 0, 0, 0, 0, 0, 0, 0]}\n",
+     NULL, "d.yaml:6:40: methods[0].a:", "9 stages, at most 8"},
+    {"  - {name: m, family: rk, order: 2, a: [[0], [1, \"1/3\"]], b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:50: methods[0].a:", "not explicit): row 2, entry 2 is 0.333"},
+    {"  - {name: m, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5], c: [0, 0.5]}\n",
+     NULL, "d.yaml:6:74: methods[0].c:", "c of stage 2 is 0.5, the sum of a's row 2 is 1"},
+    {"  - {name: m, family: rk, order: 2, a: [[0], [1]], b: [0.5, \"2/3\"]}\n",
+     NULL, "d.yaml:6:55: methods[0].b:", "do not sum to 1: they sum to 1.16666"},
+    {"  - {name: m, family: rk, a: [[0], [1]], b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:5: methods[0].order:", "missing: the declared order"},
+    {"  - {name: m, family: rk, order: 0, a: [[0], [1]], b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:34: methods[0].order:", "expected a whole number from 1"},
+    {"  - {family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:5: methods[0].name:", "missing: the method's name"},
+    {"  - {name: verlet, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:12: methods[0].name:", "'verlet' is a built-in method"},
+    {"  - {name: m, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n"
+     "  - {name: m, family: rk, order: 1, a: [[0]], b: [1]}\n",
+     NULL, "d.yaml:7:12: methods[1].name:", "'m' is defined twice (first at d.yaml:6)"},
+    {"  - rk4\n  - {name: m, family: rkk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:7:23: methods[1].family:", "unknown family 'rkk' (did you mean 'rk'?)"},
+    {"  - {name: m, family: rk, order: 2, a: [[0], [1]], b: [.inf, 0.5]}\n",
+     NULL, "d.yaml:6:56: methods[0].b:", "expected a finite number, got '.inf'"},
+    {"  - {name: m, family: rk, order: 2, a: [[0], [\"1e308/1e-308\"]], b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:47: methods[0].a:", "overflows a double"},
+    {"  - {name: m, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5], d: 1}\n",
+     NULL, "d.yaml:6:67: methods[0].d:", "unknown key (did you mean 'a'?)"},
+    {"  - rk4\n  - include: defs/m.yaml\n",
+     "- name: good\n  family: rk\n  order: 1\n  a: [[0]]\n  b: [1]\n"
+     "- name: bad\n  family: rk\n  order: 2\n  a: [[0], [1, 1]]\n  b: [0.5, 0.5]\n",
+     "defs/m.yaml:9:16: methods[1].a:", "(included from d.yaml:7:14)"},
+    {"  - include: defs/none.yaml\n", NULL,
+     "defs/none.yaml: cannot open: No such file", "(included from d.yaml:6:14)"},
+    {"  - include: defs/m.yaml\n", "name: not-a-list\n",
+     "defs/m.yaml:1:1: expected a list of method definitions", "(included from d.yaml:6:14)"},
+};
+
+static void check_def_case(const fixture *f, const def_case *dc)
+{
+    char text[2048];
+    fmt(text, sizeof text, "name: d\nstiffness: 1\ndt: 0.1\nsteps: 1\nmethods:\n%s", dc->what);
+    write_file(f->dir, "d.yaml", text);
+    if (dc->included)
+        write_file(f->dir, "defs/m.yaml", dc->included);
+    proc p = run_in(f->dir, "run", "d.yaml", NULL);
+    if (p.code != 2 || lines(p.err) != 1 || !starts_with(p.err, dc->where) ||
+        !strstr(p.err, dc->says))
+        fail_msg("%s: exit %d, expected 2 and one line '%s ... %s ...', got: %s", dc->what,
+                 p.code, dc->where, dc->says, p.err);
+    assert_string_equal(p.out, "");
+    assert_false(exists(f->dir, "results"));
+}
+
+static void test_user_method_errors(void **state)
+{
+    fixture *f = *state;
+    char defs[PATHLEN];
+    fmt(defs, sizeof defs, "%s/defs", f->dir);
+    assert_int_equal(mkdir(defs, 0777), 0);
+    for (size_t i = 0; i < sizeof def_cases / sizeof def_cases[0]; i++)
+        check_def_case(f, &def_cases[i]);
+    /* several mistakes: one line each, in one run (here also t_end missing) */
+    write_file(f->dir, "d.yaml", "name: d\nstiffness: 1\ndt: 0.1\nmethods:\n"
+                                 "  - {name: rk4, family: rk, order: 2, a: [[0], [1]], b: [1]}\n"
+                                 "  - {name: m, family: rk, order: 2, a: [[0], [1]], "
+                                 "b: [0.5, 0.5], c: [0, 2]}\n");
+    proc p = run_in(f->dir, "run", "d.yaml", NULL);
+    assert_int_equal(p.code, 2);
+    if (lines(p.err) != 4 || !strstr(p.err, "d.yaml:5:12: methods[0].name:") ||
+        !strstr(p.err, "d.yaml:5:57: methods[0].b:") ||
+        !strstr(p.err, "d.yaml:6:74: methods[1].c:") || !strstr(p.err, "t_end"))
+        fail_msg("expected the four errors, got:\n%s", p.err);
+    /* more definitions than the 16 method slots */
+    char many[4096] = "name: d\nstiffness: 1\ndt: 0.1\nsteps: 1\nmethods:\n";
+    for (int i = 0; i < CONFIG_MAX_USER_METHODS + 1; i++) {
+        char line[128];
+        fmt(line, sizeof line, "  - {name: e%d, family: rk, order: 1, a: [[0]], b: [1]}\n", i);
+        strcat(many, line);
+    }
+    write_file(f->dir, "d.yaml", many);
+    p = run_in(f->dir, "run", "d.yaml", NULL);
+    assert_int_equal(p.code, 2);
+    if (lines(p.err) != 1 || !starts_with(p.err, "d.yaml:22:5: methods[16]:") ||
+        !strstr(p.err, "more than 16 methods defined by coefficients"))
+        fail_msg("stderr: %s", p.err);
+    assert_false(exists(f->dir, "results"));
+}
+
+/* --resume covers what a config includes: a checkpoint made before an included file changed is
+ * refused (exit 2, saying so) and left alone. */
+static void test_resume_refuses_changed_include(void **state)
+{
+    fixture *f = *state;
+    write_byo(f);
+    char config[sizeof resume_config + 64];
+    fmt(config, sizeof config, "%s", resume_config);
+    char *methods = strstr(config, "methods: [semi-implicit, verlet, rk4]\n");
+    assert_non_null(methods);
+    const char *rest = strchr(methods, '\n') + 1;
+    char tail[sizeof resume_config];
+    fmt(tail, sizeof tail, "%s", rest);
+    fmt(methods, sizeof config - (size_t)(methods - config),
+        "methods: [verlet, include: defs/byo_methods.yaml]\n%s", tail);
+    write_file(f->dir, "res.yaml", config);
+    char *killed[] = {"oscbench", "run", "res.yaml", "-o", "res.h5", "--threads", "1",
+                      "--resume", "--quiet", NULL};
+    run_killed_at(f->dir, "stepping", killed);
+    char ck[PATHLEN];
+    fmt(ck, sizeof ck, "%s/res.h5.ckpt", f->dir);
+    size_t len;
+    char *before = tree_bytes(ck, &len);
+    char changed[sizeof byo_methods];
+    fmt(changed, sizeof changed, "%s", byo_methods);
+    changed[strlen("# included")] = 'X'; /* a comment: the same methods, another file */
+    write_file(f->dir, "defs/byo_methods.yaml", changed);
+    proc p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--resume", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "different config") ||
+        !strstr(p.err, "files it includes"))
+        fail_msg("the refusal does not say why: %s", p.err);
+    assert_tree_unchanged(ck, before, len);
+    assert_false(exists(f->dir, "res.h5"));
+    free(before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2865,6 +3176,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cf_attributes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_methods_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_methods_of_config, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_method_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resume_refuses_changed_include, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

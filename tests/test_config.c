@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "layout.h"
+#include "tableau.h"
 
 /* fstat, wrapped at link time (tests/meson.build): when fstat_fails is set it fails with EIO
  * after scribbling a directory's mode into *st, as nothing forbids a failed call to do; the
@@ -992,6 +993,115 @@ static void failed_fstat_reports_its_error(void **state)
     fstat_fails = false;
 }
 
+/* ---- methods defined by their coefficients ---------------------------------------------------- */
+
+/* base, then `count` one-stage definitions (explicit Euler as a tableau) named e0, e1, ... */
+static void euler_definitions(char *text, size_t size, int count)
+{
+    snprintf(text, size, "%smethods:\n", base);
+    for (int i = 0; i < count; i++) {
+        size_t used = strlen(text);
+        snprintf(text + used, size - used,
+                 "  - {name: e%d, family: rk, order: 1, a: [[0]], b: [\"2/2\"]}\n", i);
+    }
+}
+
+/* Every slot a config takes is given back by config_free, and by a load that fails: else the
+ * second load of 16 definitions would find no free slot. */
+static void user_method_slots_given_back(void **state)
+{
+    (void)state;
+    char text[4096];
+    euler_definitions(text, sizeof text, CONFIG_MAX_USER_METHODS);
+    osc_config cfg;
+    for (int round = 0; round < 3; round++) {
+        if (load_text(text, &cfg) != 0)
+            fail_msg("round %d: %s", round, err);
+        assert_int_equal(cfg.nuser_methods, CONFIG_MAX_USER_METHODS);
+        assert_int_equal(cfg.nmethods, CONFIG_MAX_USER_METHODS);
+        for (size_t i = 0; i < cfg.nmethods; i++) {
+            const config_user_method *um = config_user_method_of(&cfg, cfg.methods[i]);
+            assert_non_null(um);
+            char name[32];
+            snprintf(name, sizeof name, "e%zu", i);
+            assert_string_equal(cfg.methods[i]->name, name);
+            assert_string_equal(um->family, "rk");
+            /* Euler: order 1 both ways; 2 (the force) + 2 (the one weight) operations */
+            assert_int_equal(um->coefficient_order, 1);
+            assert_int_equal(um->linear_order, 1);
+            assert_int_equal(cfg.methods[i]->fma_per_step, 4);
+            assert_int_equal(cfg.methods[i]->force_evals, 1);
+        }
+        assert_null(config_user_method_of(&cfg, osc_method_find("rk4")));
+        config_free(&cfg);
+        /* a failed load (a mistake after the definitions) */
+        char bad[4200];
+        snprintf(bad, sizeof bad, "%sdrag: -1\n", text);
+        expect_errors_bytes(bad, strlen(bad), ":", true);
+        expect_in_error("drag");
+    }
+    /* a slot held elsewhere in the process: the 16th definition finds none, says so, and the
+     * other 15 are given back */
+    osc_tableau one = {.stages = 1, .b = {1}};
+    osc_method held;
+    assert_int_equal(osc_method_from_tableau(&one, "held", 1, &held), OSC_OK);
+    expect_error(text, ":20:5: methods[15]: no free method slot");
+    euler_definitions(text, sizeof text, CONFIG_MAX_USER_METHODS - 1);
+    assert_int_equal(load_text(text, &cfg), 0);
+    config_free(&cfg);
+    assert_int_equal(osc_tableau_method_release(&held), OSC_OK);
+}
+
+/* An include names a regular file: a FIFO (which would block) or a directory is refused, and
+ * the path is relative to the including config's directory. */
+static void includes_are_regular_files(void **state)
+{
+    (void)state;
+    char fifo[300], sub[300], inc[320], text[512];
+    snprintf(fifo, sizeof fifo, "%s/fifo", tmpdir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(text, sizeof text, "%smethods: [include: fifo]\n", base);
+    osc_config cfg;
+    int rc = load_text(text, &cfg);
+    unlink(fifo);
+    char want[700];
+    snprintf(want, sizeof want, "%s: cannot include: not a regular file (included from %s:4:20)",
+             fifo, cfgpath);
+    if (rc != 2 || strcmp(err, want) != 0)
+        fail_msg("rc %d, error '%s', wanted '%s'", rc, err, want);
+    snprintf(sub, sizeof sub, "%s/sub", tmpdir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    snprintf(text, sizeof text, "%smethods: [include: sub]\n", base);
+    assert_int_equal(load_text(text, &cfg), 2);
+    expect_in_error("/sub: cannot include: not a regular file");
+    snprintf(inc, sizeof inc, "%s/m.yaml", sub);
+    const char *defs = "- {name: h, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n";
+    write_bytes(inc, defs, strlen(defs));
+    snprintf(text, sizeof text, "%smethods: [rk4, include: sub/m.yaml]\n", base);
+    if (load_text(text, &cfg) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(cfg.nmethods, 2);
+    assert_string_equal(cfg.methods[1]->name, "h");
+    snprintf(want, sizeof want, "--- include sub/m.yaml (%zu bytes)\n%s", strlen(defs), defs);
+    assert_string_equal(cfg.included_text, want); /* what was read, for provenance */
+    config_free(&cfg);
+    /* an include that fits alone but not with the config: the manifest of a --resume
+     * checkpoint holds both, within the loader's limit */
+    size_t big = CONFIG_MAX_BYTES - 16;
+    char *filler = malloc(big);
+    assert_non_null(filler);
+    memset(filler, '#', big);
+    for (size_t i = 79; i < big; i += 80)
+        filler[i] = '\n';
+    write_bytes(inc, filler, big);
+    free(filler);
+    assert_int_equal(load_text(text, &cfg), 2);
+    expect_in_error(":4:25: methods[1].include: the config and the files it includes exceed 16 "
+                    "MiB together");
+    unlink(inc);
+    rmdir(sub);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1038,6 +1148,8 @@ int main(void)
         cmocka_unit_test(traces_chosen_by_value),
         cmocka_unit_test(bad_trace_where),
         cmocka_unit_test(shipped_configs_trace_their_promise),
+        cmocka_unit_test(user_method_slots_given_back),
+        cmocka_unit_test(includes_are_regular_files),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

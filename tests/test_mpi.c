@@ -482,6 +482,41 @@ static void test_foreign_checkpoint_refused(void **state)
     assert_int_equal(count_entries(f, &temporaries), 1); /* ranks.yaml */
 }
 
+/* Methods defined by their coefficients, inline and from an included file: every rank reads
+ * the config and its include, and the file equals a plain run's. */
+static const char tableau_config[] = "name: tab\n"
+                                     "methods:\n"
+                                     "  - rk4\n"
+                                     "  - {name: heun, family: rk, order: 2, a: [[0], [1]],\n"
+                                     "     b: [\"1/2\", \"1/2\"]}\n"
+                                     "  - include: tab_methods.yaml\n"
+                                     "stiffness: {from: 0.5, to: 8, count: 300, spacing: log}\n"
+                                     "drag: [0, 0.3]\n"
+                                     "dt: [0.02, 0.01, 0.005]\n"
+                                     "t_end: 2\n"
+                                     "analyses: [convergence, stability]\n"
+                                     "stability: {zeta: [0]}\n"
+                                     "trace: {every: 7, points: [0, 301, 1799]}\n";
+
+static void test_tableau_methods_identical(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "tab.yaml", tableau_config);
+    write_file(f, "tab_methods.yaml", "- name: kutta3\n  family: rk\n  order: 3\n"
+                                      "  a: [[0], [\"1/2\"], [-1, 2]]\n"
+                                      "  b: [\"1/6\", \"2/3\", \"1/6\"]\n");
+    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0); /* timing: not compared */
+    int serial = run(f, 0, "run", "tab.yaml", "-o", "serial.h5", "--quiet", NULL);
+    int ranked = serial ? -1 : run(f, 2, "run", "tab.yaml", "-o", "r2.h5", "--quiet", NULL);
+    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    if (serial || ranked)
+        fail_msg("exit %d / %d: %s", serial, ranked, read_err(f));
+    size_t n = compare_files(f->dir, "serial.h5", "r2.h5");
+    print_message("tableau methods, serial vs 2 ranks: %zu datasets identical\n", n);
+    assert_true(n >= 25 + 19 + 8 + 3 * 7); /* /convergence has 19 columns now */
+    check_ranks(f, "r2.h5", 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +525,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_killed_write_cleaned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_rank_resumed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_checkpoint_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tableau_methods_identical, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

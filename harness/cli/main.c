@@ -7,7 +7,7 @@
 
 static const char usage[] =
     "usage: oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet]\n"
-    "       oscbench methods\n"
+    "       oscbench methods [--config CONFIG.yaml]\n"
     "       oscbench plot RESULTS.h5 [-o DIR]\n"
     "       oscbench summary RESULTS.h5 [--format text|csv|json]\n"
     "       oscbench --help | --version | -V\n"
@@ -17,6 +17,7 @@ static const char usage[] =
     "           lane against the closed-form solution, write one HDF5 file (default\n"
     "           results/<name>.h5) and print a summary per method\n"
     "  methods  list the integrators: declared order, force evaluations, FMAs per step\n"
+    "           (--config: also those CONFIG.yaml defines by their coefficients)\n"
     "  plot     draw PNG figures from a results file\n"
     "  summary  which method at each dt, again, from a results file\n"
     "\n"

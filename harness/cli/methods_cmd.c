@@ -1,25 +1,33 @@
-/* `oscbench methods`: the registry as a table. */
+/* `oscbench methods`: the registry as a table, and with --config the methods a config defines
+ * by their coefficients. */
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "oscbench.h"
 #include "options.h"
+
+static const cli_option methods_options[] = {
+    {"config", 'c', "FILE",
+     "also list the methods FILE (a run config) defines\n"
+     "by their coefficients (inline or included): family,\n"
+     "declared order, coefficient_order, linear_order,\n"
+     "force evaluations and FMAs per step; a bad FILE is\n"
+     "exit 2 (default: the registry only)"},
+};
 
 static const cli_command methods_command = {
     .name = "methods",
     .usage = "methods [options]",
     .about = "List the integrators: declared order without and with drag, force evaluations\n"
              "and FMA-unit operations per step, symplecticity, and what one step does.",
-    .exit_codes = "  0  success\n  2  bad input (an option or an argument)\n",
+    .options = methods_options,
+    .noptions = 1,
+    .exit_codes = "  0  success\n  2  bad input (an option, an argument or the --config file)\n",
 };
 
-int cmd_methods(int argc, char **argv, FILE *out)
+static void print_registry(FILE *out)
 {
-    cli_parser p;
-    cli_begin(&p, &methods_command, argc, argv);
-    const char *arg;
-    if (cli_next(&p, &arg) == CLI_EXIT)
-        return p.status;
     fprintf(out, "%-20s %5s %6s %6s %5s %10s  %s\n", "method", "order", "damped", "forces",
             "fma", "symplectic", "summary");
     for (size_t i = 0; i < osc_method_count(); i++) {
@@ -30,5 +38,47 @@ int cmd_methods(int argc, char **argv, FILE *out)
     fprintf(out, "\norder: declared order without drag; damped: with drag; forces: evaluations of "
                  "a(x,v) per step;\nfma: FMA-unit operations per oscillator-step per axis in the "
                  "vector kernel.\n");
+}
+
+static void print_user_methods(FILE *out, const osc_config *cfg)
+{
+    fprintf(out, "\nmethods %s defines by their coefficients:\n", cfg->path);
+    fprintf(out, "%-20s %-6s %8s %17s %12s %6s %5s\n", "method", "family", "declared",
+            "coefficient_order", "linear_order", "forces", "fma");
+    for (size_t i = 0; i < cfg->nuser_methods; i++) {
+        const config_user_method *um = &cfg->user_methods[i];
+        fprintf(out, "%-20s %-6s %8d %17d %12d %6d %5d\n", um->method.name, um->family,
+                um->method.order, um->coefficient_order, um->linear_order,
+                um->method.force_evals, um->method.fma_per_step);
+    }
+    if (!cfg->nuser_methods)
+        fprintf(out, "(none)\n");
+    fprintf(out, "\ncoefficient_order: the rooted-tree order conditions (to order 5) the "
+                 "coefficients satisfy;\nlinear_order: the order to which the stability "
+                 "polynomial matches exp(z), all a linear\nproblem such as the oscillator "
+                 "checks; fma: from the nonzero coefficients.\n");
+}
+
+int cmd_methods(int argc, char **argv, FILE *out)
+{
+    cli_parser p;
+    cli_begin(&p, &methods_command, argc, argv);
+    const char *arg, *config_path = NULL;
+    for (int opt; (opt = cli_next(&p, &arg)) != CLI_DONE;) {
+        if (opt == CLI_EXIT)
+            return p.status;
+        config_path = arg; /* the only option */
+    }
+    osc_config cfg;
+    char err[4096];
+    if (config_path && config_load(config_path, &cfg, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_BADINPUT;
+    }
+    print_registry(out);
+    if (config_path) {
+        print_user_methods(out, &cfg);
+        config_free(&cfg);
+    }
     return 0;
 }

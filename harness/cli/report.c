@@ -449,6 +449,24 @@ static void print_convergence_groups(FILE *out, const convergence_rows *c)
                  "/convergence)\n");
 }
 
+/* One line per method whose linear order exceeds its coefficient order: its measured order
+ * here is the linear one, not its order on nonlinear problems. */
+static void print_order_notes(FILE *out, const convergence_rows *c)
+{
+    for (size_t i = 0; i < c->rows; i++) {
+        bool first = c->order_note[i][0] != '\0';
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(c->method[j], c->method[i]) != 0;
+        if (first)
+            fprintf(out, "note: %s: coefficient order %lld, linear order %lld: the oscillator "
+                         "is a linear problem and checks only the linear order conditions; "
+                         "expect order %lld here and %lld on nonlinear problems\n",
+                    c->method[i], (long long)c->coefficient_order[i],
+                    (long long)c->linear_order[i], (long long)c->linear_order[i],
+                    (long long)c->coefficient_order[i]);
+    }
+}
+
 static void print_convergence(FILE *out, const convergence_rows *c)
 {
     if (!c->rows)
@@ -458,6 +476,7 @@ static void print_convergence(FILE *out, const convergence_rows *c)
         print_convergence_rows(out, c);
     else
         print_convergence_groups(out, c);
+    print_order_notes(out, c);
 }
 
 static void print_limit(FILE *out, double limit)

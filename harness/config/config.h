@@ -4,6 +4,11 @@
  *   name         run name: 1..128 of [A-Za-z0-9._+-], not starting with '.'    default: file stem
  *                (sanitized the same way)
  *   methods      a registry name, a list of them (config order kept), or `all`   default: all
+ *                A list item may also define a method* by its coefficients, a mapping
+ *                {name, family, order, ...family's keys} (family rk: a, b, c; see
+ *                config_user_method), or include* a file of such definitions:
+ *                {include: PATH}, PATH relative to the including config's directory, the file
+ *                a YAML list of definitions (every one of them is run, in its order).
  *   precision    double | float                                                   default: double
  *   dim          1 | 2 | 3                                                        default: 1
  *   stiffness    k >= 0, swept                                   required, or omega0 instead
@@ -77,6 +82,18 @@ typedef struct config_loc {
 #define CONFIG_MAX_ERRORS 20 /* errors reported from one config, one line each */
 #define CONFIG_DEFAULT_UNSTABLE_FACTOR 1e3
 
+/* A method the config defines by its coefficients (family "rk": an explicit Runge-Kutta method
+ * by its Butcher tableau). `method` is what the sweep runs (cfg->methods points at it); its
+ * kernels read the coefficients from one of the library's process-wide tableau slots
+ * (OSC_TABLEAU_METHOD_SLOTS), held until config_free. */
+#define CONFIG_MAX_USER_METHODS 16 /* = OSC_TABLEAU_METHOD_SLOTS */
+typedef struct config_user_method {
+    osc_method method;
+    const char *family;    /* "rk" */
+    int coefficient_order; /* order conditions the coefficients satisfy (all problems) */
+    int linear_order;      /* order on linear problems, such as the oscillator */
+} config_user_method;
+
 typedef struct osc_config {
     char *path;  /* as given to config_load */
     char *name;  /* safe as a file name */
@@ -110,6 +127,11 @@ typedef struct osc_config {
                              * motion's own scale, beyond which a lane is unstable */
     double unstable_drift;  /* |drift| above this also makes a lane unstable; INFINITY: off */
     config_loc loc[CONFIG_NKEYS];
+    config_user_method *user_methods; /* CONFIG_MAX_USER_METHODS of room, nuser_methods used */
+    size_t nuser_methods;
+    char *included_text; /* every file the config includes, each as "--- include PATH (N
+                          * bytes)\n" (PATH as the config gives it) and its text: with text,
+                          * what the run read (NULL: none) */
 } osc_config;
 
 /* Load and validate `path`. Returns 0 and fills cfg (free with config_free), or 2 with cfg
@@ -129,6 +151,9 @@ void config_free(osc_config *cfg);
 /* The stiffness k of the lanes at (stiffness index, mass index): stiffness.values[stiffness],
  * or with `omega0`, m omega0^2 (rounded as (m * omega0) * omega0). */
 double config_stiffness(const osc_config *cfg, size_t stiffness, size_t mass);
+
+/* The config's definition of m, or NULL for a registry method. */
+const config_user_method *config_user_method_of(const osc_config *cfg, const osc_method *m);
 
 /* The drag c of the lanes at (stiffness index, drag index, mass index): drag.values[drag], or
  * with `zeta`, 2 zeta sqrt(k m) of the lane's k and m. */

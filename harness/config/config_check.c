@@ -56,6 +56,12 @@ static const char *check_name(const char *name)
 static const char *check_methods(const osc_config *cfg)
 {
     CHECK(cfg->nmethods >= 1 && cfg->methods != NULL);
+    CHECK(cfg->nuser_methods <= CONFIG_MAX_USER_METHODS);
+    CHECK((cfg->nuser_methods == 0) == (cfg->user_methods == NULL));
+    for (size_t i = 0; i < cfg->nuser_methods; i++) /* each run, and runnable */
+        CHECK(config_user_method_of(cfg, &cfg->user_methods[i].method) &&
+              cfg->user_methods[i].method.kernels[OSC_DOUBLE].advance &&
+              cfg->user_methods[i].method.order >= 1);
     for (size_t i = 0; i < cfg->nmethods; i++) {
         CHECK(cfg->methods[i] != NULL);
         for (size_t j = 0; j < i; j++)
@@ -119,6 +125,18 @@ static const char *check_config(const char *path, const osc_config *cfg)
     return broken ? broken : check_rest(cfg);
 }
 
+/* Whether the error line (up to its newline) ends "(included from PATH:...)". */
+static bool included_from(const char *line, const char *path)
+{
+    size_t len = strcspn(line, "\n");
+    const char *mark = " (included from ";
+    for (const char *at = line; (at = strstr(at, mark)) && at < line + len; at++)
+        if (strncmp(at + strlen(mark), path, strlen(path)) == 0 &&
+            at[strlen(mark) + strlen(path)] == ':' && line[len - 1] == ')')
+            return true;
+    return false;
+}
+
 static const char *check_error(const char *path, const osc_config *cfg, const char *err,
                                size_t errlen)
 {
@@ -126,9 +144,10 @@ static const char *check_error(const char *path, const osc_config *cfg, const ch
     size_t len = strnlen(err, errlen);
     CHECK(len > 0 && len < errlen);
     CHECK(strchr(err, '\r') == NULL && err[len - 1] != '\n');
-    size_t lines = 0; /* one error per line, each naming the file */
+    size_t lines = 0; /* one error per line, each naming the file (or a file it includes, and
+                       * then the place of the include: "(included from PATH:LINE:COL)") */
     for (const char *line = err; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-        CHECK(strncmp(line, path, strlen(path)) == 0);
+        CHECK(strncmp(line, path, strlen(path)) == 0 || included_from(line, path));
         lines++;
     }
     CHECK(lines <= CONFIG_MAX_ERRORS);

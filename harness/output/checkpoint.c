@@ -146,7 +146,10 @@ static char *manifest_text(const osc_config *cfg, size_t *len)
         n += (size_t)snprintf(header + n, sizeof header - n, " %s:%s",
                               sweep_points_columns[k].name,
                               type_name(sweep_points_columns[k].type));
-    size_t text_len = strlen(cfg->text);
+    /* the config's text, then that of every file it includes: a changed include is a
+     * different config */
+    const char *included = cfg->included_text ? cfg->included_text : "";
+    size_t config_len = strlen(cfg->text), text_len = config_len + strlen(included);
     if (n < sizeof header)
         n += (size_t)snprintf(header + n, sizeof header - n, "\nconfig_bytes %zu\n", text_len);
     if (n >= sizeof header)
@@ -155,7 +158,8 @@ static char *manifest_text(const osc_config *cfg, size_t *len)
     if (!m)
         return NULL;
     memcpy(m, header, n);
-    memcpy(m + n, cfg->text, text_len + 1);
+    memcpy(m + n, cfg->text, config_len);
+    memcpy(m + n + config_len, included, text_len - config_len + 1);
     *len = n + text_len;
     return m;
 }
@@ -203,7 +207,8 @@ static void manifest_diff(const char *found, size_t found_len, const char *want,
             if (fn != wn || memcmp(wl, fl, wn) != 0 || (size_t)(fend - f) != (size_t)(wend - w) ||
                 memcmp(f, w, (size_t)(wend - w)) != 0)
                 snprintf(why, whylen, "it was made for a different config (its text is not "
-                                      "that of %s)", cfg->path);
+                                      "that of %s%s)", cfg->path,
+                         cfg->included_text ? " and the files it includes" : "");
             return;
         }
         if (fn != wn || memcmp(wl, fl, wn) != 0) {

@@ -72,6 +72,9 @@ static h5_table *convergence_table(const convergence_rows *c)
     rc |= h5_table_str(t, "verdict_reason", reason);
     rc |= h5_table_f64(t, "dt_fit_min", c->dt_fit_min);
     rc |= h5_table_f64(t, "dt_fit_max", c->dt_fit_max);
+    rc |= h5_table_i64(t, "coefficient_order", c->coefficient_order);
+    rc |= h5_table_i64(t, "linear_order", c->linear_order);
+    rc |= h5_table_str(t, "order_note", c->order_note);
     rc |= h5_table_attr_str(t, "interval", "order_low..order_high: 95% t-interval of the "
                                            "least-squares slope over the fitted points");
     rc |= h5_table_attr_str(t, "verdict",
@@ -261,6 +264,14 @@ static const h5_column_doc column_docs[] = {
     {"verdict_reason", "", "why the verdict", NULL},
     {"dt_fit_min", "s", "smallest dt fitted (NaN: no fit)", NULL},
     {"dt_fit_max", "s", "largest dt fitted (NaN: no fit)", NULL},
+    {"coefficient_order", "1",
+     "order of the rooted-tree conditions the coefficients satisfy, to 5 (-1: a method not "
+     "defined by coefficients)", NULL},
+    {"linear_order", "1",
+     "order to which the stability polynomial matches exp(z), all a linear problem checks (-1: "
+     "a method not defined by coefficients)", NULL},
+    {"order_note", "", "set when linear_order > coefficient_order: the oscillator measures the "
+                       "linear order", NULL},
     {"dt_low", "s", "the smaller dt of the pair", NULL},
     {"dt_high", "s", "the larger dt of the pair", NULL},
     {"local_order", "1", "log(e_high / e_low) / log(dt_high / dt_low)", NULL},
@@ -349,6 +360,8 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
     int rc = h5_out_attr_str(out, "oscbench_version", OSC_VERSION);
     rc |= h5_out_attr_str(out, "git_revision", OSC_GIT_REVISION);
     rc |= h5_out_attr_str(out, "config", cfg->text);
+    if (cfg->included_text) /* the method files it includes, as read */
+        rc |= h5_out_attr_str(out, "config_includes", cfg->included_text);
     rc |= h5_out_attr_str(out, "config_path", cfg->path);
     rc |= h5_out_attr_str(out, "name", cfg->name);
     rc |= h5_out_attr_str(out, "created", created);

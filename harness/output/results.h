@@ -29,6 +29,10 @@ typedef struct convergence_rows {
     osc_verdict *verdict; /* the library's (osc_order_verdict) */
     osc_verdict_reason *reason;
     bool *pass; /* verdict == pass */
+    /* orders from a method's coefficients (config_user_method; -1 for a method not defined by
+     * coefficients), and a note when the linear order exceeds the coefficient order ("" else) */
+    int64_t *coefficient_order, *linear_order;
+    const char **order_note;
     convergence_local_rows local;
 } convergence_rows;
 

@@ -181,7 +181,27 @@ static bool alloc_conv(convergence_rows *c, size_t rows)
            (c->dt_fit_min = calloc(rows, sizeof(double))) &&
            (c->dt_fit_max = calloc(rows, sizeof(double))) &&
            (c->verdict = calloc(rows, sizeof *c->verdict)) &&
-           (c->reason = calloc(rows, sizeof *c->reason));
+           (c->reason = calloc(rows, sizeof *c->reason)) &&
+           (c->coefficient_order = calloc(rows, sizeof(int64_t))) &&
+           (c->linear_order = calloc(rows, sizeof(int64_t))) &&
+           (c->order_note = calloc(rows, sizeof *c->order_note));
+}
+
+/* The oscillator is linear: a method whose stability polynomial matches exp(z) beyond its
+ * coefficient order (the rooted-tree conditions) measures its linear order here. */
+static const char linear_only_note[] =
+    "linear_order > coefficient_order: the oscillator is a linear problem and checks only the "
+    "linear order conditions; on nonlinear problems the order is coefficient_order";
+
+/* A fit's coefficient and linear orders (-1 for a method not defined by coefficients) and its
+ * note. */
+static void coefficient_orders(const osc_config *cfg, const osc_method *m, convergence_rows *c,
+                               size_t r)
+{
+    const config_user_method *um = config_user_method_of(cfg, m);
+    c->coefficient_order[r] = um ? um->coefficient_order : -1;
+    c->linear_order[r] = um ? um->linear_order : -1;
+    c->order_note[r] = um && um->linear_order > um->coefficient_order ? linear_only_note : "";
 }
 
 /* Room for every pair of successive dt of every group; rows counts those filled. */
@@ -262,6 +282,7 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
         out->dt_fit_min[r] = fit.dt_min, out->dt_fit_max[r] = fit.dt_max;
         out->verdict[r] = fit.verdict, out->reason[r] = fit.reason;
         out->pass[r] = fit.pass;
+        coefficient_orders(cfg, m, out, r);
         add_local(&out->local, m->name, s, local, nlocal);
     }
     free(pts), free(local), free(used);
@@ -438,6 +459,7 @@ void analyses_free(analysis_result *a)
     free(c->order_low), free(c->order_high), free(c->std_error), free(c->declared_order);
     free(c->fit_points), free(c->dt_points), free(c->pass);
     free(c->dt_fit_min), free(c->dt_fit_max), free(c->verdict), free(c->reason);
+    free(c->coefficient_order), free(c->linear_order), free(c->order_note);
     free_local(&c->local);
     stability_rows *s = &a->stab;
     free(s->method), free(s->zeta), free(s->limit_theory), free(s->limit_measured);
