@@ -41,7 +41,8 @@ static inline __attribute__((always_inline)) void osc_costep_close(const osc_cos
                                                                    const osc_lane_sums *s,
                                                                    double *me2, double *mde)
 {
-    const double de = fma(cs->mg[i], s->dx_last, fma(cs->half_k[i], s->sum_x, cs->half_m[i] * s->sum_v));
+    const double de =
+        fma(cs->mg[i], s->dx_last, fma(cs->half_k[i], s->sum_x, cs->half_m[i] * s->sum_v));
     const double ade = fabs(de);
     *me2 = isgreater(*me2, s->err2) ? *me2 : s->err2;
     *mde = isgreater(*mde, ade) ? *mde : ade;

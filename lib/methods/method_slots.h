@@ -88,6 +88,7 @@ _Static_assert(OSC_COEF_SLOTS == 16, "OSC_SLOT_LIST lists every slot");
 
 #define OSC_SLOT_ENTRIES(FAM)                                                                      \
     OSC_SLOT_LIST(OSC_SLOT_THUNKS, FAM)                                                            \
-    static const osc_slot_entries FAM##_entries[OSC_COEF_SLOTS] = {OSC_SLOT_LIST(OSC_SLOT_ROW, FAM)};
+    static const osc_slot_entries FAM##_entries[OSC_COEF_SLOTS] = {                                \
+        OSC_SLOT_LIST(OSC_SLOT_ROW, FAM)};
 
 #endif
