@@ -41,24 +41,37 @@ static void set_lanes(osc_batch *b, int dim, bool undamped)
     }
 }
 
-void check_run(const osc_method *m, osc_precision p, int dim, bool undamped, bool audited,
-               double *out, osc_audit_summary *sum)
+static void run_lanes(const osc_method *m, osc_precision p, int dim, bool undamped, double dt,
+                      long steps, double *out, osc_audit_summary *sum)
 {
     osc_batch *b = NULL;
     assert_int_equal(osc_batch_create(&b, m, p, dim, CHECK_LANES, CHECK_GRAVITY), OSC_OK);
     set_lanes(b, dim, undamped);
-    assert_int_equal(osc_batch_start(b, CHECK_DT), OSC_OK);
-    if (audited) {
+    assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+    if (sum) {
         osc_audit *a = NULL;
         assert_int_equal(osc_audit_create(&a, b), OSC_OK);
-        assert_int_equal(osc_audit_run(a, b, CHECK_STEPS, 50, NULL, NULL), OSC_OK);
+        assert_int_equal(osc_audit_run(a, b, steps, 50, NULL, NULL), OSC_OK);
         *sum = osc_audit_summarize(a, 0, CHECK_LANES);
         osc_audit_free(a);
     } else {
-        assert_int_equal(osc_batch_run(b, CHECK_STEPS, 0, NULL, NULL), OSC_OK);
+        assert_int_equal(osc_batch_run(b, steps, 0, NULL, NULL), OSC_OK);
     }
     osc_batch_readout(b, 0, CHECK_LANES, out, out + dim * CHECK_LANES);
     osc_batch_free(b);
+}
+
+void check_run(const osc_method *m, osc_precision p, int dim, bool undamped, bool audited,
+               double *out, osc_audit_summary *sum)
+{
+    assert_true(!audited || sum);
+    run_lanes(m, p, dim, undamped, CHECK_DT, CHECK_STEPS, out, audited ? sum : NULL);
+}
+
+void check_run_steps(const osc_method *m, osc_precision p, int dim, bool undamped, double dt,
+                     long steps, double *out)
+{
+    run_lanes(m, p, dim, undamped, dt, steps, out, NULL);
 }
 
 void check_reference_run(const osc_method *m, bool long_double, double *out)

@@ -25,6 +25,9 @@ double check_lane_c(size_t i, bool undamped);
  * out. audited: through the every-step audited kernel (osc_audit_run), its summary in *sum. */
 void check_run(const osc_method *m, osc_precision p, int dim, bool undamped, bool audited,
                double *out, osc_audit_summary *sum);
+/* The same lanes run by steps steps of dt (plain kernel). */
+void check_run_steps(const osc_method *m, osc_precision p, int dim, bool undamped, double dt,
+                     long steps, double *out);
 
 /* The same lanes (one axis, with drag) stepped by m's scalar reference in double (long_double
  * false) or long double, read out into out as check_run does. */
