@@ -63,13 +63,20 @@ static osc_rkn_tableau rule38n(void)
                       (const double[]){0, 1.0 / 3, 2.0 / 3, 1});
 }
 
-/* Heun's: x' = x + h v + h^2 F_1 / 2, v' = v + h (F_1 + F_2) / 2 with
+/* x' = x + h v + h^2 F_1 / 2, v' = v + h (F_1 + F_2) / 2 with
  * F_2 = f(x + h v + h^2 F_1 / 2, v + h F_1): velocity Verlet with its second force at Heun's
- * predicted velocity. Order 2. */
-static osc_rkn_tableau heunn(void)
+ * predicted velocity (order 2); without drag exactly velocity Verlet. */
+static osc_rkn_tableau verlet_heun(void)
 {
     return (osc_rkn_tableau){.stages = 2, .abar = {{0}, {0.5}}, .a = {{0}, {1}},
                              .bbar = {0.5, 0}, .b = {0.5, 0.5}, .c = {0, 1}};
+}
+
+/* Heun's method's Nystrom form: abar = A^2 = 0, bbar = b^T A = (1/2, 0); Heun's map. */
+static osc_rkn_tableau heunn(void)
+{
+    static const double A[][OSC_RKN_MAX_STAGES] = {{0}, {1}};
+    return nystrom_of(2, A, (const double[]){0.5, 0.5}, (const double[]){0, 1});
 }
 
 /* x' = x + h v + h^2 F / 2, v' = v + h F: order 1 (b.c = 0, not 1/2). */
@@ -99,7 +106,8 @@ typedef struct known {
 } known;
 
 /* Linear orders: a Nystrom form's map is its RK method's R(hL), of rk4's order 4 (its degree),
- * Kutta's 3, Heun's 2. euler_taylor: v' misses the (v, v) entry's k / 2 (order 2). Nystrom's
+ * Kutta's 3, Heun's 2; verlet_heun's is velocity Verlet's undamped (order 2; s = 2 bounds it
+ * damped). euler_taylor: v' misses the (v, v) entry's k / 2 (order 2). Nystrom's
  * 3-stage method undamped: its (v, x) entry k + k^2/6 + k^3/96 misses exp's k^3/120 (order 5),
  * so 4; damped at most s = 3 (rkn.h) and at least its coefficient order 3. */
 static const known knowns[] = {
@@ -107,6 +115,7 @@ static const known knowns[] = {
     {"3/8 rule", rule38n, 4, 4, 4, 4},
     {"kutta3", kutta3n, 3, 3, 3, 3},
     {"heun", heunn, 2, 2, 2, 2},
+    {"verlet-heun", verlet_heun, 2, 2, 2, 2},
     {"euler-taylor", euler_taylor, 1, 1, 1, 1},
     {"rkn4 (kutta a)", rkn4_kutta_a, 3, 4, 3, 4},
 };
@@ -370,9 +379,9 @@ static void test_measured_orders(void **state)
 {
     (void)state;
     const struct { osc_rkn_tableau (*make)(void); double drag; int measured; } cases[] = {
-        {rk4n, 0, 4},         {rk4n, 0.3, 4},         {kutta3n, 0.3, 3}, {heunn, 0, 2},
-        {heunn, 0.3, 2},      {euler_taylor, 0.3, 1}, {rkn4_kutta_a, 0, 4},
-        {rkn4_kutta_a, 0.3, 3},
+        {rk4n, 0, 4},           {rk4n, 0.3, 4},         {kutta3n, 0.3, 3},
+        {heunn, 0.3, 2},        {verlet_heun, 0, 2},    {verlet_heun, 0.3, 2},
+        {euler_taylor, 0.3, 1}, {rkn4_kutta_a, 0, 4},   {rkn4_kutta_a, 0.3, 3},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         osc_method m = make(cases[k].make(), "rkn-order", cases[k].measured);
@@ -390,7 +399,10 @@ static void test_measured_orders(void **state)
  * 2.785293563405282, where the eigenvalue -h of L is double: there a perturbation delta of the
  * map's entries moves its eigenvalues by ~sqrt(delta), and the long double reference's round-off,
  * delta ~ 64 eps_ld |A|^2 ~ 1e-16 (analysis.h), by ~1e-8 (this coding's limit lies 6e-9 from
- * the value, the tableau's 1e-10): to 1e-7 there. */
+ * the value, the tableau's 1e-10): to 1e-7 there. Heun's Nystrom form, Heun's map undamped:
+ * |R(ih)|^2 = 1 + h^4/4, unstable for every h > 0 (NEVER); verlet_heun undamped is velocity
+ * Verlet, [[1 - h^2/2, h], [-h (1 - h^2/4), 1 - h^2/2]] with det 1 and trace 2 - h^2: bounded
+ * up to h = 2. */
 static void test_stability_theory(void **state)
 {
     (void)state;
@@ -403,14 +415,24 @@ static void test_stability_theory(void **state)
     assert_int_equal(t.kind, OSC_STAB_BOUNDED);
     assert_true(fabs(t.limit / 2.785293563405282 - 1) < 1e-7);
     release(&m);
+    m = make(heunn(), "rkn-heun", 2);
+    assert_int_equal(osc_stability_theory(&m, 0, &t), OSC_OK);
+    assert_int_equal(t.kind, OSC_STAB_NEVER);
+    release(&m);
+    m = make(verlet_heun(), "rkn-verlet-heun", 2);
+    assert_int_equal(osc_stability_theory(&m, 0, &t), OSC_OK);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_true(fabs(t.limit / 2 - 1) < 1e-9);
+    release(&m);
 }
 
 /* Per stage 2 + [c_i != 0] + nnz(abar_i) + nnz(a_i), then 1 + nnz(bbar) + nnz(b): rk4's form
- * 2 + 4 + 5 + 5 + 1 + 3 + 4 = 24; Heun's 2 + 5 + 1 + 1 + 2 = 11; euler_taylor 2 + 1 + 1 + 1 = 5. */
+ * 2 + 4 + 5 + 5 + 1 + 3 + 4 = 24; verlet_heun's 2 + 5 + 1 + 1 + 2 = 11; euler_taylor
+ * 2 + 1 + 1 + 1 = 5. */
 static void test_fma_count(void **state)
 {
     (void)state;
-    osc_method r = make(rk4n(), "r", 4), h = make(heunn(), "h", 2);
+    osc_method r = make(rk4n(), "r", 4), h = make(verlet_heun(), "h", 2);
     osc_method e = make(euler_taylor(), "e", 1);
     assert_int_equal(r.fma_per_step, 24);
     assert_int_equal(h.fma_per_step, 11);
