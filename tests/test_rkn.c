@@ -328,9 +328,17 @@ static void rk4_matches_at_level(void)
             if (!(d <= tol))
                 fail_msg("%s dim %d: differs by %g > %g", osc_precision_name(precisions[k]), dim,
                          d, tol);
+            osc_audit_summary s4;
             check_run(&rkn, precisions[k], dim, false, true, audited, &s);
             assert_memory_equal(audited, got, 2 * (size_t)dim * CHECK_LANES * sizeof(double));
             assert_int_equal(s.unstable, 0);
+            /* the co-stepped largest error, against rk4's: it moves by at most sqrt(dim) times
+             * the states' max-norm difference (a Euclidean distance's maximum over the steps) */
+            check_run(builtin("rk4"), precisions[k], dim, false, true, want, &s4);
+            assert_true(s.max_error > 0);
+            if (!(fabs(s.max_error - s4.max_error) <= sqrt(dim) * tol))
+                fail_msg("%s dim %d: largest error %g, rk4's %g", osc_precision_name(precisions[k]),
+                         dim, s.max_error, s4.max_error);
         }
     osc_method heun = make(heunn(), "rkn-heun", 2);
     check_run(&heun, OSC_DOUBLE, 1, false, false, got, NULL);
