@@ -3,7 +3,10 @@
 
 #include <math.h>
 
+#include "stage_vec.h"
+
 #define S_MAX OSC_TABLEAU_MAX_STAGES
+_Static_assert(S_MAX == OSC_STAGE_VEC_MAX, "stage vectors hold every stage");
 
 static bool stages_ok(const osc_tableau *t)
 {
@@ -75,8 +78,8 @@ const char *osc_tableau_error_text(osc_tableau_error e)
 
 /* ---- the elementary weights --------------------------------------------------------------- */
 
-/* Vectors over the stages; the tableau's a, b, c either as given or in absolute value. */
-typedef struct vec { double v[S_MAX]; } vec;
+/* The tableau's a, b, c either as given or in absolute value. */
+typedef osc_svec vec;
 typedef struct coefs { int s; double a[S_MAX][S_MAX], b[S_MAX], c[S_MAX]; } coefs;
 
 static coefs coefs_of(const osc_tableau *t, bool absolute)
@@ -91,49 +94,14 @@ static coefs coefs_of(const osc_tableau *t, bool absolute)
     return k;
 }
 
-static vec ones(const coefs *k)
-{
-    vec r = {{0}};
-    for (int i = 0; i < k->s; i++)
-        r.v[i] = 1;
-    return r;
-}
-
-static vec nodes(const coefs *k)
-{
-    vec r = {{0}};
-    for (int i = 0; i < k->s; i++)
-        r.v[i] = k->c[i];
-    return r;
-}
-
+static vec ones(const coefs *k) { return osc_svec_ones(k->s); }
+static vec nodes(const coefs *k) { return osc_svec_of(k->s, k->c); }
 /* A x */
-static vec amul(const coefs *k, vec x)
-{
-    vec r = {{0}};
-    for (int i = 0; i < k->s; i++)
-        for (int j = 0; j < i; j++)
-            r.v[i] += k->a[i][j] * x.v[j];
-    return r;
-}
-
+static vec amul(const coefs *k, vec x) { return osc_svec_mul(k->s, k->a, x); }
 /* x .* y, elementwise */
-static vec emul(const coefs *k, vec x, vec y)
-{
-    vec r = {{0}};
-    for (int i = 0; i < k->s; i++)
-        r.v[i] = x.v[i] * y.v[i];
-    return r;
-}
-
+static vec emul(const coefs *k, vec x, vec y) { return osc_svec_emul(k->s, x, y); }
 /* b^T x */
-static double bdot(const coefs *k, vec x)
-{
-    double sum = 0;
-    for (int i = 0; i < k->s; i++)
-        sum += k->b[i] * x.v[i];
-    return sum;
-}
+static double bdot(const coefs *k, vec x) { return osc_svec_dot(k->s, k->b, x); }
 
 /* The 17 rooted trees of up to 5 nodes: order, gamma(t), and Phi(t) = b^T (stage weights). In
  * the comments c^2 is c .* c and products are elementwise unless written A(...). */

@@ -15,6 +15,7 @@
 
 #include "analysis.h"
 #include "audit.h"
+#include "method_check.h"
 #include "tableau.h"
 
 static osc_tableau euler_tableau(void) { return (osc_tableau){.stages = 1, .b = {1}, .c = {0}}; }
@@ -63,52 +64,13 @@ static const osc_method *builtin(const char *name)
     return m;
 }
 
-/* ---- batches -------------------------------------------------------------------------------- */
+static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
 
-enum { NLANES = 200, DT_STEPS = 400 };
-#define DT 0.01
-#define GRAVITY 3.5
-
-/* omega0 in [0.5, 2] (k 0.25..4, m 1): omega0 dt <= 0.02, every method here is stable; the energy
- * norm and the max norm differ by at most the factor 2. Drag 0, 0.3, 1. */
-static void set_lanes(osc_batch *b, int dim)
-{
-    static const double ks[] = {0.25, 1, 4}, cs[] = {0, 0.3, 1};
-    for (size_t i = 0; i < NLANES; i++) {
-        double x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
-        for (int a = 0; a < dim; a++)
-            x0[a] = sin(1.7 * (double)i + a), v0[a] = cos(2.3 * (double)i + 0.5 * a);
-        assert_int_equal(osc_batch_set_lane(b, i, ks[i % 3], cs[(i / 3) % 3], 1, x0, v0), OSC_OK);
-    }
-}
-
-/* Run NLANES lanes by DT_STEPS steps; x then v (dim * NLANES each) into out. With an audit, the
- * every-step audited kernel runs (osc_audit_run) and the summary is returned in *sum. */
+/* The lanes of check_run (method_check.h) with drag: 0, 0.3, 1. */
 static void run(const osc_method *m, osc_precision p, int dim, bool audited, double *out,
                 osc_audit_summary *sum)
 {
-    osc_batch *b = NULL;
-    assert_int_equal(osc_batch_create(&b, m, p, dim, NLANES, GRAVITY), OSC_OK);
-    set_lanes(b, dim);
-    assert_int_equal(osc_batch_start(b, DT), OSC_OK);
-    if (audited) {
-        osc_audit *a = NULL;
-        assert_int_equal(osc_audit_create(&a, b), OSC_OK);
-        assert_int_equal(osc_audit_run(a, b, DT_STEPS, 50, NULL, NULL), OSC_OK);
-        *sum = osc_audit_summarize(a, 0, NLANES);
-        osc_audit_free(a);
-    } else {
-        assert_int_equal(osc_batch_run(b, DT_STEPS, 0, NULL, NULL), OSC_OK);
-    }
-    osc_batch_readout(b, 0, NLANES, out, out + dim * NLANES);
-    osc_batch_free(b);
-}
-
-static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
-
-static double unit_roundoff(osc_precision p)
-{
-    return p == OSC_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+    check_run(m, p, dim, false, audited, out, sum);
 }
 
 /* Euler's tableau against the built-in euler: the same method, coded differently (the built-in
@@ -130,54 +92,23 @@ static void test_euler_matches_builtin(void **state)
     osc_isa_set_cap(OSC_ISA_NATIVE);
 }
 
-/* Largest |x| + |v| over the lanes' readout (the state's scale; with dt w2 <= 0.04 the stage
- * increments are smaller). */
-static double state_scale(const double *xv, int dim)
-{
-    double s = 0;
-    for (size_t i = 0; i < (size_t)dim * NLANES; i++)
-        s = fmax(s, fabs(xv[i]) + fabs(xv[i + (size_t)dim * NLANES]));
-    return s;
-}
-
-/* The largest |difference| between two readouts. */
-static double max_diff(const double *a, const double *b, int dim)
-{
-    double d = 0;
-    for (size_t i = 0; i < 2 * (size_t)dim * NLANES; i++)
-        d = fmax(d, fabs(a[i] - b[i]));
-    return d;
-}
-
-/* Two codings of the same one-step map (rk4's tableau form against the built-in, or a kernel
- * against its reference) round differently: each step's results differ by the roundings of
- * the ~10 operations deep chain of each side, at most ~32 u S with S the state's scale (gravity
- * 3.5 dt included); the difference is then carried by the method's map, non-expansive in the
- * energy norm for these stable lanes, which differs from the max norm by <= 2 (omega0 in
- * [0.5, 2]). Over N steps: |diff| <= 64 N u S. A coding of another map differs by its
- * truncation error, ~dt^3 t = 4e-6 for a second-order method: far above 64 N u S = 3e-12. */
-static double roundoff_tol(osc_precision p, double scale)
-{
-    return 64.0 * DT_STEPS * unit_roundoff(p) * (scale + GRAVITY * DT);
-}
-
 static void euler_matches_builtin_at_level(void)
 {
     osc_method tab = make(euler_tableau(), "tableau-euler", 1);
-    static double got[2 * OSC_MAX_DIM * NLANES], want[2 * OSC_MAX_DIM * NLANES];
-    static double audited[2 * OSC_MAX_DIM * NLANES];
+    static double got[2 * OSC_MAX_DIM * CHECK_LANES], want[2 * OSC_MAX_DIM * CHECK_LANES];
+    static double audited[2 * OSC_MAX_DIM * CHECK_LANES];
     for (size_t k = 0; k < 2; k++)
         for (int dim = 1; dim <= OSC_MAX_DIM; dim++) {
             osc_audit_summary s = {0};
             run(&tab, precisions[k], dim, false, got, NULL);
             run(builtin("euler"), precisions[k], dim, false, want, NULL);
-            double tol = roundoff_tol(precisions[k], state_scale(want, dim));
-            double d = max_diff(got, want, dim);
+            double tol = check_roundoff_tol(precisions[k], check_state_scale(want, dim));
+            double d = check_max_diff(got, want, dim);
             if (!(d <= tol))
                 fail_msg("%s dim %d: differs by %g > %g", osc_precision_name(precisions[k]), dim,
                          d, tol);
             run(&tab, precisions[k], dim, true, audited, &s);
-            assert_memory_equal(audited, got, 2 * (size_t)dim * NLANES * sizeof(double));
+            assert_memory_equal(audited, got, 2 * (size_t)dim * CHECK_LANES * sizeof(double));
         }
     assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
 }
@@ -187,28 +118,30 @@ static void test_rk4_matches_builtin(void **state)
     (void)state;
     osc_method tab = make(rk4_tableau(), "tableau-rk4", 4);
     assert_int_equal(tab.fma_per_step, builtin("rk4")->fma_per_step);
-    static double got[2 * OSC_MAX_DIM * NLANES], want[2 * OSC_MAX_DIM * NLANES];
-    static double audited[2 * OSC_MAX_DIM * NLANES];
+    static double got[2 * OSC_MAX_DIM * CHECK_LANES], want[2 * OSC_MAX_DIM * CHECK_LANES];
+    static double audited[2 * OSC_MAX_DIM * CHECK_LANES];
     for (size_t k = 0; k < 2; k++)
         for (int dim = 1; dim <= OSC_MAX_DIM; dim += 2) {
             osc_audit_summary s;
             run(&tab, precisions[k], dim, false, got, NULL);
             run(builtin("rk4"), precisions[k], dim, false, want, NULL);
-            double scale = state_scale(want, dim), tol = roundoff_tol(precisions[k], scale);
-            double d = max_diff(got, want, dim);
+            double scale = check_state_scale(want, dim);
+            double tol = check_roundoff_tol(precisions[k], scale);
+            double d = check_max_diff(got, want, dim);
             if (!(d <= tol))
                 fail_msg("%s dim %d: differs by %g > %g", osc_precision_name(precisions[k]), dim,
                          d, tol);
             /* the audited kernel leaves the state the plain one does, bit for bit */
             run(&tab, precisions[k], dim, true, audited, &s);
-            assert_memory_equal(audited, got, 2 * (size_t)dim * NLANES * sizeof(double));
+            assert_memory_equal(audited, got, 2 * (size_t)dim * CHECK_LANES * sizeof(double));
             assert_int_equal(s.unstable, 0);
         }
     /* the tolerance tells maps apart: Heun's (order 2) differs from rk4's far beyond it */
     osc_method heun = make(heun_tableau(), "tableau-heun", 2);
     run(&heun, OSC_DOUBLE, 1, false, got, NULL);
     run(builtin("rk4"), OSC_DOUBLE, 1, false, want, NULL);
-    assert_true(max_diff(got, want, 1) > 100 * roundoff_tol(OSC_DOUBLE, state_scale(want, 1)));
+    assert_true(check_max_diff(got, want, 1) >
+                100 * check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1)));
     assert_int_equal(osc_tableau_method_release(&heun), OSC_OK);
     assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
 }
@@ -219,61 +152,20 @@ static void test_kernel_matches_reference(void **state)
 {
     (void)state;
     osc_method tab = make(kutta3_tableau(), "tableau-kutta3", 3);
-    static double got[2 * NLANES], want[2 * NLANES];
+    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES], want_ld[2 * CHECK_LANES];
     run(&tab, OSC_DOUBLE, 1, false, got, NULL);
-    static const double ks[] = {0.25, 1, 4}, cs[] = {0, 0.3, 1};
-    for (size_t i = 0; i < NLANES; i++) {
-        osc_coef_d c = {ks[i % 3], cs[(i / 3) % 3], GRAVITY};
-        double s[OSC_MAX_STATE];
-        tab.ref_d.init(s, sin(1.7 * (double)i), cos(2.3 * (double)i), c, DT);
-        for (int n = 0; n < DT_STEPS; n++)
-            tab.ref_d.step(s, c, DT);
-        tab.ref_d.readout(s, c, DT, &want[i], &want[i + NLANES]);
-    }
-    double d = max_diff(got, want, 1), tol = roundoff_tol(OSC_DOUBLE, state_scale(want, 1));
+    check_reference_run(&tab, false, want);
+    double d = check_max_diff(got, want, 1);
+    double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
     if (!(d <= tol))
         fail_msg("kernel and reference differ by %g > %g", d, tol);
-    /* long double and float references: the same map (float to its own round-off) */
-    for (size_t i = 0; i < NLANES; i += 17) {
-        osc_coef_ld cl = {ks[i % 3], cs[(i / 3) % 3], GRAVITY};
-        long double sl[OSC_MAX_STATE], xl, vl;
-        tab.ref_ld.init(sl, sinl(1.7L * (long double)i), cosl(2.3L * (long double)i), cl, DT);
-        for (int n = 0; n < DT_STEPS; n++)
-            tab.ref_ld.step(sl, cl, DT);
-        tab.ref_ld.readout(sl, cl, DT, &xl, &vl);
-        assert_true(fabs((double)xl - want[i]) <= tol && fabs((double)vl - want[i + NLANES]) <= tol);
-    }
+    /* the long double reference: the same map */
+    check_reference_run(&tab, true, want_ld);
+    assert_true(check_max_diff(want_ld, want, 1) <= tol);
     assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
 }
 
 /* ---- measured order (as tests/test_convergence.c measures the built-in methods) ----------- */
-
-static osc_conv_point run_point(const osc_method *m, long steps)
-{
-    const double t_end = 4, x0 = 1, v0 = 0.5, dt = t_end / (double)steps;
-    osc_batch *b;
-    assert_int_equal(osc_batch_create(&b, m, OSC_DOUBLE, 1, 1, 0), OSC_OK);
-    assert_int_equal(osc_batch_set_lane(b, 0, 1, 0, 1, &x0, &v0), OSC_OK);
-    assert_int_equal(osc_batch_start(b, dt), OSC_OK);
-    assert_int_equal(osc_batch_run(b, steps, 0, NULL, NULL), OSC_OK);
-    double x, v;
-    osc_batch_readout(b, 0, 1, &x, &v);
-    osc_batch_free(b);
-    double error = fabs(x - (x0 * cos(t_end) + v0 * sin(t_end)));
-    return (osc_conv_point){dt, error, steps, isfinite(x)};
-}
-
-static osc_order_fit measure_order(const osc_method *m)
-{
-    osc_conv_point pts[8];
-    for (int i = 0; i < 8; i++)
-        pts[i] = run_point(m, 50L << i);
-    osc_fit_params par = {.eps = DBL_EPSILON, .scale = hypot(1, 0.5), .omega_t = 4,
-                          .declared_order = osc_method_declared_order(m, 0)};
-    osc_order_fit f;
-    assert_int_equal(osc_fit_order(pts, 8, &par, &f, NULL), OSC_OK);
-    return f;
-}
 
 /* rk4's tableau measures 4 and euler's 1 (0.15: the next term's share at the largest dt, as for
  * the built-in methods); the method of linear order 4 but coefficient order 3 also measures 4
@@ -288,7 +180,7 @@ static void test_measured_orders(void **state)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         osc_method m = make(cases[k].t, "tableau-order", cases[k].declared);
-        osc_order_fit f = measure_order(&m);
+        osc_order_fit f = check_measure_order(&m, 0);
         assert_int_equal(f.status, OSC_FIT_OK);
         if (!(fabs(f.order - cases[k].measured) < 0.15) || !f.pass)
             fail_msg("case %zu: measured %g, expected %d", k, f.order, cases[k].measured);

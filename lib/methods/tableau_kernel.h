@@ -1,6 +1,7 @@
 /* The per-precision pieces of tableau_method.c: included once per precision with `real`, `coef`
  * and F(name) defined (as method_template.h does); with TAB_REF_ONLY only the reference (the
- * long double pass). A stage count known only at run time: scalar loops, one lane at a time.
+ * long double pass). A stage count known only at run time: scalar loops, one lane at a time
+ * (lane_kernels.h runs the step over the batch's lanes).
  *
  * For the system (x, v)' = (v, -m(x, v)), m = w2 x + gam v + g (minus the acceleration),
  * stage i is
@@ -28,18 +29,6 @@ static void F(tab_ref_step)(const tab_slot *sl, real s[OSC_MAX_STATE], coef c, r
     }
     s[0] = s[0] + dt * dx;
     s[1] = s[1] + dt * dv;
-}
-
-static void F(tab_ref_init)(real s[OSC_MAX_STATE], real x0, real v0, coef c, real dt)
-{
-    (void)c, (void)dt;
-    s[0] = x0, s[1] = v0, s[2] = 0;
-}
-
-static void F(tab_ref_readout)(const real s[OSC_MAX_STATE], coef c, real dt, real *x, real *v)
-{
-    (void)c, (void)dt;
-    *x = s[0], *v = s[1];
 }
 
 #ifndef TAB_REF_ONLY
@@ -84,133 +73,6 @@ static inline __attribute__((always_inline)) void F(tab_step)(const F(tab_scaled
     *x = xn, *v = vn;
 }
 
-static inline __attribute__((always_inline)) void F(tab_advance_body)(
-    const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1, long nsteps, double dt)
-{
-    const F(tab_scaled) k = F(tab_scale)(sl, (real)dt);
-    real *xs = a->s[0], *vs = a->s[1];
-    const real *w2 = a->w2, *gam = a->gam, *g = a->g;
-    for (size_t i = i0; i < i1; i++) {
-        real x = xs[i], v = vs[i];
-        for (long n = 0; n < nsteps; n++)
-            F(tab_step)(&k, &x, &v, w2[i], gam[i], g[i]);
-        xs[i] = x, vs[i] = v;
-    }
-}
-
-/* The state is (x, v) itself. */
-static void F(tab_init)(const osc_soa *a, size_t i0, size_t i1, double dt)
-{
-    (void)a, (void)i0, (void)i1, (void)dt;
-}
-
-static void F(tab_readout)(const osc_soa *a, size_t i0, size_t i1, double dt, double *x,
-                           double *v)
-{
-    (void)dt;
-    const real *xs = a->s[0], *vs = a->s[1];
-    for (size_t i = i0; i < i1; i++)
-        x[i - i0] = (double)xs[i], v[i - i0] = (double)vs[i];
-}
-
-/* advance_audited: each lane's axes stepped by tab_step (the same bits as tab_advance), the
- * exact motion co-stepped and the maxima taken exactly as kernel_loops.h's fused block does. */
-static inline __attribute__((always_inline)) void F(tab_audited_body)(
-    const tab_slot *sl, const osc_soa *ax, int dim, size_t i0, size_t i1, long nsteps, double dt,
-    const osc_costep *cs)
-{
-    const F(tab_scaled) k = F(tab_scale)(sl, (real)dt);
-    const real *w2 = ax[0].w2, *gam = ax[0].gam, *g = ax[dim - 1].g;
-    for (size_t i = i0; i < i1; i++) {
-        real xs[OSC_MAX_DIM], vs[OSC_MAX_DIM];
-        double xe[OSC_MAX_DIM], ve[OSC_MAX_DIM], me2 = 0, mde = 0;
-        for (int a = 0; a < dim; a++) {
-            xs[a] = ((const real *)ax[a].s[0])[i], vs[a] = ((const real *)ax[a].s[1])[i];
-            xe[a] = cs->xe[a][i], ve[a] = cs->ve[a][i];
-        }
-        for (long n = 0; n < nsteps; n++) {
-            double err2 = 0, sum_v = 0, sum_x = 0, dx_last = 0;
-            for (int a = 0; a < dim; a++) {
-                const bool last = a == dim - 1;
-                F(tab_step)(&k, &xs[a], &vs[a], w2[i], gam[i], last ? g[i] : (real)0);
-                const double x = (double)xs[a], v = (double)vs[a], xo = xe[a], vo = ve[a];
-                const double q1 = last ? cs->q1[i] : 0.0, q2 = last ? cs->q2[i] : 0.0;
-                const double xn = fma(cs->p11[i], xo, fma(cs->p12[i], vo, q1));
-                const double vn = fma(cs->p21[i], xo, fma(cs->p22[i], vo, q2));
-                xe[a] = xn, ve[a] = vn;
-                const double ddx = x - xn, ddv = v - vn;
-                err2 = a == 0 ? ddx * ddx : fma(ddx, ddx, err2);
-                sum_v = a == 0 ? ddv * (v + vn) : fma(ddv, v + vn, sum_v);
-                sum_x = a == 0 ? ddx * (x + xn) : fma(ddx, x + xn, sum_x);
-                dx_last = ddx;
-            }
-            const double de = fma(cs->mg[i], dx_last,
-                                  fma(cs->half_k[i], sum_x, cs->half_m[i] * sum_v));
-            const double ade = fabs(de);
-            me2 = isgreater(me2, err2) ? me2 : err2;
-            mde = isgreater(mde, ade) ? mde : ade;
-        }
-        for (int a = 0; a < dim; a++)
-            ((real *)ax[a].s[0])[i] = xs[a], ((real *)ax[a].s[1])[i] = vs[a];
-        cs->max_err2[i] = me2, cs->max_de[i] = mde;
-    }
-}
-
-/* Built per ISA level as the other kernels are (kernel_loops.h), so that fma is an instruction
- * where the CPU has one (at the baseline it is a libm call): the same bits on every level. */
-#if OSC_ISA_RUNTIME
-#define TAB_V4 __attribute__((target("arch=x86-64-v4")))
-#define TAB_V3 __attribute__((target("arch=x86-64-v3")))
-TAB_V4 static void F(tab_advance_v4)(const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1,
-                                     long nsteps, double dt)
-{
-    F(tab_advance_body)(sl, a, i0, i1, nsteps, dt);
-}
-TAB_V3 static void F(tab_advance_v3)(const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1,
-                                     long nsteps, double dt)
-{
-    F(tab_advance_body)(sl, a, i0, i1, nsteps, dt);
-}
-TAB_V4 static void F(tab_audited_v4)(const tab_slot *sl, const osc_soa *ax, int dim, size_t i0,
-                                     size_t i1, long nsteps, double dt, const osc_costep *cs)
-{
-    F(tab_audited_body)(sl, ax, dim, i0, i1, nsteps, dt, cs);
-}
-TAB_V3 static void F(tab_audited_v3)(const tab_slot *sl, const osc_soa *ax, int dim, size_t i0,
-                                     size_t i1, long nsteps, double dt, const osc_costep *cs)
-{
-    F(tab_audited_body)(sl, ax, dim, i0, i1, nsteps, dt, cs);
-}
-#undef TAB_V4
-#undef TAB_V3
-#endif
-
-static void F(tab_advance)(const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1,
-                           long nsteps, double dt)
-{
-#if OSC_ISA_RUNTIME
-    const int level = osc_isa_dispatch();
-    if (level == 4)
-        F(tab_advance_v4)(sl, a, i0, i1, nsteps, dt);
-    else if (level == 3)
-        F(tab_advance_v3)(sl, a, i0, i1, nsteps, dt);
-    else
-#endif
-        F(tab_advance_body)(sl, a, i0, i1, nsteps, dt);
-}
-
-static void F(tab_advance_audited)(const tab_slot *sl, const osc_soa *ax, int dim, size_t i0,
-                                   size_t i1, long nsteps, double dt, const osc_costep *cs)
-{
-#if OSC_ISA_RUNTIME
-    const int level = osc_isa_dispatch();
-    if (level == 4)
-        F(tab_audited_v4)(sl, ax, dim, i0, i1, nsteps, dt, cs);
-    else if (level == 3)
-        F(tab_audited_v3)(sl, ax, dim, i0, i1, nsteps, dt, cs);
-    else
-#endif
-        F(tab_audited_body)(sl, ax, dim, i0, i1, nsteps, dt, cs);
-}
+OSC_LANE_KERNELS(tab, tab_slot)
 
 #endif

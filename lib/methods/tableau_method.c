@@ -2,28 +2,29 @@
  * (osc_method_from_tableau in tableau.h).
  *
  * osc_kernels' functions carry no context, so the coefficients live in a fixed set of slots and
- * each slot has its own small entry points (generated below) that pass the slot to the generic
+ * each slot has its own small entry points (method_slots.h) that pass the slot to the generic
  * kernels of tableau_kernel.h. These kernels are scalar loops over a stage count known at run
  * time: correct and reproducible (fma, the same bits on every ISA and thread count), not fast. */
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <string.h>
 #include <tgmath.h> /* fma on float is fmaf in the float kernel */
 
-#include "isa_dispatch.h"
+#include "lane_kernels.h"
+#include "method_slots.h"
 #include "tableau.h"
 
+_Static_assert(OSC_TABLEAU_METHOD_SLOTS == OSC_COEF_SLOTS && OSC_TABLEAU_NAME_MAX == OSC_COEF_NAME_MAX,
+               "tableau methods take the shared slots");
+
 typedef struct tab_slot {
-    atomic_bool taken;
     int stages;
     /* long double so that the long double reference reads the coefficients as given (in double:
      * the tableau's own type); the kernels round them to their precision once per call */
     long double a[OSC_TABLEAU_MAX_STAGES][OSC_TABLEAU_MAX_STAGES], b[OSC_TABLEAU_MAX_STAGES];
-    char name[OSC_TABLEAU_NAME_MAX];
 } tab_slot;
 
-static tab_slot slots[OSC_TABLEAU_METHOD_SLOTS];
+static tab_slot tab_slots[OSC_TABLEAU_METHOD_SLOTS];
+static osc_slot_pool tab_pool;
 
 #define real double
 #define coef osc_coef_d
@@ -51,51 +52,7 @@ static tab_slot slots[OSC_TABLEAU_METHOD_SLOTS];
 #undef F
 #undef TAB_REF_ONLY
 
-/* ---- one set of entry points per slot --------------------------------------------------------- */
-
-#define TAB_SLOTS(X)                                                                               \
-    X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
-_Static_assert(OSC_TABLEAU_METHOD_SLOTS == 16, "TAB_SLOTS lists every slot");
-
-#define TAB_PREC_ENTRIES(K, S)                                                                     \
-    static void tab_advance_##S##_##K(const osc_soa *a, size_t i0, size_t i1, long n, double dt)   \
-    {                                                                                              \
-        tab_advance_##S(&slots[K], a, i0, i1, n, dt);                                              \
-    }                                                                                              \
-    static void tab_audited_##S##_##K(const osc_soa *ax, int dim, size_t i0, size_t i1, long n,    \
-                                      double dt, const osc_costep *cs)                             \
-    {                                                                                              \
-        tab_advance_audited_##S(&slots[K], ax, dim, i0, i1, n, dt, cs);                            \
-    }
-
-#define TAB_REF_ENTRY(K, S, REAL, COEF)                                                            \
-    static void tab_ref_step_##S##_##K(REAL s[OSC_MAX_STATE], COEF c, REAL dt)                     \
-    {                                                                                              \
-        tab_ref_step_##S(&slots[K], s, c, dt);                                                     \
-    }
-
-#define TAB_ENTRIES(K)                                                                             \
-    TAB_PREC_ENTRIES(K, d)                                                                         \
-    TAB_PREC_ENTRIES(K, f)                                                                         \
-    TAB_REF_ENTRY(K, d, double, osc_coef_d)                                                        \
-    TAB_REF_ENTRY(K, f, float, osc_coef_f)                                                         \
-    TAB_REF_ENTRY(K, ld, long double, osc_coef_ld)
-TAB_SLOTS(TAB_ENTRIES)
-
-typedef struct tab_entries {
-    void (*advance_d)(const osc_soa *, size_t, size_t, long, double);
-    void (*advance_f)(const osc_soa *, size_t, size_t, long, double);
-    void (*audited_d)(const osc_soa *, int, size_t, size_t, long, double, const osc_costep *);
-    void (*audited_f)(const osc_soa *, int, size_t, size_t, long, double, const osc_costep *);
-    void (*ref_d)(double[OSC_MAX_STATE], osc_coef_d, double);
-    void (*ref_f)(float[OSC_MAX_STATE], osc_coef_f, float);
-    void (*ref_ld)(long double[OSC_MAX_STATE], osc_coef_ld, long double);
-} tab_entries;
-
-#define TAB_ENTRY_ROW(K)                                                                           \
-    {tab_advance_d_##K, tab_advance_f_##K, tab_audited_d_##K,     tab_audited_f_##K,               \
-     tab_ref_step_d_##K, tab_ref_step_f_##K, tab_ref_step_ld_##K},
-static const tab_entries entries[OSC_TABLEAU_METHOD_SLOTS] = {TAB_SLOTS(TAB_ENTRY_ROW)};
+OSC_SLOT_ENTRIES(tab)
 
 /* ---- the method --------------------------------------------------------------------------- */
 
@@ -113,17 +70,7 @@ static int fma_count(const osc_tableau *t)
     return count;
 }
 
-static int claim_slot(void)
-{
-    for (int k = 0; k < OSC_TABLEAU_METHOD_SLOTS; k++) {
-        bool expected = false;
-        if (atomic_compare_exchange_strong(&slots[k].taken, &expected, true))
-            return k;
-    }
-    return -1;
-}
-
-static void fill_slot(tab_slot *sl, const osc_tableau *t, const char *name)
+static void fill_slot(tab_slot *sl, const osc_tableau *t)
 {
     sl->stages = t->stages;
     for (int i = 0; i < OSC_TABLEAU_MAX_STAGES; i++) {
@@ -131,47 +78,27 @@ static void fill_slot(tab_slot *sl, const osc_tableau *t, const char *name)
             sl->a[i][j] = i < t->stages && j < i ? t->a[i][j] : 0;
         sl->b[i] = i < t->stages ? t->b[i] : 0;
     }
-    strcpy(sl->name, name);
 }
 
 int osc_method_from_tableau(const osc_tableau *t, const char *name, int declared_order,
                             osc_method *out)
 {
-    if (!t || !name || !out || declared_order < 1 || osc_tableau_validate(t, NULL) != OSC_TABLEAU_OK)
+    if (!t || !out || declared_order < 1 || osc_tableau_validate(t, NULL) != OSC_TABLEAU_OK)
         return OSC_EINVAL;
-    size_t len = strlen(name);
-    if (len == 0 || len >= OSC_TABLEAU_NAME_MAX)
-        return OSC_EINVAL;
-    int k = claim_slot();
+    const int k = osc_slot_claim(&tab_pool, name);
     if (k < 0)
-        return OSC_ENOMEM;
-    fill_slot(&slots[k], t, name);
-    const tab_entries *e = &entries[k];
-    *out = (osc_method){
-        .name = slots[k].name,
-        .summary = "explicit Runge-Kutta method given by its Butcher tableau, on (x, v)",
-        .order = declared_order,
-        .order_damped = declared_order,
-        .force_evals = t->stages,
-        .fma_per_step = fma_count(t),
-        .symplectic = false,
-        .nstate = 2,
-        .kernels = {[OSC_DOUBLE] = {e->advance_d, tab_init_d, tab_readout_d, e->audited_d},
-                    [OSC_FLOAT] = {e->advance_f, tab_init_f, tab_readout_f, e->audited_f}},
-        .ref_d = {tab_ref_init_d, e->ref_d, tab_ref_readout_d},
-        .ref_f = {tab_ref_init_f, e->ref_f, tab_ref_readout_f},
-        .ref_ld = {tab_ref_init_ld, e->ref_ld, tab_ref_readout_ld},
-    };
+        return k;
+    fill_slot(&tab_slots[k], t);
+    *out = osc_slot_method(&tab_pool, k, &tab_entries[k]);
+    out->summary = "explicit Runge-Kutta method given by its Butcher tableau, on (x, v)";
+    out->order = out->order_damped = declared_order;
+    out->force_evals = t->stages;
+    out->fma_per_step = fma_count(t);
+    out->symplectic = false;
     return OSC_OK;
 }
 
 int osc_tableau_method_release(const osc_method *m)
 {
-    for (int k = 0; m && k < OSC_TABLEAU_METHOD_SLOTS; k++)
-        if (m->kernels[OSC_DOUBLE].advance == entries[k].advance_d &&
-            atomic_load(&slots[k].taken)) {
-            atomic_store(&slots[k].taken, false);
-            return OSC_OK;
-        }
-    return OSC_EINVAL;
+    return osc_slot_release(&tab_pool, tab_entries, m);
 }

@@ -1,0 +1,89 @@
+/* Compositions of a built-in one-step method: validation, and the method the batch runs
+ * (lib/methods/composition_method.c). Pure computation (no I/O).
+ *
+ * Given a base method Phi and substep weights w_1, ..., w_N (summing to 1), one step of size dt
+ * is N steps of the base, of sizes w_1 dt, ..., w_N dt, in that order:
+ *     Psi(dt) = Phi(w_N dt) o ... o Phi(w_2 dt) o Phi(w_1 dt).
+ * The weights are given either in full (symmetric false: N = nweights) or, for a symmetric
+ * (palindromic) composition of odd length, as its first half up to and including the middle
+ * weight (symmetric true: N = 2 nweights - 1):
+ *     (w_1, ..., w_m) symmetric -> w_1, ..., w_{m-1}, w_m, w_{m-1}, ..., w_1.
+ * E.g. Yoshida's (Forest-Ruth's) triple jump is (w1, w0) symmetric -> w1, w0, w1 with
+ * w1 = 1/(2 - 2^(1/3)), w0 = -2^(1/3)/(2 - 2^(1/3)); Suzuki's fractal 5-stage is (p, p, 1 - 4p)
+ * symmetric, p = 1/(4 - 4^(1/3)). A palindrome of even length is given in full.
+ * A symmetric composition of a symmetric base of order 2 (verlet undamped, verlet-implicit-drag
+ * with drag too) gains orders by the weights' conditions (the triple jump: 2 w1^3 + w0^3 = 0
+ * for order 4); of a non-symmetric base (verlet with drag: order 1) it keeps the base's order.
+ * The declared order is the caller's.
+ *
+ * The base must be a method of the registry (osc_method_find), so that it outlives the
+ * composition, whose state is (x, v) as given at every substep: nstate 2, init and readout the
+ * identity (checked on its references). Of the built-in methods these are euler, semi-implicit,
+ * verlet, rk4, forest-ruth, implicit-midpoint and verlet-implicit-drag; stormer (state x and the
+ * last displacement) and verlet-zero-start (three components) are refused. Substeps of negative
+ * size are stepped as the base steps them: a base that divides by a function of the step h that
+ * vanishes for some h < 0 (verlet-implicit-drag's 1 + gam h/2, at gam |h| = 2; implicit-midpoint's
+ * 1 + gam h/2 + w2 h^2/4, with roots h < 0 when zeta >= 1) turns those lanes non-finite there:
+ * data, as any unstable lane. */
+#ifndef OSC_COMPOSITION_H
+#define OSC_COMPOSITION_H
+
+#include "oscbench.h"
+#include "tableau.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OSC_COMPOSITION_MAX_SUBSTEPS 32
+
+typedef enum osc_composition_error {
+    OSC_COMPOSITION_OK = 0,
+    OSC_COMPOSITION_BAD_BASE = 1,   /* base NULL, not in the registry, or its state not (x, v) */
+    OSC_COMPOSITION_BAD_COUNT = 2,  /* weights NULL, nweights < 1, or more than
+                                     * OSC_COMPOSITION_MAX_SUBSTEPS substeps */
+    OSC_COMPOSITION_NOT_FINITE = 3, /* weights[where] is NaN or infinite */
+    OSC_COMPOSITION_SUM = 4,        /* the N substeps' weights do not sum to 1 */
+} osc_composition_error;
+
+/* The substeps of a step: nweights, or 2 nweights - 1 if symmetric (0 for nweights < 1). */
+int osc_composition_substeps(int nweights, bool symmetric);
+
+/* Whether base can be composed: a registry method whose state is (x, v) as given (above). */
+bool osc_composition_base_ok(const osc_method *base);
+
+/* Tolerance of the sum: |sum_k w_k - 1| <= OSC_TABLEAU_SUM_TOL(N) * max(1, sum_k |w_k|) over the
+ * N substeps, the tableau's (each weight within a rounding of its exact value, N - 1 roundings
+ * of the sum): (N + 1) eps of the terms, 3.9e-15 for the triple jump (sum |w| = 4.4).
+ * 0 (OSC_COMPOSITION_OK) or the first error found, checked in the order of the enum; *where
+ * (may be NULL) gets the index into weights of a non-finite weight, -1 otherwise. */
+osc_composition_error osc_composition_validate(const osc_method *base, const double *weights,
+                                               int nweights, bool symmetric, int *where);
+/* One line for an error code, e.g. "the weights do not sum to 1". */
+const char *osc_composition_error_text(osc_composition_error e);
+
+/* Fills *out with the composition as a method: kernels that step the base's own kernels
+ * (base->kernels[p].advance, one substep of w_k dt at a time, over 128 lanes at a time so
+ * that they stay in cache: the base's bits, on every ISA and thread count), the exact motion
+ * co-stepped after each whole step for advance_audited, and references that step the base's
+ * references (in long double with the weights as given in double). fma_per_step and
+ * force_evals are N times the base's (the kernels run N whole base steps), symplectic the
+ * base's; declared_order is both order and order_damped; the summary names the base and N.
+ * The weights go into one of OSC_COMPOSITION_METHOD_SLOTS process-wide slots until
+ * osc_composition_method_release; name is copied (at most OSC_COMPOSITION_NAME_MAX bytes with
+ * its NUL), not checked against the registry. Returns OSC_OK, OSC_EINVAL (an error of
+ * osc_composition_validate, NULL name or out, empty or too long name, declared_order < 1) or
+ * OSC_ENOMEM (no free slot). */
+#define OSC_COMPOSITION_METHOD_SLOTS 16
+#define OSC_COMPOSITION_NAME_MAX 64
+int osc_method_from_composition(const osc_method *base, const double *weights, int nweights,
+                                bool symmetric, const char *name, int declared_order,
+                                osc_method *out);
+/* Give back the slot of a method osc_method_from_composition made (no batch may still use it);
+ * OSC_EINVAL for another method or a slot already given back. */
+int osc_composition_method_release(const osc_method *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

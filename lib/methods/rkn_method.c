@@ -1,0 +1,98 @@
+/* Runge-Kutta-Nystrom methods from their tableau, run by the batch like any method
+ * (osc_method_from_rkn in rkn.h). As tableau_method.c: the coefficients in slots with their own
+ * entry points (method_slots.h), scalar kernels over a stage count known at run time. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <tgmath.h> /* fma on float is fmaf in the float kernel */
+
+#include "lane_kernels.h"
+#include "method_slots.h"
+#include "rkn.h"
+
+_Static_assert(OSC_RKN_METHOD_SLOTS == OSC_COEF_SLOTS && OSC_RKN_NAME_MAX == OSC_COEF_NAME_MAX,
+               "RKN methods take the shared slots");
+
+typedef struct rkn_slot {
+    int stages;
+    /* long double so that the long double reference reads the coefficients as given */
+    long double abar[OSC_RKN_MAX_STAGES][OSC_RKN_MAX_STAGES];
+    long double a[OSC_RKN_MAX_STAGES][OSC_RKN_MAX_STAGES];
+    long double bbar[OSC_RKN_MAX_STAGES], b[OSC_RKN_MAX_STAGES], c[OSC_RKN_MAX_STAGES];
+} rkn_slot;
+
+static rkn_slot rkn_slots[OSC_RKN_METHOD_SLOTS];
+static osc_slot_pool rkn_pool;
+
+#define real double
+#define coef osc_coef_d
+#define F(name) name##_d
+#include "rkn_kernel.h"
+#undef real
+#undef coef
+#undef F
+
+#define real float
+#define coef osc_coef_f
+#define F(name) name##_f
+#include "rkn_kernel.h"
+#undef real
+#undef coef
+#undef F
+
+#define RKN_REF_ONLY
+#define real long double
+#define coef osc_coef_ld
+#define F(name) name##_ld
+#include "rkn_kernel.h"
+#undef real
+#undef coef
+#undef F
+#undef RKN_REF_ONLY
+
+OSC_SLOT_ENTRIES(rkn)
+
+/* Operations per step of rkn_step (rkn.h): per stage the force's two fma, one for c_i h v when
+ * c_i != 0 and one per nonzero abar_ij and a_ij; then x + h v and one per nonzero bbar_i, b_i. */
+static int fma_count(const osc_rkn_tableau *t)
+{
+    int count = 1;
+    for (int i = 0; i < t->stages; i++) {
+        count += 2 + (t->c[i] != 0) + (t->bbar[i] != 0) + (t->b[i] != 0);
+        for (int j = 0; j < i; j++)
+            count += (t->abar[i][j] != 0) + (t->a[i][j] != 0);
+    }
+    return count;
+}
+
+static void fill_slot(rkn_slot *sl, const osc_rkn_tableau *t)
+{
+    *sl = (rkn_slot){.stages = t->stages};
+    for (int i = 0; i < t->stages; i++) {
+        for (int j = 0; j < i; j++)
+            sl->abar[i][j] = t->abar[i][j], sl->a[i][j] = t->a[i][j];
+        sl->bbar[i] = t->bbar[i], sl->b[i] = t->b[i], sl->c[i] = t->c[i];
+    }
+}
+
+int osc_method_from_rkn(const osc_rkn_tableau *t, const char *name, int declared_order,
+                        osc_method *out)
+{
+    if (!t || !out || declared_order < 1 || osc_rkn_validate(t, NULL) != OSC_RKN_OK)
+        return OSC_EINVAL;
+    const int k = osc_slot_claim(&rkn_pool, name);
+    if (k < 0)
+        return k;
+    fill_slot(&rkn_slots[k], t);
+    *out = osc_slot_method(&rkn_pool, k, &rkn_entries[k]);
+    out->summary = "explicit Runge-Kutta-Nystrom method given by its tableau, on x'' = f(x, v)";
+    out->order = out->order_damped = declared_order;
+    out->force_evals = t->stages;
+    out->fma_per_step = fma_count(t);
+    out->symplectic = false;
+    return OSC_OK;
+}
+
+int osc_rkn_method_release(const osc_method *m)
+{
+    return osc_slot_release(&rkn_pool, rkn_entries, m);
+}

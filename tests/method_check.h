@@ -1,0 +1,50 @@
+/* Helpers the tests of methods made from coefficients share (test_tableau_method.c,
+ * test_rkn.c, test_composition.c): a batch of varied lanes run to its readout, the round-off
+ * bound between two codings of one map, and the measured order against the closed form. */
+#ifndef OSCBENCH_METHOD_CHECK_H
+#define OSCBENCH_METHOD_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis.h"
+#include "audit.h"
+#include "oscbench.h"
+
+/* The lanes of check_run: omega0 in [0.5, 2] (k 0.25, 1, 4; m 1), drag 0, 0.3, 1 (or 0 only),
+ * x0, v0 in [-1, 1] per axis, gravity CHECK_GRAVITY; CHECK_STEPS steps of CHECK_DT. */
+enum { CHECK_LANES = 200, CHECK_STEPS = 400 };
+#define CHECK_DT 0.01
+#define CHECK_GRAVITY 3.5
+
+/* The lanes' k and c (drag 0 throughout when undamped). */
+double check_lane_k(size_t i);
+double check_lane_c(size_t i, bool undamped);
+
+/* Run CHECK_LANES lanes of dim axes by CHECK_STEPS steps; x then v (dim * CHECK_LANES each) into
+ * out. audited: through the every-step audited kernel (osc_audit_run), its summary in *sum. */
+void check_run(const osc_method *m, osc_precision p, int dim, bool undamped, bool audited,
+               double *out, osc_audit_summary *sum);
+/* The same lanes run by steps steps of dt (plain kernel). */
+void check_run_steps(const osc_method *m, osc_precision p, int dim, bool undamped, double dt,
+                     long steps, double *out);
+
+/* The same lanes (one axis, with drag) stepped by m's scalar reference in double (long_double
+ * false) or long double, read out into out as check_run does. */
+void check_reference_run(const osc_method *m, bool long_double, double *out);
+
+double check_unit_roundoff(osc_precision p);
+/* Largest |x| + |v| over a readout of check_run. */
+double check_state_scale(const double *xv, int dim);
+/* The largest |difference| between two readouts of check_run. */
+double check_max_diff(const double *a, const double *b, int dim);
+/* The bound on the difference of two codings of one one-step map over check_run (see
+ * method_check.c): 64 CHECK_STEPS u (scale + gravity dt). */
+double check_roundoff_tol(osc_precision p, double scale);
+
+/* The order of m measured as tests/test_convergence.c measures the built-in methods: one lane
+ * (k 1, m 1, drag c, x0 1, v0 0.5, no gravity) run to t = 4 at 50, 100, ..., 6400 steps in double,
+ * the final |x - x_exact| fitted by osc_fit_order against m's declared order. */
+osc_order_fit check_measure_order(const osc_method *m, double c);
+
+#endif

@@ -1,0 +1,449 @@
+/* Compositions of a built-in method (composition.h): Yoshida's triple jump over velocity Verlet
+ * is forest-ruth's map (to round-off), two half steps are the base at half the step (bit for
+ * bit), the measured orders follow the base's symmetry, the stability limit is the one of the
+ * composed amplification matrices, and every validation error is found and located. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "composition.h"
+#include "method_check.h"
+
+/* Yoshida's / Forest-Ruth's weights: w1 = 1/(2 - 2^(1/3)), w0 = -2^(1/3)/(2 - 2^(1/3)), given
+ * as the symmetric half (w1, w0) -> w1, w0, w1. */
+static const double *yoshida(void)
+{
+    static double w[2];
+    w[0] = 1 / (2 - cbrt(2.0)), w[1] = -cbrt(2.0) / (2 - cbrt(2.0));
+    return w;
+}
+
+/* Suzuki's fractal: (p, p, 1 - 4p) symmetric -> p, p, 1 - 4p, p, p, p = 1/(4 - 4^(1/3)). */
+static const double *suzuki(void)
+{
+    static double w[3];
+    w[0] = w[1] = 1 / (4 - cbrt(4.0)), w[2] = 1 - 4 * w[0];
+    return w;
+}
+
+static const osc_method *builtin(const char *name)
+{
+    const osc_method *m = osc_method_find(name);
+    assert_non_null(m);
+    return m;
+}
+
+static osc_method make(const char *base, const double *w, int n, bool symmetric, int order)
+{
+    osc_method m;
+    assert_int_equal(osc_method_from_composition(builtin(base), w, n, symmetric, "comp", order, &m),
+                     OSC_OK);
+    return m;
+}
+
+static void release(osc_method *m) { assert_int_equal(osc_composition_method_release(m), OSC_OK); }
+
+static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
+
+/* Without drag forest-ruth is the triple jump of velocity Verlet (forest_ruth.c; its drag
+ * factors are exactly 1), and so is the composition over verlet, coded otherwise: forest-ruth
+ * in one fused step (17 operations), the composition as three verlet steps with their own lane
+ * constants. Per step the two round differently by at most ~18 roundings at the state's scale S
+ * (the x and v updates: forest-ruth 3 + 6, three verlet steps 3 x 3; the roundings of the
+ * increments are smaller) and the O(u) differences of the substeps' sizes and coefficients
+ * (w dt rounded once in double for the composition, per precision for forest-ruth), which is
+ * within check_roundoff_tol's 32 u S per step (method_check.c: 64 N u S over N steps). The
+ * lanes have gravity 3.5 on the last axis; 1-3 axes, double and float, at every ISA level the
+ * CPU has; the audited kernel leaves the state the plain one does, bit for bit. */
+static void matches_forest_ruth_at_level(void)
+{
+    osc_method comp = make("verlet", yoshida(), 2, true, 4);
+    static double got[2 * OSC_MAX_DIM * CHECK_LANES], want[2 * OSC_MAX_DIM * CHECK_LANES];
+    static double audited[2 * OSC_MAX_DIM * CHECK_LANES];
+    for (size_t k = 0; k < 2; k++)
+        for (int dim = 1; dim <= OSC_MAX_DIM; dim++) {
+            osc_audit_summary s;
+            check_run(&comp, precisions[k], dim, true, false, got, NULL);
+            check_run(builtin("forest-ruth"), precisions[k], dim, true, false, want, NULL);
+            const double tol = check_roundoff_tol(precisions[k], check_state_scale(want, dim));
+            const double d = check_max_diff(got, want, dim);
+            if (!(d <= tol))
+                fail_msg("%s dim %d: differs by %g > %g", osc_precision_name(precisions[k]), dim,
+                         d, tol);
+            osc_audit_summary fr;
+            check_run(&comp, precisions[k], dim, true, true, audited, &s);
+            assert_memory_equal(audited, got, 2 * (size_t)dim * CHECK_LANES * sizeof(double));
+            assert_int_equal(s.unstable, 0);
+            /* the audited kernel's co-stepped error, against forest-ruth's: the largest
+             * Euclidean distance to the exact motion over the steps moves by at most
+             * sqrt(dim) times the states' max-norm difference, bounded as above */
+            check_run(builtin("forest-ruth"), precisions[k], dim, true, true, want, &fr);
+            assert_true(s.max_error > 0);
+            if (!(fabs(s.max_error - fr.max_error) <= sqrt(dim) * tol))
+                fail_msg("%s dim %d: largest error %g, forest-ruth's %g",
+                         osc_precision_name(precisions[k]), dim, s.max_error, fr.max_error);
+        }
+    /* the tolerance tells maps apart: verlet itself (order 2) differs far beyond it */
+    check_run(builtin("verlet"), OSC_DOUBLE, 1, true, false, got, NULL);
+    check_run(builtin("forest-ruth"), OSC_DOUBLE, 1, true, false, want, NULL);
+    assert_true(check_max_diff(got, want, 1) >
+                100 * check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1)));
+    release(&comp);
+}
+
+static void test_matches_forest_ruth(void **state)
+{
+    (void)state;
+    static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
+    for (size_t c = 0; c < 3; c++) {
+        if (caps[c] > osc_isa_cpu_level())
+            continue;
+        assert_int_equal(osc_isa_set_cap(caps[c]), caps[c]);
+        matches_forest_ruth_at_level();
+    }
+    osc_isa_set_cap(OSC_ISA_NATIVE);
+}
+
+/* Two substeps of weight 1/2 are the base at dt/2 bit for bit (0.5 dt is exact, and the base's
+ * kernel is called with it): verlet with drag, and rk4, double and float, 1-3 axes. */
+static void test_half_steps_are_the_base(void **state)
+{
+    (void)state;
+    static const double halves[] = {0.5, 0.5};
+    static const char *const bases[] = {"verlet", "rk4"};
+    static double got[2 * OSC_MAX_DIM * CHECK_LANES], want[2 * OSC_MAX_DIM * CHECK_LANES];
+    for (size_t b = 0; b < 2; b++) {
+        osc_method comp = make(bases[b], halves, 2, false, 2);
+        for (size_t k = 0; k < 2; k++)
+            for (int dim = 1; dim <= OSC_MAX_DIM; dim++) {
+                check_run_steps(&comp, precisions[k], dim, false, CHECK_DT, CHECK_STEPS, got);
+                check_run_steps(builtin(bases[b]), precisions[k], dim, false, CHECK_DT / 2,
+                                2 * CHECK_STEPS, want);
+                assert_memory_equal(got, want, 2 * (size_t)dim * CHECK_LANES * sizeof(double));
+            }
+        release(&comp);
+    }
+}
+
+/* The substeps run in the order given, the mirrored half after the middle: (0.1, 0.2, 0.4)
+ * symmetric is (0.1, 0.2, 0.4, 0.2, 0.1) given in full, bit for bit (not 0.1, 0.2, 0.4, 0.1,
+ * 0.2: the weights summing to 1 either way). Verlet's maps of different steps do not commute
+ * (a product of split flows), so (0.3, 0.7) is another map than (0.7, 0.3): the kernel follows
+ * the base's reference stepped 0.3 dt first to round-off (check_roundoff_tol), and the reverse
+ * order differs far beyond it. */
+static void test_substep_order(void **state)
+{
+    (void)state;
+    static const double half[] = {0.1, 0.2, 0.4}, full[] = {0.1, 0.2, 0.4, 0.2, 0.1};
+    static const double rotated[] = {0.1, 0.2, 0.4, 0.1, 0.2};
+    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES];
+    osc_method sym = make("verlet", half, 3, true, 2), unsym = make("verlet", full, 5, false, 2);
+    osc_method rot = make("verlet", rotated, 5, false, 2);
+    check_run(&sym, OSC_DOUBLE, 1, false, false, got, NULL);
+    check_run(&unsym, OSC_DOUBLE, 1, false, false, want, NULL);
+    assert_memory_equal(got, want, sizeof got);
+    check_run(&rot, OSC_DOUBLE, 1, false, false, want, NULL);
+    assert_memory_not_equal(got, want, sizeof got);
+    release(&sym), release(&unsym), release(&rot);
+
+    static const double forward[] = {0.3, 0.7}, backward[] = {0.7, 0.3};
+    const osc_method *verlet = builtin("verlet");
+    for (int dir = 0; dir < 2; dir++) {
+        osc_method m = make("verlet", dir == 0 ? forward : backward, 2, false, 2);
+        check_run(&m, OSC_DOUBLE, 1, false, false, got, NULL);
+        release(&m);
+        for (size_t i = 0; i < CHECK_LANES; i++) {
+            const osc_coef_d c = {check_lane_k(i), check_lane_c(i, false), CHECK_GRAVITY};
+            double s[OSC_MAX_STATE];
+            verlet->ref_d.init(s, sin(1.7 * (double)i), cos(2.3 * (double)i), c, CHECK_DT);
+            for (int n = 0; n < CHECK_STEPS; n++) {
+                verlet->ref_d.step(s, c, 0.3 * CHECK_DT);
+                verlet->ref_d.step(s, c, 0.7 * CHECK_DT);
+            }
+            verlet->ref_d.readout(s, c, CHECK_DT, &want[i], &want[i + CHECK_LANES]);
+        }
+        const double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
+        const double d = check_max_diff(got, want, 1);
+        if (dir == 0 ? !(d <= tol) : !(d > 100 * tol))
+            fail_msg("order %s: differs from 0.3 dt first by %g (tolerance %g)",
+                     dir == 0 ? "(0.3, 0.7)" : "(0.7, 0.3)", d, tol);
+    }
+}
+
+/* The kernel against the composition's scalar references (the base's, substep by substep),
+ * with drag, over verlet-implicit-drag; check_roundoff_tol as for the tableau methods. */
+static void test_kernel_matches_reference(void **state)
+{
+    (void)state;
+    osc_method m = make("verlet-implicit-drag", yoshida(), 2, true, 4);
+    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES], want_ld[2 * CHECK_LANES];
+    check_run(&m, OSC_DOUBLE, 1, false, false, got, NULL);
+    check_reference_run(&m, false, want);
+    const double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
+    const double d = check_max_diff(got, want, 1);
+    if (!(d <= tol))
+        fail_msg("kernel and reference differ by %g > %g", d, tol);
+    check_reference_run(&m, true, want_ld);
+    assert_true(check_max_diff(want_ld, want, 1) <= tol);
+    release(&m);
+}
+
+/* Measured orders (0.15: the next term's share at the largest dt, as for the built-in
+ * methods): the triple jump and Suzuki's 5 substeps over a base symmetric without drag (verlet)
+ * measure 4 undamped; with drag 0.3 over verlet-implicit-drag (symmetric with drag) 4, over
+ * verlet (first order with drag, not symmetric) 1: a composition cannot raise the order of a
+ * non-symmetric base. Two half steps of verlet: 2. */
+static void test_measured_orders(void **state)
+{
+    (void)state;
+    static const double halves[] = {0.5, 0.5};
+    const struct {
+        const char *base;
+        const double *w;
+        int n;
+        bool symmetric;
+        double drag;
+        int measured;
+    } cases[] = {
+        {"verlet", yoshida(), 2, true, 0, 4},
+        {"verlet", suzuki(), 3, true, 0, 4},
+        {"verlet-implicit-drag", yoshida(), 2, true, 0.3, 4},
+        {"verlet", yoshida(), 2, true, 0.3, 1},
+        {"verlet", halves, 2, false, 0, 2},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        osc_method m = make(cases[k].base, cases[k].w, cases[k].n, cases[k].symmetric,
+                            cases[k].measured);
+        osc_order_fit f = check_measure_order(&m, cases[k].drag);
+        assert_int_equal(f.status, OSC_FIT_OK);
+        if (!(fabs(f.order - cases[k].measured) < 0.15) || !f.pass)
+            fail_msg("case %zu: measured %g (%s), expected %d", k, f.order,
+                     osc_verdict_name(f.verdict), cases[k].measured);
+        release(&m);
+    }
+}
+
+/* ---- stability ------------------------------------------------------------------------------------ */
+
+/* Velocity Verlet on x'' = -x over a step h: x' = (1 - h^2/2) x + h v,
+ * v' = v - h (x + x')/2 = -h (1 - h^2/4) x + (1 - h^2/2) v. */
+static void verlet_matrix(long double h, long double m[2][2])
+{
+    m[0][0] = m[1][1] = 1 - h * h / 2;
+    m[0][1] = h;
+    m[1][0] = -h * (1 - h * h / 4);
+}
+
+/* The trace of the triple jump's matrix M(w1 h) M(w0 h) M(w1 h) (weights exact in long double). */
+static long double triple_jump_trace(long double h)
+{
+    const long double w1 = 1 / (2 - cbrtl(2)), w0 = 1 - 2 * w1;
+    long double a[2][2], b[2][2], ab[2][2];
+    verlet_matrix(w1 * h, a), verlet_matrix(w0 * h, b);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            ab[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j];
+    return ab[0][0] * a[0][0] + ab[0][1] * a[1][0] + ab[1][0] * a[0][1] + ab[1][1] * a[1][1];
+}
+
+/* Each factor has det 1 (1 - h^2 + h^4/4 + h^2 - h^4/4), so the product has eigenvalues
+ * l, 1/l: bounded iff |trace| <= 2, and the undamped limit is the first h where |trace| = 2.
+ * Found here by a scan (steps of 1e-3: |trace| - 2 changes sign once in the first step past
+ * the limit, being smooth) and bisection to 1e-15; the theory (long double reference of the
+ * composition, weights rounded to double) must agree to 1e-9 as for the built-in methods, and
+ * with forest-ruth's, the same map undamped. */
+static void test_stability_limit(void **state)
+{
+    (void)state;
+    long double lo = 0, hi = 0;
+    for (long double h = 1e-3L; h < 10; h += 1e-3L)
+        if (fabsl(triple_jump_trace(h)) > 2) {
+            lo = h - 1e-3L, hi = h;
+            break;
+        }
+    assert_true(hi > 0);
+    while (hi - lo > 1e-15L) {
+        const long double mid = (lo + hi) / 2;
+        *(fabsl(triple_jump_trace(mid)) > 2 ? &hi : &lo) = mid;
+    }
+    const double limit = (double)((lo + hi) / 2);
+    osc_method m = make("verlet", yoshida(), 2, true, 4);
+    osc_stab_theory t, fr;
+    assert_int_equal(osc_stability_theory(&m, 0, &t), OSC_OK);
+    assert_int_equal(osc_stability_theory(builtin("forest-ruth"), 0, &fr), OSC_OK);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    if (!(fabs(t.limit / limit - 1) < 1e-9) || !(fabs(fr.limit / limit - 1) < 1e-9))
+        fail_msg("limit %.12g, forest-ruth %.12g, from the matrices %.12g", t.limit, fr.limit,
+                 limit);
+    release(&m);
+}
+
+/* ---- validation ----------------------------------------------------------------------------------- */
+
+static void assert_error(const char *base, const double *w, int n, bool symmetric,
+                         osc_composition_error want, int want_where)
+{
+    int where = -2;
+    const osc_method *b = base ? builtin(base) : NULL;
+    osc_composition_error got = osc_composition_validate(b, w, n, symmetric, &where);
+    if (got != want || where != want_where)
+        fail_msg("error %d at %d, expected %d at %d", (int)got, where, (int)want, want_where);
+    const char *text = osc_composition_error_text(got);
+    assert_string_not_equal(text, "unknown composition error");
+    if (got != OSC_COMPOSITION_OK) {
+        osc_method m;
+        assert_int_equal(osc_method_from_composition(b, w, n, symmetric, "x", 2, &m), OSC_EINVAL);
+    }
+}
+
+/* The built-in methods whose state is (x, v) qualify; stormer and verlet-zero-start do not, nor
+ * does a method outside the registry (a copy of verlet's descriptor), nor NULL. */
+static void test_bad_base(void **state)
+{
+    (void)state;
+    static const char *const ok[] = {"euler", "semi-implicit", "verlet", "rk4", "forest-ruth",
+                                     "implicit-midpoint", "verlet-implicit-drag"};
+    static const double one[] = {1};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        assert_error(ok[i], one, 1, false, OSC_COMPOSITION_OK, -1);
+    assert_error("stormer", one, 1, false, OSC_COMPOSITION_BAD_BASE, -1);
+    assert_error("verlet-zero-start", one, 1, false, OSC_COMPOSITION_BAD_BASE, -1);
+    assert_error(NULL, one, 1, false, OSC_COMPOSITION_BAD_BASE, -1);
+    osc_method copy = *builtin("verlet");
+    assert_false(osc_composition_base_ok(&copy));
+    assert_int_equal(osc_composition_validate(&copy, one, 1, false, NULL), OSC_COMPOSITION_BAD_BASE);
+    /* every registry method is either accepted or one of the two refused */
+    size_t accepted = 0;
+    for (size_t i = 0; i < osc_method_count(); i++)
+        accepted += osc_composition_base_ok(osc_method_at(i));
+    assert_int_equal(accepted, sizeof ok / sizeof ok[0]);
+    assert_int_equal(osc_method_count(), accepted + 2);
+}
+
+static void test_bad_count(void **state)
+{
+    (void)state;
+    double w[OSC_COMPOSITION_MAX_SUBSTEPS + 1];
+    for (int k = 0; k <= OSC_COMPOSITION_MAX_SUBSTEPS; k++)
+        w[k] = 1.0 / 32;
+    assert_error("verlet", w, 0, false, OSC_COMPOSITION_BAD_COUNT, -1);
+    assert_error("verlet", w, -3, true, OSC_COMPOSITION_BAD_COUNT, -1);
+    assert_error("verlet", NULL, 2, false, OSC_COMPOSITION_BAD_COUNT, -1);
+    assert_error("verlet", w, 32, false, OSC_COMPOSITION_OK, -1); /* 32 x 1/32: the most */
+    assert_error("verlet", w, 33, false, OSC_COMPOSITION_BAD_COUNT, -1);
+    /* symmetric: 17 given are 33 substeps; 16 are 31 (31/32 + 1/32 in the middle: sum 1) */
+    assert_error("verlet", w, 17, true, OSC_COMPOSITION_BAD_COUNT, -1);
+    w[15] = 2.0 / 32;
+    assert_error("verlet", w, 16, true, OSC_COMPOSITION_OK, -1);
+    assert_int_equal(osc_composition_substeps(16, true), 31);
+    assert_int_equal(osc_composition_substeps(16, false), 16);
+    assert_int_equal(osc_composition_substeps(0, true), 0);
+}
+
+static void test_not_finite(void **state)
+{
+    (void)state;
+    double w[3] = {0.25, 0.5, 0.25};
+    w[1] = NAN;
+    assert_error("verlet", w, 3, false, OSC_COMPOSITION_NOT_FINITE, 1);
+    w[1] = 0.5, w[2] = -INFINITY;
+    assert_error("verlet", w, 3, false, OSC_COMPOSITION_NOT_FINITE, 2);
+    w[2] = 0.25;
+    assert_error("verlet", w, 3, false, OSC_COMPOSITION_OK, -1);
+}
+
+/* The sum over the substeps (the mirrored ones included) within (N + 1) eps of sum |w|. */
+static void test_sum(void **state)
+{
+    (void)state;
+    const double *y = yoshida();
+    assert_error("verlet", y, 2, true, OSC_COMPOSITION_OK, -1);
+    /* the same weights unmirrored sum to w1 + w0 = -0.35 */
+    assert_error("verlet", y, 2, false, OSC_COMPOSITION_SUM, -1);
+    double w[2] = {y[0], y[1] + 1e-13}; /* far above the tolerance, 3.9e-15 */
+    assert_error("verlet", w, 2, true, OSC_COMPOSITION_SUM, -1);
+    w[1] = y[1] + 4e-16; /* within it */
+    assert_error("verlet", w, 2, true, OSC_COMPOSITION_OK, -1);
+    assert_error("verlet", suzuki(), 3, true, OSC_COMPOSITION_OK, -1);
+    static const double short_sum[] = {0.5, 0.4};
+    assert_error("verlet", short_sum, 2, false, OSC_COMPOSITION_SUM, -1);
+}
+
+/* ---- the method's description, slots and arguments ------------------------------------------ */
+
+/* N times the base's counts: the triple jump over verlet 3 x 7 FMAs, 3 x 2 force evaluations;
+ * Suzuki's over rk4 5 x rk4's. */
+static void test_counts(void **state)
+{
+    (void)state;
+    osc_method y = make("verlet", yoshida(), 2, true, 4), s = make("rk4", suzuki(), 3, true, 4);
+    assert_int_equal(y.fma_per_step, 3 * builtin("verlet")->fma_per_step);
+    assert_int_equal(y.force_evals, 3 * builtin("verlet")->force_evals);
+    assert_int_equal(s.fma_per_step, 5 * builtin("rk4")->fma_per_step);
+    assert_true(y.symplectic);
+    assert_false(s.symplectic);
+    assert_int_equal(y.order, 4);
+    assert_int_equal(y.order_damped, 4);
+    assert_int_equal(y.nstate, 2);
+    assert_string_equal(y.summary, "composition of 3 verlet steps");
+    assert_string_equal(s.summary, "composition of 5 rk4 steps");
+    release(&y), release(&s);
+}
+
+/* Needs every slot free: a test above that failed before releasing its method fails this too. */
+static void test_slots_and_arguments(void **state)
+{
+    (void)state;
+    const osc_method *v = builtin("verlet");
+    const double *y = yoshida();
+    osc_method ms[OSC_COMPOSITION_METHOD_SLOTS], extra;
+    for (int k = 0; k < OSC_COMPOSITION_METHOD_SLOTS; k++)
+        assert_int_equal(osc_method_from_composition(v, y, 2, true, "slot", 4, &ms[k]), OSC_OK);
+    assert_int_equal(osc_method_from_composition(v, y, 2, true, "more", 4, &extra), OSC_ENOMEM);
+    release(&ms[7]);
+    assert_int_equal(osc_composition_method_release(&ms[7]), OSC_EINVAL); /* already free */
+    assert_int_equal(osc_method_from_composition(v, y, 2, true, "reused", 4, &extra), OSC_OK);
+    assert_string_equal(extra.name, "reused");
+    assert_string_equal(ms[6].name, "slot");
+    assert_int_equal(osc_composition_method_release(v), OSC_EINVAL);
+    assert_int_equal(osc_composition_method_release(NULL), OSC_EINVAL);
+    for (int k = 0; k < OSC_COMPOSITION_METHOD_SLOTS; k++)
+        if (k != 7)
+            release(&ms[k]);
+    release(&extra);
+
+    osc_method m;
+    char long_name[OSC_COMPOSITION_NAME_MAX + 1];
+    memset(long_name, 'x', sizeof long_name - 1), long_name[sizeof long_name - 1] = 0;
+    assert_int_equal(osc_method_from_composition(v, y, 2, true, NULL, 4, &m), OSC_EINVAL);
+    assert_int_equal(osc_method_from_composition(v, y, 2, true, "", 4, &m), OSC_EINVAL);
+    assert_int_equal(osc_method_from_composition(v, y, 2, true, long_name, 4, &m), OSC_EINVAL);
+    assert_int_equal(osc_method_from_composition(v, y, 2, true, "a", 0, &m), OSC_EINVAL);
+    assert_int_equal(osc_method_from_composition(v, y, 2, true, "a", 4, NULL), OSC_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matches_forest_ruth),
+        cmocka_unit_test(test_half_steps_are_the_base),
+        cmocka_unit_test(test_substep_order),
+        cmocka_unit_test(test_kernel_matches_reference),
+        cmocka_unit_test(test_measured_orders),
+        cmocka_unit_test(test_stability_limit),
+        cmocka_unit_test(test_bad_base),
+        cmocka_unit_test(test_bad_count),
+        cmocka_unit_test(test_not_finite),
+        cmocka_unit_test(test_sum),
+        cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_slots_and_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
