@@ -2960,6 +2960,96 @@ static void test_user_methods_run(void **state)
     H5Fclose(h);
 }
 
+/* The other two families run like the built-in methods they restate: rk4 in Nystrom form (rkn:
+ * abar = A^2, bbar = b^T A, a = A of rk4's tableau) and Yoshida's triple jump over velocity
+ * Verlet (composition), forest-ruth's own construction. Undamped, so verlet is symmetric and
+ * second order and the composition fourth order; forest-ruth's drag factors are 1 at drag 0. */
+static const char families_config[] =
+    "name: fam\n"
+    "methods:\n"
+    "  - rk4\n"
+    "  - forest-ruth\n"
+    "  - name: rk4-nystrom\n"
+    "    family: rkn\n"
+    "    order: 4\n"
+    "    abar: [[], [0], [\"1/4\", 0], [0, \"1/2\", 0]]\n"
+    "    a: [[], [\"1/2\"], [0, \"1/2\"], [0, 0, 1]]\n"
+    "    bbar: [\"1/6\", \"1/6\", \"1/6\", 0]\n"
+    "    b: [\"1/6\", \"1/3\", \"1/3\", \"1/6\"]\n"
+    "  - name: yoshida\n"
+    "    family: composition\n"
+    "    order: 4\n"
+    "    base: verlet\n"
+    "    weights: [1.3512071919596578, -1.7024143839193153]\n"
+    "    symmetric: true\n"
+    "stiffness: 1\n"
+    "drag: 0\n"
+    "x0: 1\n"
+    "v0: 0.5\n"
+    "dt: [0.2, 0.1, 0.05, 0.025, 0.0125]\n"
+    "t_end: 10\n"
+    "analyses: convergence\n"
+    "trace: {every: 1, where: {dt: 0.1}}\n";
+
+/* The largest |x| difference of two methods' traces in h (100 steps of dt 0.1). */
+static double trace_gap(hid_t h, const char *a, const char *b)
+{
+    size_t na, nb;
+    double *xa = trace_x(h, a, &na), *xb = trace_x(h, b, &nb);
+    assert_int_equal(na, 101);
+    assert_int_equal(nb, na);
+    double worst = 0;
+    for (size_t i = 0; i < na; i++)
+        worst = fmax(worst, fabs(xa[i] - xb[i]));
+    free(xa), free(xb);
+    return worst;
+}
+
+static void test_user_families_run(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "fam.yaml", families_config);
+    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0);
+    proc p = run_in(f->dir, "run", "fam.yaml", "-o", "fam.h5", NULL);
+    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    hid_t h = open_h5(f->dir, "fam.h5");
+    size_t rows = table_rows(h, "/convergence");
+    assert_int_equal(rows, 4);
+    char **method = read_str(h, "/convergence/method", rows);
+    char **verdict = read_str(h, "/convergence/verdict", rows);
+    double *measured = read_f64(h, "/convergence/measured_order", rows);
+    int64_t *coef = read_i64(h, "/convergence/coefficient_order", rows);
+    int64_t *lin = read_i64(h, "/convergence/linear_order", rows);
+    /* rkn: the Nystrom conditions to order 4 hold, and the linear ones; composition: no order
+     * conditions computed (-1), as for a built-in method */
+    static const struct {
+        const char *name;
+        int coef, lin;
+    } want[] = {{"rk4", -1, -1}, {"forest-ruth", -1, -1}, {"rk4-nystrom", 4, 4},
+                {"yoshida", -1, -1}};
+    for (size_t r = 0; r < rows; r++) {
+        assert_string_equal(method[r], want[r].name);
+        assert_int_equal(coef[r], want[r].coef);
+        assert_int_equal(lin[r], want[r].lin);
+        if (fabs(measured[r] - 4) > 0.25 || strcmp(verdict[r], "pass"))
+            fail_msg("%s: measured order %.3f (%s), expected 4 (pass)", method[r], measured[r],
+                     verdict[r]);
+    }
+    /* The same maps with their operations in another order: a few roundings of the state
+     * (|x| <= 1.2) per step, adding over 100 stable steps: ~100 * 8 eps = 1.8e-13; 1e-12. */
+    double rkn_gap = trace_gap(h, "rk4", "rk4-nystrom"), comp_gap = trace_gap(h, "forest-ruth",
+                                                                              "yoshida");
+    if (!(rkn_gap <= 1e-12) || !(comp_gap <= 1e-12))
+        fail_msg("rk4 vs its Nystrom form: %g; forest-ruth vs Yoshida over verlet: %g", rkn_gap,
+                 comp_gap);
+    print_message("rk4 vs rk4-nystrom %.3g, forest-ruth vs yoshida %.3g\n", rkn_gap, comp_gap);
+    free_strs(method), free_strs(verdict);
+    free(measured), free(coef), free(lin);
+    H5Fclose(h);
+}
+
 /* `oscbench methods --config FILE`: the registry, then the config's methods with their family,
  * declared order, coefficient and linear orders and FMAs per step (2 per stage, 2 per nonzero
  * a_ij and b_i: kutta3 3 stages, 3 nonzero a, 3 b: 18; rk4 4, 3, 4: 22; lin4 4, 5, 4: 26). */
@@ -3048,6 +3138,35 @@ static const def_case def_cases[] = {
      "defs/none.yaml: cannot open: No such file", "(included from d.yaml:6:14)"},
     {"  - include: defs/m.yaml\n", "name: not-a-list\n",
      "defs/m.yaml:1:1: expected a list of method definitions", "(included from d.yaml:6:14)"},
+    /* family rkn */
+    {"  - {name: m, family: rkn, order: 2, abar: [[0], [0.5]], a: [[0]], bbar: [0.5, 0],"
+     " b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:61: methods[0].a:", "1 rows, but abar has 2"},
+    {"  - {name: m, family: rkn, order: 2, abar: [[0], [0.5]], a: [[0], [1]], bbar: [0.25, 0],"
+     " b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:79: methods[0].bbar:", "do not sum to 1/2: they sum to 0.25"},
+    {"  - {name: m, family: rkn, order: 2, abar: [[0], [0.5, 1]], a: [[0], [1]], bbar: [0.5, 0],"
+     " b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:56: methods[0].abar:", "not explicit): row 2, entry 2"},
+    {"  - {name: m, family: rkn, order: 2, abar: [[0], [0.5]], a: [[0], [1]], bbar: [0.5, 0],"
+     " b: [0.5, 0.5], c: [0, 0.5]}\n",
+     NULL, "d.yaml:6:111: methods[0].c:", "c is not the row sum of a: entry 2"},
+    {"  - {name: m, family: rkn, order: 2, abar: [[0], [0.5]], a: [[0], [1]], b: [0.5, 0.5]}\n",
+     NULL, "d.yaml:6:5: methods[0].bbar:", "missing: a list of 2 coefficients"},
+    /* family composition */
+    {"  - {name: m, family: composition, order: 4, base: verlet, weights: [1.35, -1.6],"
+     " symmetric: true}\n",
+     NULL, "d.yaml:6:69: methods[0].weights:", "the 3 substeps' weights sum to 1.1"},
+    {"  - {name: m, family: composition, order: 4, base: stormer, weights: [1]}\n",
+     NULL, "d.yaml:6:52: methods[0].base:", "'stormer' cannot be composed"},
+    {"  - {name: m, family: composition, order: 4, base: verlett, weights: [1]}\n",
+     NULL, "d.yaml:6:52: methods[0].base:", "unknown built-in method 'verlett'"},
+    {"  - {name: m, family: composition, order: 4, base: verlet, weights: [1], symmetric: yes}\n",
+     NULL, "d.yaml:6:85: methods[0].symmetric:", "expected true or false"},
+    {"  - {name: m, family: composition, order: 4, base: verlet, weights: [.nan, 1]}\n",
+     NULL, "d.yaml:6:70: methods[0].weights:", "expected a finite number, got '.nan'"},
+    {"  - {name: m, family: composition, order: 4, base: verlet}\n",
+     NULL, "d.yaml:6:5: methods[0].weights:", "missing: the substeps' weights"},
 };
 
 static void check_def_case(const fixture *f, const def_case *dc)
@@ -3177,6 +3296,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cf_attributes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_methods_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_families_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_methods_of_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_method_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_refuses_changed_include, setup, teardown),

@@ -7,7 +7,9 @@
  * the same way, one event at a time, with its limits (no aliases, depth, list length, node
  * count) enforced as the events arrive: hostile input fails fast in bounded memory. */
 #define _POSIX_C_SOURCE 200809L
+#include "composition.h"
 #include "config.h"
+#include "rkn.h"
 #include "tableau.h"
 
 #include <errno.h>
@@ -861,21 +863,25 @@ typedef struct rk_nodes {
         *b[OSC_TABLEAU_MAX_STAGES], *b_list, *c[OSC_TABLEAU_MAX_STAGES];
 } rk_nodes;
 
-/* a: a list of s rows (1 <= s <= 8), row i of at most s entries (missing ones are 0). */
-static int rk_read_a(const definition *d, const ynode *n, osc_tableau *t, rk_nodes *at)
+/* A strictly lower triangular matrix `sub` (a; abar): a list of rows, row i of at most as many
+ * entries as rows (missing ones are 0). The row count is the stage count (1 to 8): *stages. */
+static int read_matrix(const definition *d, const ynode *n, const char *sub, int *stages,
+                       double m[OSC_TABLEAU_MAX_STAGES][OSC_TABLEAU_MAX_STAGES],
+                       const ynode *at[OSC_TABLEAU_MAX_STAGES][OSC_TABLEAU_MAX_STAGES],
+                       const ynode **rows)
 {
     char key[96];
-    def_key(d, "a", key);
+    def_key(d, sub, key);
     if (!n)
-        return fail_node(d->c, d->map, key, "missing: the Butcher matrix, a list of rows");
+        return fail_node(d->c, d->map, key, "missing: a matrix, a list of rows (one per stage)");
     if (n->kind != YN_SEQ || n->nkids == 0)
         return fail_node(d->c, n, key, "expected a list of rows (one per stage), e.g. "
                                        "[[0], [\"1/2\", 0]]");
     if (n->nkids > OSC_TABLEAU_MAX_STAGES)
         return fail_node(d->c, n, key, "%zu stages, at most %d", n->nkids,
                          OSC_TABLEAU_MAX_STAGES);
-    t->stages = (int)n->nkids;
-    at->a_rows = n;
+    *stages = (int)n->nkids;
+    *rows = n;
     int bad = 0;
     for (size_t i = 0; i < n->nkids; i++) {
         const ynode *row = n->kids[i];
@@ -885,9 +891,15 @@ static int rk_read_a(const definition *d, const ynode *n, osc_tableau *t, rk_nod
                              i + 1, row->nkids, n->nkids);
             continue;
         }
-        bad |= coefficient_list(d, row, "a", n->nkids, t->a[i], at->a[i], &count);
+        bad |= coefficient_list(d, row, sub, n->nkids, m[i], at[i], &count);
     }
     return bad;
+}
+
+/* a: a list of s rows (1 <= s <= 8), row i of at most s entries (missing ones are 0). */
+static int rk_read_a(const definition *d, const ynode *n, osc_tableau *t, rk_nodes *at)
+{
+    return read_matrix(d, n, "a", &t->stages, t->a, at->a, &at->a_rows);
 }
 
 /* b (exactly s weights) and c (optional, exactly s nodes; default the row sums of a). */
@@ -969,8 +981,216 @@ static int define_rk(const definition *d, const ynode *const *v, config_user_met
     if (rc != OSC_OK)
         return fail_node(d->c, d->map, d->prefix, "cannot make a method of this tableau");
     out->family = "rk";
+    out->release = osc_tableau_method_release;
     out->coefficient_order = osc_tableau_coefficient_order(&t);
     out->linear_order = osc_tableau_linear_order(&t);
+    return 0;
+}
+
+/* ---- family rkn: explicit Runge-Kutta-Nystrom (rkn.h's form) ---- */
+
+enum { RKN_ABAR, RKN_A, RKN_BBAR, RKN_B, RKN_C, RKN_NKEYS };
+static const char *const rkn_keys[RKN_NKEYS] = {"abar", "a", "bbar", "b", "c"};
+
+typedef struct rkn_nodes {
+    const ynode *abar[OSC_RKN_MAX_STAGES][OSC_RKN_MAX_STAGES], *abar_rows;
+    const ynode *a[OSC_RKN_MAX_STAGES][OSC_RKN_MAX_STAGES], *a_rows;
+    const ynode *bbar[OSC_RKN_MAX_STAGES], *bbar_list, *b[OSC_RKN_MAX_STAGES], *b_list;
+    const ynode *c[OSC_RKN_MAX_STAGES], *c_list;
+} rkn_nodes;
+
+_Static_assert(OSC_RKN_MAX_STAGES == OSC_TABLEAU_MAX_STAGES, "one matrix reader for both");
+
+/* A list of exactly s coefficients `sub` (required unless v is NULL and optional). */
+static int rkn_read_list(const definition *d, const ynode *n, const char *sub, int s, double *v,
+                         const ynode **at, const ynode **list)
+{
+    char key[96];
+    size_t count = 0;
+    *list = n;
+    if (!n)
+        return fail_node(d->c, d->map, def_key(d, sub, key), "missing: a list of %d coefficients",
+                         s);
+    if (coefficient_list(d, n, sub, OSC_RKN_MAX_STAGES, v, at, &count))
+        return CONFIG_BAD;
+    if (count != (size_t)s)
+        return fail_node(d->c, n, def_key(d, sub, key), "%zu entries for %d stages (abar has %d "
+                         "rows)", count, s, s);
+    return 0;
+}
+
+/* osc_rkn_validate's verdict, located at the entry (or list) it names. */
+static int rkn_validate(const definition *d, const osc_rkn_tableau *t, const rkn_nodes *at)
+{
+    osc_rkn_where w;
+    osc_rkn_error e = osc_rkn_validate(t, &w);
+    if (e == OSC_RKN_OK)
+        return 0;
+    char key[96];
+    const ynode *n = d->map;
+    switch (w.field) {
+    case OSC_RKN_FIELD_ABAR:
+        n = w.row >= 0 && w.col >= 0 && at->abar[w.row][w.col] ? at->abar[w.row][w.col]
+                                                                : at->abar_rows;
+        break;
+    case OSC_RKN_FIELD_A:
+        n = w.row >= 0 && w.col >= 0 && at->a[w.row][w.col] ? at->a[w.row][w.col] : at->a_rows;
+        break;
+    case OSC_RKN_FIELD_BBAR:
+        n = w.col >= 0 && at->bbar[w.col] ? at->bbar[w.col] : at->bbar_list;
+        break;
+    case OSC_RKN_FIELD_B:
+        n = w.col >= 0 && at->b[w.col] ? at->b[w.col] : at->b_list;
+        break;
+    case OSC_RKN_FIELD_C:
+        n = w.row >= 0 && at->c[w.row] ? at->c[w.row] : at->c_list;
+        break;
+    default:
+        break;
+    }
+    const char *why = osc_rkn_error_text(e);
+    def_key(d, osc_rkn_field_name(w.field), key);
+    if (e == OSC_RKN_BBAR_SUM || e == OSC_RKN_B_SUM) {
+        double sum = 0;
+        for (int i = 0; i < t->stages; i++)
+            sum += e == OSC_RKN_B_SUM ? t->b[i] : t->bbar[i];
+        return fail_node(d->c, n ? n : d->map, key, "%s: they sum to %.17g", why, sum);
+    }
+    if (w.row >= 0 && w.col >= 0)
+        return fail_node(d->c, n ? n : d->map, key, "%s: row %d, entry %d", why, w.row + 1,
+                         w.col + 1);
+    if (w.row >= 0 || w.col >= 0)
+        return fail_node(d->c, n ? n : d->map, key, "%s: entry %d", why,
+                         (w.row >= 0 ? w.row : w.col) + 1);
+    return fail_node(d->c, n ? n : d->map, key, "%s", why);
+}
+
+static int define_rkn(const definition *d, const ynode *const *v, config_user_method *out)
+{
+    osc_rkn_tableau t = {0};
+    rkn_nodes at = {0};
+    int stages_a = 0;
+    int bad = read_matrix(d, v[RKN_ABAR], "abar", &t.stages, t.abar, at.abar, &at.abar_rows);
+    if (!t.stages)
+        return CONFIG_BAD;
+    bad |= read_matrix(d, v[RKN_A], "a", &stages_a, t.a, at.a, &at.a_rows);
+    char key[96];
+    if (stages_a && stages_a != t.stages)
+        bad |= fail_node(d->c, v[RKN_A], def_key(d, "a", key),
+                         "%d rows, but abar has %d (one row per stage in each)", stages_a,
+                         t.stages);
+    bad |= rkn_read_list(d, v[RKN_BBAR], "bbar", t.stages, t.bbar, at.bbar, &at.bbar_list);
+    bad |= rkn_read_list(d, v[RKN_B], "b", t.stages, t.b, at.b, &at.b_list);
+    if (v[RKN_C])
+        bad |= rkn_read_list(d, v[RKN_C], "c", t.stages, t.c, at.c, &at.c_list);
+    else /* the row sums of a, as osc_rkn_validate forms them */
+        for (int i = 0; i < t.stages; i++)
+            for (int j = 0; j < t.stages; j++)
+                t.c[i] += t.a[i][j];
+    if (bad || rkn_validate(d, &t, &at))
+        return CONFIG_BAD;
+    int rc = osc_method_from_rkn(&t, d->name, d->order, &out->method);
+    if (rc == OSC_ENOMEM)
+        return fail_node(d->c, d->map, d->prefix,
+                         "no free method slot: at most %d Runge-Kutta-Nystrom methods per "
+                         "process", OSC_RKN_METHOD_SLOTS);
+    if (rc != OSC_OK)
+        return fail_node(d->c, d->map, d->prefix, "cannot make a method of this tableau");
+    out->family = "rkn";
+    out->release = osc_rkn_method_release;
+    /* with drag the force depends on v: the general (velocity-dependent) conditions */
+    out->coefficient_order = osc_rkn_coefficient_order(&t, true);
+    out->linear_order = osc_rkn_linear_order(&t, true);
+    return 0;
+}
+
+/* ---- family composition: substeps of a built-in method (composition.h) ---- */
+
+enum { COMP_BASE, COMP_WEIGHTS, COMP_SYMMETRIC, COMP_NKEYS };
+static const char *const comp_keys[COMP_NKEYS] = {"base", "weights", "symmetric"};
+
+/* symmetric: true or false (default false). */
+static int comp_symmetric(const definition *d, const ynode *n, bool *out)
+{
+    char key[96];
+    *out = false;
+    if (!n)
+        return 0;
+    if (n->kind == YN_SCALAR && n->plain && (!strcmp(n->text, "true") || !strcmp(n->text, "false"))) {
+        *out = n->text[0] == 't';
+        return 0;
+    }
+    return fail_node(d->c, n, def_key(d, "symmetric", key), "expected true or false");
+}
+
+/* base: a built-in method whose state is (x, v) (composition.h lists them). */
+static int comp_base(const definition *d, const ynode *n, const osc_method **out)
+{
+    char key[96], buf[48], valid[512] = "";
+    def_key(d, "base", key);
+    if (!n)
+        return fail_node(d->c, d->map, key, "missing: the built-in method to compose");
+    for (size_t i = 0, used = 0; i < osc_method_count() && used < sizeof valid; i++)
+        if (osc_composition_base_ok(osc_method_at(i)))
+            used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s", used ? ", " : "",
+                                     osc_method_at(i)->name);
+    if (n->kind != YN_SCALAR)
+        return fail_node(d->c, n, key, "expected a method name (valid: %s)", valid);
+    *out = osc_method_find(n->text);
+    if (!*out)
+        return fail_node(d->c, n, key, "unknown built-in method '%s' (valid: %s)", shown(n, buf),
+                         valid);
+    if (!osc_composition_base_ok(*out))
+        return fail_node(d->c, n, key, "'%s' cannot be composed: its state is not (x, v) as "
+                         "given (valid: %s)", n->text, valid);
+    return 0;
+}
+
+static int define_composition(const definition *d, const ynode *const *v, config_user_method *out)
+{
+    const osc_method *base = NULL;
+    double w[OSC_COMPOSITION_MAX_SUBSTEPS];
+    const ynode *at[OSC_COMPOSITION_MAX_SUBSTEPS];
+    size_t count = 0;
+    bool symmetric = false;
+    char key[96];
+    int bad = comp_base(d, v[COMP_BASE], &base);
+    bad |= comp_symmetric(d, v[COMP_SYMMETRIC], &symmetric);
+    if (!v[COMP_WEIGHTS])
+        bad |= fail_node(d->c, d->map, def_key(d, "weights", key),
+                         "missing: the substeps' weights, a list");
+    else
+        bad |= coefficient_list(d, v[COMP_WEIGHTS], "weights", OSC_COMPOSITION_MAX_SUBSTEPS, w,
+                                at, &count);
+    if (bad)
+        return CONFIG_BAD;
+    int where = -1;
+    osc_composition_error e =
+        osc_composition_validate(base, w, (int)count, symmetric, &where);
+    if (e == OSC_COMPOSITION_SUM) {
+        double sum = 0;
+        for (int k = 0; k < osc_composition_substeps((int)count, symmetric); k++)
+            sum += w[k < (int)count ? k : 2 * ((int)count - 1) - k];
+        return fail_node(d->c, v[COMP_WEIGHTS], def_key(d, "weights", key),
+                         "%s: the %d substeps' weights sum to %.17g%s", osc_composition_error_text(e),
+                         osc_composition_substeps((int)count, symmetric), sum,
+                         symmetric ? " (symmetric: the list mirrored about its last entry)" : "");
+    }
+    if (e != OSC_COMPOSITION_OK)
+        return fail_node(d->c, where >= 0 ? at[where] : v[COMP_WEIGHTS],
+                         def_key(d, "weights", key), "%s", osc_composition_error_text(e));
+    int rc = osc_method_from_composition(base, w, (int)count, symmetric, d->name, d->order,
+                                         &out->method);
+    if (rc == OSC_ENOMEM)
+        return fail_node(d->c, d->map, d->prefix,
+                         "no free method slot: at most %d compositions per process",
+                         OSC_COMPOSITION_METHOD_SLOTS);
+    if (rc != OSC_OK)
+        return fail_node(d->c, d->map, d->prefix, "cannot make a method of this composition");
+    out->family = "composition";
+    out->release = osc_composition_method_release;
+    out->coefficient_order = -1; /* no order conditions computed for compositions */
+    out->linear_order = -1;
     return 0;
 }
 
@@ -988,6 +1208,10 @@ typedef struct family_spec {
 
 static const family_spec families[] = {
     {"rk", "explicit Runge-Kutta by its Butcher tableau (a, b, c)", rk_keys, RK_NKEYS, define_rk},
+    {"rkn", "explicit Runge-Kutta-Nystrom (abar, a, bbar, b, c)", rkn_keys, RKN_NKEYS,
+     define_rkn},
+    {"composition", "substeps of a built-in method (base, weights, symmetric)", comp_keys,
+     COMP_NKEYS, define_composition},
 };
 #define NFAMILIES (sizeof families / sizeof families[0])
 
@@ -1106,8 +1330,8 @@ static int define_method(loader *L, const ctx *c, const ynode *map, size_t index
     if (bad) { /* the coefficients' errors too, in the same run: define, then give it back */
         config_user_method scratch = {0};
         d.name = "unnamed", d.order = 1;
-        if (!fam->define(&d, v + D_COMMON, &scratch))
-            osc_tableau_method_release(&scratch.method);
+        if (!fam->define(&d, v + D_COMMON, &scratch) && scratch.release)
+            scratch.release(&scratch.method);
         return CONFIG_BAD;
     }
     if (L->cfg->nuser_methods == CONFIG_MAX_USER_METHODS)
@@ -1975,7 +2199,8 @@ void config_free(osc_config *cfg)
     free(cfg->trace_points);
     free(cfg->stability_zeta.values);
     for (size_t i = 0; i < cfg->nuser_methods; i++)
-        osc_tableau_method_release(&cfg->user_methods[i].method);
+        if (cfg->user_methods[i].release)
+            cfg->user_methods[i].release(&cfg->user_methods[i].method);
     free(cfg->user_methods);
     free(cfg->included_text);
     memset(cfg, 0, sizeof *cfg);

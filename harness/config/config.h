@@ -5,7 +5,8 @@
  *                (sanitized the same way)
  *   methods      a registry name, a list of them (config order kept), or `all`   default: all
  *                A list item may also define a method* by its coefficients, a mapping
- *                {name, family, order, ...family's keys} (family rk: a, b, c; see
+ *                {name, family, order, ...family's keys} (family rk: a, b, c; rkn: abar,
+ *                a, bbar, b, c; composition: base, weights, symmetric; see
  *                config_user_method), or include* a file of such definitions:
  *                {include: PATH}, PATH relative to the including config's directory, the file
  *                a YAML list of definitions (every one of them is run, in its order).
@@ -89,7 +90,8 @@ typedef struct config_loc {
 #define CONFIG_MAX_USER_METHODS 16 /* = OSC_TABLEAU_METHOD_SLOTS */
 typedef struct config_user_method {
     osc_method method;
-    const char *family;    /* "rk" */
+    const char *family;    /* "rk", "rkn" or "composition" */
+    int (*release)(const osc_method *m); /* gives back m's library slot */
     int coefficient_order; /* order conditions the coefficients satisfy (all problems) */
     int linear_order;      /* order on linear problems, such as the oscillator */
 } config_user_method;
