@@ -3070,7 +3070,7 @@ static void test_methods_of_config(void **state)
                 {"lin4", 3, 3, 4, 4, 26}};
     for (size_t i = 0; i < 3; i++) {
         char line[128];
-        fmt(line, sizeof line, "\n%-20s %-6s %8d %17d %12d %6d %5d\n", want[i].name, "rk",
+        fmt(line, sizeof line, "\n%-20s %-11s %8d %17d %12d %6d %5d\n", want[i].name, "rk",
             want[i].declared, want[i].coef, want[i].lin, want[i].forces, want[i].fma);
         if (!strstr(table, line))
             fail_msg("missing line '%s' in:\n%s", line + 1, p.out);

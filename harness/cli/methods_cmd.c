@@ -43,20 +43,22 @@ static void print_registry(FILE *out)
 static void print_user_methods(FILE *out, const osc_config *cfg)
 {
     fprintf(out, "\nmethods %s defines by their coefficients:\n", cfg->path);
-    fprintf(out, "%-20s %-6s %8s %17s %12s %6s %5s\n", "method", "family", "declared",
+    fprintf(out, "%-20s %-11s %8s %17s %12s %6s %5s\n", "method", "family", "declared",
             "coefficient_order", "linear_order", "forces", "fma");
     for (size_t i = 0; i < cfg->nuser_methods; i++) {
         const config_user_method *um = &cfg->user_methods[i];
-        fprintf(out, "%-20s %-6s %8d %17d %12d %6d %5d\n", um->method.name, um->family,
+        fprintf(out, "%-20s %-11s %8d %17d %12d %6d %5d\n", um->method.name, um->family,
                 um->method.order, um->coefficient_order, um->linear_order,
                 um->method.force_evals, um->method.fma_per_step);
     }
     if (!cfg->nuser_methods)
         fprintf(out, "(none)\n");
-    fprintf(out, "\ncoefficient_order: the rooted-tree order conditions (to order 5) the "
-                 "coefficients satisfy;\nlinear_order: the order to which the stability "
-                 "polynomial matches exp(z), all a linear\nproblem such as the oscillator "
-                 "checks; fma: from the nonzero coefficients.\n");
+    fprintf(out, "\ncoefficient_order: the order conditions the coefficients satisfy (rk: the "
+                 "rooted trees to\norder 5; rkn: the Nystrom trees to order 4; composition: "
+                 "-1, none computed);\nlinear_order: the order to which the one-step map of "
+                 "the linear problem matches the\nexact one, all a linear problem such as the "
+                 "oscillator checks; fma: from the nonzero\ncoefficients (a composition: its "
+                 "substeps times the base's).\n");
 }
 
 int cmd_methods(int argc, char **argv, FILE *out)
