@@ -13,6 +13,7 @@
 
 #include "isa_dispatch.h"
 #include "tableau.h"
+#include "tableau_internal.h"
 
 typedef struct tab_slot {
     atomic_bool taken;
@@ -25,6 +26,20 @@ typedef struct tab_slot {
 
 static tab_slot slots[OSC_TABLEAU_METHOD_SLOTS];
 
+/* Bit of a_ij in the kernels' nonzero mask (8 x 8 = 64 bits). */
+#define TAB_NZ_BIT(i, j) ((i) * OSC_TABLEAU_MAX_STAGES + (j))
+_Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask is 64 bits");
+
+/* Vectors per register block of the SIMD kernels (tableau_simd.h) for s stages on x86-64-v4
+ * (level 4, 32 zmm) and v3 (16 ymm). */
+#define TAB_MAX_BLOCK_VECTORS 8
+#ifndef TAB_BV3
+#define TAB_BV3 4
+#endif
+#define TAB_BLOCK_VECTORS(s, level) ((level) == 4 ? 8 : TAB_BV3)
+
+#define TAB_PD 1
+#define TAB_SUF d
 #define real double
 #define coef osc_coef_d
 #define F(name) name##_d
@@ -32,7 +47,11 @@ static tab_slot slots[OSC_TABLEAU_METHOD_SLOTS];
 #undef real
 #undef coef
 #undef F
+#undef TAB_PD
+#undef TAB_SUF
 
+#define TAB_PD 0
+#define TAB_SUF f
 #define real float
 #define coef osc_coef_f
 #define F(name) name##_f
@@ -40,6 +59,8 @@ static tab_slot slots[OSC_TABLEAU_METHOD_SLOTS];
 #undef real
 #undef coef
 #undef F
+#undef TAB_PD
+#undef TAB_SUF
 
 #define TAB_REF_ONLY
 #define real long double
@@ -174,4 +195,18 @@ int osc_tableau_method_release(const osc_method *m)
             return OSC_OK;
         }
     return OSC_EINVAL;
+}
+
+int osc_tableau_kernel_fma(const osc_method *m, osc_precision p)
+{
+    for (int k = 0; m && k < OSC_TABLEAU_METHOD_SLOTS; k++)
+        if (m->kernels[OSC_DOUBLE].advance == entries[k].advance_d) {
+            if (p == OSC_FLOAT) {
+                const tab_scaled_f sc = tab_scale_f(&slots[k], 1);
+                return tab_chain_ops_f(&sc);
+            }
+            const tab_scaled_d sc = tab_scale_d(&slots[k], 1);
+            return tab_chain_ops_d(&sc);
+        }
+    return -1;
 }
