@@ -30,13 +30,20 @@ static tab_slot slots[OSC_TABLEAU_METHOD_SLOTS];
 #define TAB_NZ_BIT(i, j) ((i) * OSC_TABLEAU_MAX_STAGES + (j))
 _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask is 64 bits");
 
-/* Vectors per register block of the SIMD kernels (tableau_simd.h) for s stages on x86-64-v4
- * (level 4, 32 zmm) and v3 (16 ymm). */
+/* Vectors per register block of the SIMD kernels (tableau_simd.h) for s stages on x86-64-v3
+ * (16 ymm) and v4 (32 zmm); a power of two, so that blocks divide every lane range. One vector's
+ * step holds about 2 s + 4 vectors (its stage vectors V_i and M_i, the state, the partial sums):
+ * the more stages, the fewer vectors' steps fit the registers beside it. The v3 sizes were
+ * measured on Zen 3 (AVX2, one thread, 65536 lanes, best CPU-time FMA rate of 3 runs on a shared
+ * machine, a subdiagonal and a dense tableau per stage count; differences under ~15% are noise):
+ *     s = 1: 8 vectors (4: 0.8x);  s = 2-4: 4 (2: 0.55-0.75x, 8: 0.5-0.9x; rk4's tableau 0.71 of
+ *     its ceiling at 4, 0.44 at 2, 0.38 at 8);  s = 5-8: 2 (4: 0.55-0.9x).
+ * 3 or 6 vectors were sometimes faster by up to 20% but do not divide the lane ranges. The v4
+ * sizes (8 vectors up to 4 stages, 4 beyond: twice v3's for the twice as many registers, at most
+ * 128 float lanes) are not measured (no AVX-512 machine at hand). */
 #define TAB_MAX_BLOCK_VECTORS 8
-#ifndef TAB_BV3
-#define TAB_BV3 4
-#endif
-#define TAB_BLOCK_VECTORS(s, level) ((level) == 4 ? 8 : TAB_BV3)
+#define TAB_BLOCK_VECTORS(s, level)                                                                \
+    ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
 
 #define TAB_PD 1
 #define TAB_SUF d

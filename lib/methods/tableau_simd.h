@@ -16,11 +16,11 @@
  * fast kernel gives the plain kernel's bits on every ISA path (the baseline path runs the plain
  * kernel itself: fma there is a libm call anyway).
  *
- * Blocks. A register block is TS_NV vectors of lanes; per step the kernel runs each vector's
+ * Blocks. A register block is a few vectors of lanes; per step the kernel runs each vector's
  * whole step in turn (one dependency chain of about 3 s FMAs, 4 cycles each), and the CPU's
- * out-of-order window overlaps the chains of consecutive vectors. TS_NV is per stage count
- * (TAB_BLOCK_VECTORS below); lane ranges are multiples of OSC_LANE_ALIGN, and the lanes left
- * after whole blocks are stepped one vector at a time. */
+ * out-of-order window overlaps the chains of consecutive vectors. The vectors per block are per
+ * stage count and ISA (TAB_BLOCK_VECTORS in tableau_method.c, where they were measured), powers of
+ * two that divide every lane range (a multiple of OSC_LANE_ALIGN). */
 
 #include <immintrin.h>
 
@@ -127,28 +127,25 @@ TS_ATTR static inline __attribute__((always_inline)) void TS_FN(tabv_block)(
         TS_STORE(xs + q * TS_W, x[q]), TS_STORE(vs + q * TS_W, v[q]);
 }
 
-/* Per stage count: the block of TAB_BLOCK_VECTORS(s) vectors and the one-vector remainder. */
-#define TS_DEFINE_BLOCKS(S)                                                                        \
+/* Per stage count: the block of TAB_BLOCK_VECTORS(s) vectors. */
+#define TS_DEFINE_BLOCK(S)                                                                         \
+    _Static_assert(OSC_LANE_ALIGN % (TAB_BLOCK_VECTORS(S, TS_LEVEL) * TS_W) == 0 &&               \
+                       TAB_BLOCK_VECTORS(S, TS_LEVEL) <= TAB_MAX_BLOCK_VECTORS,                   \
+                   "register blocks divide every lane range");                                    \
     TS_ATTR __attribute__((noinline)) static void TS_NAME(tabv_blk, S)(                            \
         const F(tab_scaled) *restrict k, real *restrict xs, real *restrict vs,                     \
         const real *restrict w2, const real *restrict gam, const real *restrict g, long nsteps)    \
     {                                                                                              \
         TS_FN(tabv_block)(k, S, TAB_BLOCK_VECTORS(S, TS_LEVEL), xs, vs, w2, gam, g, nsteps);       \
-    }                                                                                              \
-    TS_ATTR __attribute__((noinline)) static void TS_NAME(tabv_one, S)(                            \
-        const F(tab_scaled) *restrict k, real *restrict xs, real *restrict vs,                     \
-        const real *restrict w2, const real *restrict gam, const real *restrict g, long nsteps)    \
-    {                                                                                              \
-        TS_FN(tabv_block)(k, S, 1, xs, vs, w2, gam, g, nsteps);                                    \
     }
-TS_DEFINE_BLOCKS(1)
-TS_DEFINE_BLOCKS(2)
-TS_DEFINE_BLOCKS(3)
-TS_DEFINE_BLOCKS(4)
-TS_DEFINE_BLOCKS(5)
-TS_DEFINE_BLOCKS(6)
-TS_DEFINE_BLOCKS(7)
-TS_DEFINE_BLOCKS(8)
+TS_DEFINE_BLOCK(1)
+TS_DEFINE_BLOCK(2)
+TS_DEFINE_BLOCK(3)
+TS_DEFINE_BLOCK(4)
+TS_DEFINE_BLOCK(5)
+TS_DEFINE_BLOCK(6)
+TS_DEFINE_BLOCK(7)
+TS_DEFINE_BLOCK(8)
 
 typedef void (*TS_FN(tabv_blk_fn))(const F(tab_scaled) *restrict, real *restrict, real *restrict,
                                    const real *restrict, const real *restrict,
@@ -157,12 +154,8 @@ typedef void (*TS_FN(tabv_blk_fn))(const F(tab_scaled) *restrict, real *restrict
 static const TS_FN(tabv_blk_fn) TS_FN(tabv_blks)[OSC_TABLEAU_MAX_STAGES] = {
     TS_ROW(1), TS_ROW(2), TS_ROW(3), TS_ROW(4), TS_ROW(5), TS_ROW(6), TS_ROW(7), TS_ROW(8)};
 #undef TS_ROW
-#define TS_ROW(S) TS_NAME(tabv_one, S)
-static const TS_FN(tabv_blk_fn) TS_FN(tabv_ones)[OSC_TABLEAU_MAX_STAGES] = {
-    TS_ROW(1), TS_ROW(2), TS_ROW(3), TS_ROW(4), TS_ROW(5), TS_ROW(6), TS_ROW(7), TS_ROW(8)};
-#undef TS_ROW
 
-/* advance() on this path: whole blocks, then single vectors. */
+/* advance() on this path: whole blocks (they divide every lane range). */
 static void TS_FN(tabv_advance)(const F(tab_scaled) *k, const osc_soa *a, size_t i0, size_t i1,
                                 long nsteps)
 {
@@ -170,11 +163,8 @@ static void TS_FN(tabv_advance)(const F(tab_scaled) *k, const osc_soa *a, size_t
     const size_t bl = (size_t)TAB_BLOCK_VECTORS(s, TS_LEVEL) * TS_W;
     real *xs = a->s[0], *vs = a->s[1];
     const real *w2 = a->w2, *gam = a->gam, *g = a->g;
-    size_t i = i0;
-    for (; i1 - i >= bl; i += bl)
+    for (size_t i = i0; i < i1; i += bl)
         TS_FN(tabv_blks)[s - 1](k, xs + i, vs + i, w2 + i, gam + i, g + i, nsteps);
-    for (; i < i1; i += TS_W)
-        TS_FN(tabv_ones)[s - 1](k, xs + i, vs + i, w2 + i, gam + i, g + i, nsteps);
 }
 
 /* ---- advance_audited on this path --------------------------------------------------------
@@ -297,4 +287,4 @@ static void TS_FN(tabv_audited)(const F(tab_scaled) *k, const osc_soa *ax, int d
 #undef TS_GEN_
 #undef TS_GEN
 #undef TS_FN
-#undef TS_DEFINE_BLOCKS
+#undef TS_DEFINE_BLOCK
