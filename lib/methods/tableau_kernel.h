@@ -1,6 +1,8 @@
 /* The per-precision pieces of tableau_method.c: included once per precision with `real`, `coef`
  * and F(name) defined (as method_template.h does); with TAB_REF_ONLY only the reference (the
- * long double pass). A stage count known only at run time: scalar loops, one lane at a time.
+ * long double pass). The plain kernels here take the stage count at run time (scalar loops, one
+ * lane at a time): they run the baseline ISA path and are what the SIMD kernels (tableau_simd.h,
+ * included at the end for x86-64-v4 and v3) are held to, bit for bit.
  *
  * For the system (x, v)' = (v, -m(x, v)), m = w2 x + gam v + g (minus the acceleration),
  * stage i is

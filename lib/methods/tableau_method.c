@@ -3,8 +3,10 @@
  *
  * osc_kernels' functions carry no context, so the coefficients live in a fixed set of slots and
  * each slot has its own small entry points (generated below) that pass the slot to the generic
- * kernels of tableau_kernel.h. These kernels are scalar loops over a stage count known at run
- * time: correct and reproducible (fma, the same bits on every ISA and thread count), not fast. */
+ * kernels of tableau_kernel.h: on x86-64-v4 and v3 the SIMD kernels of tableau_simd.h (one per
+ * stage count, coefficients broadcast, zero coefficients skipped), on the baseline path the plain
+ * kernels (scalar loops over a stage count known at run time), which the SIMD ones reproduce bit
+ * for bit (fma, the same operations in the same order on every ISA and thread count). */
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>

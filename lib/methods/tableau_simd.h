@@ -2,7 +2,8 @@
  * path, x86-64-v3 and v4, with TS_LEVEL 3 or 4; `real`, F(name) and TAB_SUF (d or f) defined).
  *
  * One kernel per stage count s = 1..8: the stage loops have s as a compile-time constant and are
- * unrolled completely, so the stage vectors V_i, M_i are registers. The tableau's coefficients
+ * unrolled completely, so the stage vectors V_i, M_i are registers (as many as fit: a step of 8
+ * stages holds about 20 vectors, more than AVX2's 16). The tableau's coefficients
  * (times dt, F(tab_scaled)) are the same for every lane: each is broadcast into a vector, never
  * stored per lane; the lane coefficients (w2, gam, g) are vectors of lanes. A zero coefficient
  * is skipped at run time: the step tests the tableau's nonzero mask (a register, the same for
