@@ -9,8 +9,10 @@ whose division is no longer hoisted divides every step. Both are visible in the 
 timing anything.
 
 usage: check_kernels.py [--emit HEADER] OBJDUMP SOURCE_DIR METHOD:V3_LANES:V4_LANES:LIBRARY...
+                       [tableau:LIBRARY]
   (one argument per method: its file name, its double block sizes from lib/meson.build's
-  tuning table, and its static library; SOURCE_DIR/lib/methods/METHOD.c gives OSC_NSTATE)
+  tuning table, and its static library; SOURCE_DIR/lib/methods/METHOD.c gives OSC_NSTATE;
+  tableau:LIBRARY checks the tableau methods' SIMD kernels in LIBRARY, see check_tableau)
 
 Which code is checked, per function:
   advance_<isa>_blk_<p>    advance()'s whole register blocks: no division; on v3/v4 fewer
@@ -192,6 +194,79 @@ def block_shape_failures(where, insns, prec, body):
     return failures
 
 
+TABFUNC = re.compile(r'^[0-9a-f]+ <(tabv_(blk|aud)_(v3|v4)_s(\d)_([df]))(\.[a-z]+\.\d+)*>:$')
+
+
+def tableau_functions(objdump, lib):
+    out = subprocess.run([objdump, '-d', '--no-show-raw-insn', lib], check=True,
+                         capture_output=True, text=True).stdout
+    name, body = None, []
+    for line in out.splitlines():
+        m = TABFUNC.match(line)
+        if m:
+            name, body = m.groups(), []
+        elif name and not line.strip():
+            yield name, body
+            name, body = None, []
+        elif name:
+            im = INSN.match(line)
+            if im:
+                body.append((int(im.group(1), 16), im.group(2), im.group(3)))
+    if name:
+        yield name, body
+
+
+def check_tableau(objdump, lib):
+    """The tableau methods' SIMD kernels (lib/methods/tableau_simd.h), one per stage count s, ISA
+    path and precision: tabv_blk_<isa>_s<s>_<p>, advance()'s register blocks, and tabv_aud_...,
+    the audited chunks. Their coefficients are known at run time only, and each a_ij and b_i
+    is guarded by a branch on the tableau's nonzero mask, so the code holds every coefficient's
+    two FMAs once per vector of the block, whether it is zero or not: a block's FMAs must be
+    (vectors) x (2 s forces + s (s - 1) entries of a + 2 s weights), a whole number of
+    vectors, each a power of two (the block divides the lane ranges); fewer mean a coefficient
+    the kernel never applies, more a duplicated or unrolled-and-jammed step. (What runs per step
+    is 2 per stage plus 2 per nonzero coefficient: the declared fma_per_step, which
+    tests/test_tableau_method.c checks against the kernels' masks.) Their step loops: no
+    division, no scalar arithmetic or shuffles, and fewer than half the block's state vectors
+    carried on the stack from one step to the next (as for the methods' blocks); the audited
+    chunks: no division, no scalar arithmetic in the method's step."""
+    failures, checked = [], 0
+    for (fname, kind, isa, stages, prec, _), body in tableau_functions(objdump, lib):
+        s = int(stages)
+        where = f'tableau {fname}'
+        counts, insns = step_loop(body)
+        if counts is None:
+            failures.append(f'{where}: no step loop found')
+            continue
+        checked += 1
+        print(f'{where}: step loop ' + ' '.join(f'{k} {v}' for k, v in sorted(counts.items())))
+        if counts.get('div') or counts.get('sqrt'):
+            failures.append(f'{where}: {counts.get("div", 0)} divisions, '
+                            f'{counts.get("sqrt", 0)} square roots in the step loop')
+        if kind == 'aud':
+            continue
+        per_vector = s * s + 3 * s
+        fmas = sum(1 for _, m, o in body if classify(m, o) == 'fma')
+        vectors = fmas / per_vector
+        print(f'{where}: {fmas} FMAs in the block = {vectors:g} vectors x {per_vector} '
+              f'(2 s + s (s - 1) + 2 s for s = {s})')
+        if fmas % per_vector or int(vectors) & (int(vectors) - 1) or vectors < 1:
+            failures.append(f'{where}: {fmas} FMAs, not a power-of-two number of vectors of '
+                            f'{per_vector} (every coefficient of {s} stages once per vector)')
+            continue
+        failures += block_shape_failures(where, insns, prec, body)
+        carried = carried_slots(insns)
+        state_vectors = 2 * int(vectors)
+        if carried:
+            print(f'{where}: {len(carried)} of {state_vectors} state vectors carried on the stack')
+        if len(carried) >= state_vectors / 2:
+            failures.append(f'{where}: {len(carried)} of the block\'s {state_vectors} state '
+                            f'vectors live on the stack from one step to the next (it spills)')
+    if checked == 0:
+        failures.append('tableau: no tabv_ kernel found in ' + lib)
+    return failures, checked
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -204,6 +279,11 @@ def main():
     failures, checked = [], 0
     libs, table = [], []
     for spec in specs:
+        if spec.startswith('tableau:'):
+            tab_failures, tab_checked = check_tableau(objdump, spec.split(':', 1)[1])
+            failures += tab_failures
+            checked += tab_checked
+            continue
         method, v3, v4, lib = spec.split(':', 3)
         libs.append(lib)
         with open(f'{srcdir}/lib/methods/{method}.c') as f:

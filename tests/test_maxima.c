@@ -17,6 +17,7 @@
 #include "audit_internal.h"
 #include "exact.h"
 #include "oscbench.h"
+#include "tableau.h"
 
 /* Lane i's metrics by value (osc_audit_lane_metrics must succeed). */
 static osc_lane_metrics lane_of(const osc_audit *a, size_t i)
@@ -454,13 +455,12 @@ static void run_at_level(const osc_method *m, osc_precision p, int dim, size_t n
     }
 }
 
-/* Every method, double and float, dims 1 to 3, with drag and gravity, at every ISA level the CPU
+/* Method m, double and float, dims 1 to 3, with drag and gravity, at every ISA level the CPU
  * has (osc_isa_set_cap): the method's state (audited and plain) and every metric, the fused
  * maxima included, are the same bits as at the best level. Each kernel writes every operation
  * explicitly (fma(), no contraction), so a level that computes other bits is a defect. */
-static void test_isa_levels_same_bits(void **state)
+static void check_isa_levels(const osc_method *m)
 {
-    (void)state;
     const size_t n = OSC_TILE_LANES + 300;
     int levels[3];
     const int nlevels = isa_levels(levels), saved_cap = osc_isa_cap();
@@ -468,38 +468,74 @@ static void test_isa_levels_same_bits(void **state)
     double *x0 = malloc(4 * n * OSC_MAX_DIM * sizeof *x0);
     double *x = malloc(4 * n * OSC_MAX_DIM * sizeof *x);
     assert_non_null(mt0), assert_non_null(mt), assert_non_null(x0), assert_non_null(x);
-    for (size_t mi = 0; mi < osc_method_count(); mi++)
-        for (int p = 0; p < OSC_NPRECISION; p++)
-            for (int dim = 1; dim <= 3; dim++) {
-                const osc_method *m = osc_method_at(mi);
-                const size_t len = 2 * n * (size_t)dim;
-                for (int k = 0; k < nlevels; k++) {
-                    assert_int_equal(osc_isa_set_cap(levels[k]), levels[k]);
-                    assert_int_equal(osc_isa_level(), levels[k]);
-                    run_at_level(m, (osc_precision)p, dim, n, k ? mt : mt0, k ? x : x0,
-                                 (k ? x : x0) + len);
-                    if (k == 0)
-                        continue;
-                    const char *where = osc_isa_name(levels[k]);
-                    for (size_t i = 0; i < n; i++)
-                        if (memcmp(&mt[i], &mt0[i], sizeof mt[i]) != 0)
-                            fail_msg("%s/%s dim %d lane %zu: metrics at %s differ from %s's "
-                                     "(max_error %.17g vs %.17g, max_abs_drift %.17g vs %.17g)",
-                                     m->name, osc_precision_name((osc_precision)p), dim, i, where,
-                                     osc_isa_name(levels[0]), mt[i].max_error, mt0[i].max_error,
-                                     mt[i].max_abs_drift, mt0[i].max_abs_drift);
-                    if (memcmp(x, x0, len * sizeof *x) != 0)
-                        fail_msg("%s/%s dim %d: audited state at %s differs from %s's", m->name,
-                                 osc_precision_name((osc_precision)p), dim, where,
-                                 osc_isa_name(levels[0]));
-                    if (memcmp(x + len, x0 + len, len * sizeof *x) != 0)
-                        fail_msg("%s/%s dim %d: stepped state at %s differs from %s's", m->name,
-                                 osc_precision_name((osc_precision)p), dim, where,
-                                 osc_isa_name(levels[0]));
-                }
+    for (int p = 0; p < OSC_NPRECISION; p++)
+        for (int dim = 1; dim <= 3; dim++) {
+            const size_t len = 2 * n * (size_t)dim;
+            for (int k = 0; k < nlevels; k++) {
+                assert_int_equal(osc_isa_set_cap(levels[k]), levels[k]);
+                assert_int_equal(osc_isa_level(), levels[k]);
+                run_at_level(m, (osc_precision)p, dim, n, k ? mt : mt0, k ? x : x0,
+                             (k ? x : x0) + len);
+                if (k == 0)
+                    continue;
+                const char *where = osc_isa_name(levels[k]);
+                for (size_t i = 0; i < n; i++)
+                    if (memcmp(&mt[i], &mt0[i], sizeof mt[i]) != 0)
+                        fail_msg("%s/%s dim %d lane %zu: metrics at %s differ from %s's "
+                                 "(max_error %.17g vs %.17g, max_abs_drift %.17g vs %.17g)",
+                                 m->name, osc_precision_name((osc_precision)p), dim, i, where,
+                                 osc_isa_name(levels[0]), mt[i].max_error, mt0[i].max_error,
+                                 mt[i].max_abs_drift, mt0[i].max_abs_drift);
+                if (memcmp(x, x0, len * sizeof *x) != 0)
+                    fail_msg("%s/%s dim %d: audited state at %s differs from %s's", m->name,
+                             osc_precision_name((osc_precision)p), dim, where,
+                             osc_isa_name(levels[0]));
+                if (memcmp(x + len, x0 + len, len * sizeof *x) != 0)
+                    fail_msg("%s/%s dim %d: stepped state at %s differs from %s's", m->name,
+                             osc_precision_name((osc_precision)p), dim, where,
+                             osc_isa_name(levels[0]));
             }
+        }
     osc_isa_set_cap(saved_cap);
     free(mt0), free(mt), free(x0), free(x);
+}
+
+static void test_isa_levels_same_bits(void **state)
+{
+    (void)state;
+    for (size_t mi = 0; mi < osc_method_count(); mi++)
+        check_isa_levels(osc_method_at(mi));
+}
+
+/* Methods from a Butcher tableau: their SIMD kernels (one per stage count, x86-64-v4 and v3)
+ * against the baseline path, which runs the plain scalar kernel (tableau_kernel.h's tab_step):
+ * the same bits, plain and audited, for rk4's tableau, one with a zero weight (kutta's third
+ * order variant below has b_2 = 0 and is stepped with its zero skipped), and 8 stages with zeros
+ * scattered in a (valid: c the row sums, b summing to 1; its order does not matter here). */
+static void test_tableau_isa_levels_same_bits(void **state)
+{
+    (void)state;
+    osc_tableau rk4 = {.stages = 4,
+                       .a = {{0}, {0.5}, {0, 0.5}, {0, 0, 1}},
+                       .b = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
+                       .c = {0, 0.5, 0.5, 1}};
+    osc_tableau zero_b = {.stages = 3,
+                          .a = {{0}, {2.0 / 3}, {1.0 / 3, 1.0 / 3}},
+                          .b = {0.25, 0, 0.75},
+                          .c = {0, 2.0 / 3, 2.0 / 3}};
+    osc_tableau eight = {.stages = 8};
+    for (int i = 0; i < 8; i++) {
+        for (int j = 0; j < i; j++)
+            eight.a[i][j] = (i + j) % 3 == 0 ? 0 : 0.25 / (1 + i + j), eight.c[i] += eight.a[i][j];
+        eight.b[i] = i == 2 ? 0 : 1.0 / 7;
+    }
+    const osc_tableau *ts[] = {&rk4, &zero_b, &eight};
+    for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) {
+        osc_method m;
+        assert_int_equal(osc_method_from_tableau(ts[k], "tableau", 1, &m), OSC_OK);
+        check_isa_levels(&m);
+        assert_int_equal(osc_tableau_method_release(&m), OSC_OK);
+    }
 }
 
 int main(void)
@@ -511,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_fused_equals_every_audit),
         cmocka_unit_test(test_fused_bits),
         cmocka_unit_test(test_isa_levels_same_bits),
+        cmocka_unit_test(test_tableau_isa_levels_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

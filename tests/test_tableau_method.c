@@ -17,6 +17,7 @@
 #include "audit.h"
 #include "method_check.h"
 #include "tableau.h"
+#include "tableau_internal.h"
 
 static osc_tableau euler_tableau(void) { return (osc_tableau){.stages = 1, .b = {1}, .c = {0}}; }
 
@@ -237,6 +238,33 @@ static void test_fma_count(void **state)
     assert_int_equal(osc_tableau_method_release(&mid), OSC_OK);
 }
 
+/* fma_per_step is what the kernels execute: the count of the FMAs the kernels run per lane and
+ * step, from the nonzero masks they branch on (osc_tableau_kernel_fma), equals the declared
+ * number, in both precisions, for tableaus with zero entries in a and b and for 1 and 8 stages
+ * (the 8-stage one: 8 forces, 19 of its 28 a entries nonzero, 7 of 8 weights: 16 + 38 + 14 = 68). */
+static void test_fma_count_is_executed(void **state)
+{
+    (void)state;
+    osc_tableau eight = {.stages = 8};
+    for (int i = 0; i < 8; i++) {
+        for (int j = 0; j < i; j++)
+            eight.a[i][j] = (i + j) % 3 == 0 ? 0 : 0.25 / (1 + i + j), eight.c[i] += eight.a[i][j];
+        eight.b[i] = i == 2 ? 0 : 1.0 / 7;
+    }
+    const osc_tableau ts[] = {
+        euler_tableau(), heun_tableau(), kutta3_tableau(), rk4_tableau(),
+        (osc_tableau){.stages = 2, .a = {{0}, {0.5}}, .b = {0, 1}, .c = {0, 0.5}}, eight};
+    for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) {
+        osc_method m = make(ts[k], "count", 1);
+        for (size_t p = 0; p < 2; p++)
+            assert_int_equal(osc_tableau_kernel_fma(&m, precisions[p]), m.fma_per_step);
+        if (ts[k].stages == 8)
+            assert_int_equal(m.fma_per_step, 68);
+        assert_int_equal(osc_tableau_method_release(&m), OSC_OK);
+    }
+    assert_int_equal(osc_tableau_kernel_fma(builtin("rk4"), OSC_DOUBLE), -1);
+}
+
 /* Needs every slot free: a test above that failed before releasing its method fails this too. */
 static void test_slots_and_arguments(void **state)
 {
@@ -280,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_measured_orders),
         cmocka_unit_test(test_stability_theory),
         cmocka_unit_test(test_fma_count),
+        cmocka_unit_test(test_fma_count_is_executed),
         cmocka_unit_test(test_slots_and_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,9 +2,13 @@
  * the shim (bench_shim.h). Names and counters are a public interface (README, "Performance"):
  *
  *   step/<method>/<precision>/<lanes>[/threads:1]   osc_batch_run over all lanes, bare
+ *   step/tableau-rk4/<precision>/<lanes>[/threads:1] the same for classical rk4 given by its
+ *                                                     Butcher tableau (osc_method_from_tableau:
+ *                                                     the generic tableau kernel), beside rk4
  *   baseline/naive/<precision>/<lanes>               semi-implicit Euler, one pass over all lanes
  *                                                     per step, arrays in memory: the yardstick
  *   audited/<method>/double/1048576                  stepping with the sweep harness's audit
+ *                                                     (tableau-rk4 too)
  *                                                     (the fused kernel: maxima over every step)
  *   default/<method>                                 configs/default.yaml's batches for one
  *                                                     method, bare, then audited exactly as
@@ -66,6 +70,7 @@
 #include "oscbench.h"
 #include "layout.h"
 #include "sweep.h"
+#include "tableau.h"
 
 /* The compiled kernels' operation counts (generated at build time; absent: an empty table). */
 #if defined(__has_include)
@@ -534,6 +539,22 @@ static void bench_naive(osc_bench_state *st, void *arg)
     set_counters(st, c, NAIVE_FMA, steps);
 }
 
+/* ---- the tableau form of rk4 ------------------------------------------------------------------ */
+
+/* Classical rk4 as a Butcher tableau: the generic tableau kernel's figures beside the built-in's.
+ * Its fma_per_step (22, the nonzero coefficients' FMAs) is what that kernel executes, all FMAs. */
+static osc_method tableau_rk4;
+
+static const osc_method *make_tableau_rk4(void)
+{
+    const osc_tableau t = {.stages = 4,
+                           .a = {{0}, {0.5}, {0, 0.5}, {0, 0, 1}},
+                           .b = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
+                           .c = {0, 0.5, 0.5, 1}};
+    return osc_method_from_tableau(&t, "tableau-rk4", 4, &tableau_rk4) == OSC_OK ? &tableau_rk4
+                                                                                  : NULL;
+}
+
 /* ---- registration ------------------------------------------------------------------------- */
 
 /* Every case, allocated once at its final size: the benchmarks keep pointers into it. */
@@ -561,6 +582,7 @@ static const char bench_help[] =
     "\n"
     "benchmarks (--benchmark_filter=REGEX picks them):\n"
     "  step/<method>/<precision>/<lanes>[/threads:1]  bare stepping; lanes 4096, 65536, 1048576\n"
+    "                                                  (method tableau-rk4: rk4 by its tableau)\n"
     "  baseline/naive/<precision>/<lanes>             semi-implicit Euler written the obvious way\n"
     "  audited/<method>/double/1048576                 stepping with the run's audit\n"
     "  default/<method>                                a config's batches: bare, audited, sampled\n"
@@ -609,7 +631,14 @@ int main(int argc, char **argv)
     memcpy(lanes + 3, large_lanes, sizeof large_lanes);
 
     /* Count the cases first, so the array never moves once benchmarks point into it. */
-    const size_t nmethods = osc_method_count();
+    const size_t nbuiltin = osc_method_count();
+    const osc_method *tab_rk4 = make_tableau_rk4();
+    if (!tab_rk4) {
+        fputs("oscbench-bench: cannot build rk4 from its tableau\n", stderr);
+        return 1;
+    }
+    /* the built-in methods, then tableau-rk4 */
+    const size_t nmethods = nbuiltin + 1;
     cases_cap = nmethods * OSC_NPRECISION * (nlanes + 1) + OSC_NPRECISION * nlanes + 2 * nmethods + 1;
     cases = calloc(cases_cap, sizeof *cases);
     if (!cases) {
@@ -657,7 +686,7 @@ int main(int argc, char **argv)
     char name[256];
     bool ok = true;
     for (size_t mi = 0; mi < nmethods; mi++) {
-        const osc_method *m = osc_method_at(mi);
+        const osc_method *m = mi < nbuiltin ? osc_method_at(mi) : tab_rk4;
         for (int p = 0; p < OSC_NPRECISION; p++) {
             for (size_t li = 0; li < nlanes; li++) {
                 snprintf(name, sizeof name, "step/%s/%s/%zu", m->name,
@@ -676,7 +705,7 @@ int main(int argc, char **argv)
             ok &= add_bench(name, (bench_case){BENCH_NAIVE, NULL, (osc_precision)p, lanes[li], false});
         }
     for (size_t mi = 0; mi < nmethods; mi++) {
-        const osc_method *m = osc_method_at(mi);
+        const osc_method *m = mi < nbuiltin ? osc_method_at(mi) : tab_rk4;
         snprintf(name, sizeof name, "audited/%s/double/%zu", m->name, base_lanes[2]);
         ok &= add_bench(name, (bench_case){BENCH_AUDITED, m, OSC_DOUBLE, base_lanes[2], false});
     }
@@ -698,6 +727,7 @@ int main(int argc, char **argv)
     int status = osc_bench_main(argc, argv);
     cache_drop();
     config_free(&default_cfg);
+    osc_tableau_method_release(tab_rk4);
     free(cases);
     return status;
 }

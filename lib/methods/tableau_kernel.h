@@ -1,7 +1,8 @@
 /* The per-precision pieces of tableau_method.c: included once per precision with `real`, `coef`
  * and F(name) defined (as method_template.h does); with TAB_REF_ONLY only the reference (the
- * long double pass). A stage count known only at run time: scalar loops, one lane at a time
- * (lane_kernels.h runs the step over the batch's lanes).
+ * long double pass). The plain kernels here take the stage count at run time (scalar loops, one
+ * lane at a time): they run the baseline ISA path and are what the SIMD kernels (tableau_simd.h,
+ * included at the end for x86-64-v4 and v3) are held to, bit for bit.
  *
  * For the system (x, v)' = (v, -m(x, v)), m = w2 x + gam v + g (minus the acceleration),
  * stage i is
@@ -33,10 +34,14 @@ static void F(tab_ref_step)(const tab_slot *sl, real s[OSC_MAX_STATE], coef c, r
 
 #ifndef TAB_REF_ONLY
 
-/* The coefficients times dt, in the kernel's precision, once per call (not per step). Zero
- * coefficients are skipped by the kernel, so that fma_per_step counts nonzero ones only. */
+/* The coefficients times dt, in the kernel's precision, once per call (not per step), and which
+ * of them are nonzero (bit TAB_NZ_BIT(i, j) of nz_a for a_ij, bit i of nz_b for b_i). The kernels
+ * skip the zero ones, so that fma_per_step counts nonzero coefficients only (fma_count in
+ * tableau_method.c, tab_chain_ops below). */
 typedef struct F(tab_scaled) {
     int stages;
+    unsigned long long nz_a;
+    unsigned nz_b;
     real ha[OSC_TABLEAU_MAX_STAGES][OSC_TABLEAU_MAX_STAGES], hb[OSC_TABLEAU_MAX_STAGES];
 } F(tab_scaled);
 
@@ -44,11 +49,27 @@ static F(tab_scaled) F(tab_scale)(const tab_slot *sl, real dt)
 {
     F(tab_scaled) k = {.stages = sl->stages};
     for (int i = 0; i < k.stages; i++) {
-        for (int j = 0; j < i; j++)
+        for (int j = 0; j < i; j++) {
             k.ha[i][j] = dt * (real)sl->a[i][j];
+            k.nz_a |= (unsigned long long)(sl->a[i][j] != 0) << TAB_NZ_BIT(i, j);
+        }
         k.hb[i] = dt * (real)sl->b[i];
+        k.nz_b |= (unsigned)(sl->b[i] != 0) << i;
     }
     return k;
+}
+
+/* The FMAs one step of tab_step (and of the SIMD kernels' tabv_chain) executes per lane: 2 per
+ * stage (the force), 2 per nonzero a_ij, 2 per nonzero b_i, counted from the kernels' own masks. */
+static int F(tab_chain_ops)(const F(tab_scaled) *k)
+{
+    int ops = 0;
+    for (int i = 0; i < k->stages; i++) {
+        ops += 2 + 2 * (int)((k->nz_b >> i) & 1);
+        for (int j = 0; j < i; j++)
+            ops += 2 * (int)((k->nz_a >> TAB_NZ_BIT(i, j)) & 1);
+    }
+    return ops;
 }
 
 /* One step of one lane with fma: the same bits on every ISA (fma is exact-then-rounded). With
@@ -61,18 +82,64 @@ static inline __attribute__((always_inline)) void F(tab_step)(const F(tab_scaled
     for (int i = 0; i < k->stages; i++) {
         real xi = x0, vi = v0;
         for (int j = 0; j < i; j++)
-            if (k->ha[i][j] != 0)
+            if (k->nz_a >> TAB_NZ_BIT(i, j) & 1)
                 xi = fma(k->ha[i][j], vs[j], xi), vi = fma(-k->ha[i][j], ms[j], vi);
         vs[i] = vi;
         ms[i] = fma(w2, xi, fma(gam, vi, g));
     }
     real xn = x0, vn = v0;
     for (int i = 0; i < k->stages; i++)
-        if (k->hb[i] != 0)
+        if (k->nz_b >> i & 1)
             xn = fma(k->hb[i], vs[i], xn), vn = fma(-k->hb[i], ms[i], vn);
     *x = xn, *v = vn;
 }
 
-OSC_LANE_KERNELS(tab, tab_slot)
+OSC_LANE_ADVANCE_BODY(tab, tab_slot)
+OSC_LANE_AUDITED_BODY(tab, tab_slot)
+
+/* The SIMD kernels (tableau_simd.h), per stage count, for x86-64-v4 and v3; the baseline path
+ * runs the plain kernels above (fma is a libm call there: the same bits, slowly). */
+#if OSC_ISA_RUNTIME
+#define TS_LEVEL 4
+#include "tableau_simd.h"
+#undef TS_LEVEL
+#define TS_LEVEL 3
+#include "tableau_simd.h"
+#undef TS_LEVEL
+#endif
+
+static void F(tab_advance)(const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1,
+                           long nsteps, double dt)
+{
+#if OSC_ISA_RUNTIME
+    const int level = osc_isa_dispatch();
+    if (level >= 3) {
+        const F(tab_scaled) k = F(tab_scale)(sl, (real)dt);
+        if (level == 4)
+            F(tabv_advance_v4)(&k, a, i0, i1, nsteps);
+        else
+            F(tabv_advance_v3)(&k, a, i0, i1, nsteps);
+        return;
+    }
+#endif
+    F(tab_advance_body)(sl, a, i0, i1, nsteps, dt);
+}
+
+static void F(tab_advance_audited)(const tab_slot *sl, const osc_soa *ax, int dim, size_t i0,
+                                   size_t i1, long nsteps, double dt, const osc_costep *cs)
+{
+#if OSC_ISA_RUNTIME
+    const int level = osc_isa_dispatch();
+    if (level >= 3) {
+        const F(tab_scaled) k = F(tab_scale)(sl, (real)dt);
+        if (level == 4)
+            F(tabv_audited_v4)(&k, ax, dim, i0, i1, nsteps, cs);
+        else
+            F(tabv_audited_v3)(&k, ax, dim, i0, i1, nsteps, cs);
+        return;
+    }
+#endif
+    F(tab_audited_body)(sl, ax, dim, i0, i1, nsteps, dt, cs);
+}
 
 #endif

@@ -3,8 +3,10 @@
  *
  * osc_kernels' functions carry no context, so the coefficients live in a fixed set of slots and
  * each slot has its own small entry points (method_slots.h) that pass the slot to the generic
- * kernels of tableau_kernel.h. These kernels are scalar loops over a stage count known at run
- * time: correct and reproducible (fma, the same bits on every ISA and thread count), not fast. */
+ * kernels of tableau_kernel.h: on x86-64-v4 and v3 the SIMD kernels of tableau_simd.h (one per
+ * stage count, coefficients broadcast, zero coefficients skipped), on the baseline path the plain
+ * kernels (scalar loops over a stage count known at run time), which the SIMD ones reproduce bit
+ * for bit (fma, the same operations in the same order on every ISA and thread count). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <tgmath.h> /* fma on float is fmaf in the float kernel */
@@ -12,6 +14,7 @@
 #include "lane_kernels.h"
 #include "method_slots.h"
 #include "tableau.h"
+#include "tableau_internal.h"
 
 _Static_assert(OSC_TABLEAU_METHOD_SLOTS == OSC_COEF_SLOTS && OSC_TABLEAU_NAME_MAX == OSC_COEF_NAME_MAX,
                "tableau methods take the shared slots");
@@ -26,6 +29,27 @@ typedef struct tab_slot {
 static tab_slot tab_slots[OSC_TABLEAU_METHOD_SLOTS];
 static osc_slot_pool tab_pool;
 
+/* Bit of a_ij in the kernels' nonzero mask (8 x 8 = 64 bits). */
+#define TAB_NZ_BIT(i, j) ((i) * OSC_TABLEAU_MAX_STAGES + (j))
+_Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask is 64 bits");
+
+/* Vectors per register block of the SIMD kernels (tableau_simd.h) for s stages on x86-64-v3
+ * (16 ymm) and v4 (32 zmm); a power of two, so that blocks divide every lane range. One vector's
+ * step holds about 2 s + 4 vectors (its stage vectors V_i and M_i, the state, the partial sums):
+ * the more stages, the fewer vectors' steps fit the registers beside it. The v3 sizes were
+ * measured on Zen 3 (AVX2, one thread, 65536 lanes, best CPU-time FMA rate of 3 runs on a shared
+ * machine, a subdiagonal and a dense tableau per stage count; differences under ~15% are noise):
+ *     s = 1: 8 vectors (4: 0.8x);  s = 2-4: 4 (2: 0.55-0.75x, 8: 0.5-0.9x; rk4's tableau 0.71 of
+ *     its ceiling at 4, 0.44 at 2, 0.38 at 8);  s = 5-8: 2 (4: 0.55-0.9x).
+ * 3 or 6 vectors were sometimes faster by up to 20% but do not divide the lane ranges. The v4
+ * sizes (8 vectors up to 4 stages, 4 beyond: twice v3's for the twice as many registers, at most
+ * 128 float lanes) are not measured (no AVX-512 machine at hand). */
+#define TAB_MAX_BLOCK_VECTORS 8
+#define TAB_BLOCK_VECTORS(s, level)                                                                \
+    ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
+
+#define TAB_PD 1
+#define TAB_SUF d
 #define real double
 #define coef osc_coef_d
 #define F(name) name##_d
@@ -33,7 +57,11 @@ static osc_slot_pool tab_pool;
 #undef real
 #undef coef
 #undef F
+#undef TAB_PD
+#undef TAB_SUF
 
+#define TAB_PD 0
+#define TAB_SUF f
 #define real float
 #define coef osc_coef_f
 #define F(name) name##_f
@@ -41,6 +69,8 @@ static osc_slot_pool tab_pool;
 #undef real
 #undef coef
 #undef F
+#undef TAB_PD
+#undef TAB_SUF
 
 #define TAB_REF_ONLY
 #define real long double
@@ -101,4 +131,18 @@ int osc_method_from_tableau(const osc_tableau *t, const char *name, int declared
 int osc_tableau_method_release(const osc_method *m)
 {
     return osc_slot_release(&tab_pool, tab_entries, m);
+}
+
+int osc_tableau_kernel_fma(const osc_method *m, osc_precision p)
+{
+    for (int k = 0; m && k < OSC_TABLEAU_METHOD_SLOTS; k++)
+        if (m->kernels[OSC_DOUBLE].advance == tab_entries[k].advance_d) {
+            if (p == OSC_FLOAT) {
+                const tab_scaled_f sc = tab_scale_f(&tab_slots[k], 1);
+                return tab_chain_ops_f(&sc);
+            }
+            const tab_scaled_d sc = tab_scale_d(&tab_slots[k], 1);
+            return tab_chain_ops_d(&sc);
+        }
+    return -1;
 }
