@@ -218,6 +218,55 @@ static void trace_follows_its_mass(void **state)
     config_free(&cfg);
 }
 
+/* The rows of a config's one-mass run (the mass given as a scalar, the path of every config
+ * before mass was an axis). */
+static sweep_result run_text(const char *text)
+{
+    osc_config cfg;
+    load_text(text, &cfg);
+    sweep_result res;
+    char err[1024];
+    if (sweep_run(&cfg, false, &res, err, sizeof err))
+        fail_msg("%s", err);
+    config_free(&cfg);
+    return res;
+}
+
+/* Mass 0 in a list pins its lanes as a scalar mass 0 does (it never moves: error 0, stable), and
+ * each row of the list's run is bit for bit the row of the same mass given alone: lanes of other
+ * masses beside it change nothing. */
+static void mass_list_rows_equal_scalar_runs(void **state)
+{
+    (void)state;
+    const char *head = "methods: [semi-implicit, rk4]\nstiffness: [1, 30]\ndrag: [0, 0.5]\n"
+                       "gravity: 9.81\ndt: [0.02, 0.01]\nt_end: 3\n";
+    char text[512];
+    snprintf(text, sizeof text, "%smass: [0, 1, 3]\n", head);
+    sweep_result list = run_text(text);
+    const double masses[] = {0, 1, 3};
+    for (size_t j = 0; j < 3; j++) {
+        snprintf(text, sizeof text, "%smass: %g\n", head, masses[j]);
+        sweep_result one = run_text(text);
+        assert_int_equal(one.points.rows * 3, list.points.rows);
+        for (size_t r = 0; r < one.points.rows; r++) {
+            /* row r of the one-mass run: batch r / 4, lane r % 4 (2 stiffness x 2 drag) */
+            const size_t lr = r / 4 * 12 + j * 4 + r % 4;
+            for (size_t c = 0; c < sweep_points_ncolumns; c++) {
+                const sweep_column *col = &sweep_points_columns[c];
+                const size_t bytes = sweep_column_size(col);
+                if (memcmp((const char *)sweep_column_data(&one.points, col) + r * bytes,
+                           (const char *)sweep_column_data(&list.points, col) + lr * bytes, bytes))
+                    fail_msg("mass %g: column %s of row %zu differs from the list's row %zu",
+                             masses[j], col->name, r, lr);
+            }
+            if (j == 0)
+                assert_true(list.points.stable[lr] && list.points.max_error[lr] == 0);
+        }
+        sweep_result_free(&one);
+    }
+    sweep_result_free(&list);
+}
+
 /* configs/masses.yaml loads and traces what its comment promises: omega0 nearest 6, zeta 0.1,
  * mass 3, at 60 Hz, for each of its three methods. */
 static void shipped_mass_config(void **state)
@@ -250,6 +299,7 @@ int main(void)
         cmocka_unit_test(same_omega0_and_zeta_same_motion_at_every_mass),
         cmocka_unit_test(trace_follows_its_mass),
         cmocka_unit_test(shipped_mass_config),
+        cmocka_unit_test(mass_list_rows_equal_scalar_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
