@@ -45,9 +45,9 @@ static const cli_option run_options[RUN_NOPTIONS] = {
 static const cli_command run_command = {
     .name = "run",
     .usage = "run CONFIG.yaml [options]",
-    .about = "Sweep the methods, dt, stiffness and drag that CONFIG.yaml lists, audit every lane\n"
-             "against the closed-form solution, write one HDF5 file (complete or absent) and\n"
-             "print a summary (oscbench summary prints it again from the file).",
+    .about = "Sweep the methods, dt, mass, stiffness and drag that CONFIG.yaml lists, audit\n"
+             "every lane against the closed-form solution, write one HDF5 file (complete or\n"
+             "absent) and print a summary (oscbench summary prints it again from the file).",
     .options = run_options,
     .noptions = RUN_NOPTIONS,
     .min_args = 1,
