@@ -72,12 +72,14 @@ HALVES = re.compile(r'^v?(insert|extract)')  # a float block widening to double 
 VSTORE_TO_STACK = re.compile(r'^%[xyz]mm\d+,.*\(%(rsp|rbp)')
 
 
-def functions(objdump, lib):
+def functions(objdump, lib, pattern=FUNC):
+    """(the pattern's groups, [(address, mnemonic, operands)]) of each function whose label
+    matches pattern."""
     out = subprocess.run([objdump, '-dr', '--no-show-raw-insn', lib], check=True,
                          capture_output=True, text=True).stdout
     name, body = None, []
     for line in out.splitlines():
-        m = FUNC.match(line)
+        m = pattern.match(line)
         if m:
             if name:
                 yield name, body
@@ -197,25 +199,6 @@ def block_shape_failures(where, insns, prec, body):
 TABFUNC = re.compile(r'^[0-9a-f]+ <(tabv_(blk|aud)_(v3|v4)_s(\d)_([df]))(\.[a-z]+\.\d+)*>:$')
 
 
-def tableau_functions(objdump, lib):
-    out = subprocess.run([objdump, '-d', '--no-show-raw-insn', lib], check=True,
-                         capture_output=True, text=True).stdout
-    name, body = None, []
-    for line in out.splitlines():
-        m = TABFUNC.match(line)
-        if m:
-            name, body = m.groups(), []
-        elif name and not line.strip():
-            yield name, body
-            name, body = None, []
-        elif name:
-            im = INSN.match(line)
-            if im:
-                body.append((int(im.group(1), 16), im.group(2), im.group(3)))
-    if name:
-        yield name, body
-
-
 def check_tableau(objdump, lib):
     """The tableau methods' SIMD kernels (lib/methods/tableau_simd.h), one per stage count s, ISA
     path and precision: tabv_blk_<isa>_s<s>_<p>, advance()'s register blocks, and tabv_aud_...,
@@ -231,7 +214,7 @@ def check_tableau(objdump, lib):
     carried on the stack from one step to the next (as for the methods' blocks); the audited
     chunks: no division, no scalar arithmetic in the method's step."""
     failures, checked = [], 0
-    for (fname, kind, isa, stages, prec, _), body in tableau_functions(objdump, lib):
+    for (fname, kind, isa, stages, prec, _), body in functions(objdump, lib, TABFUNC):
         s = int(stages)
         where = f'tableau {fname}'
         counts, insns = step_loop(body)
