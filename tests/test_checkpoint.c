@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
 #include <omp.h>
 #include <stdbool.h>
@@ -65,8 +64,7 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    snprintf(f->dir, sizeof f->dir, "/tmp/test_checkpoint.XXXXXX");
-    if (!mkdtemp(f->dir))
+    if (!make_temp_dir(f->dir, sizeof f->dir, "test_checkpoint"))
         return -1;
     snprintf(f->out, sizeof f->out, "%s/out.h5", f->dir);
     snprintf(f->ckdir, sizeof f->ckdir, "%s/out.h5.ckpt", f->dir);
@@ -76,16 +74,10 @@ static int setup(void **state)
     return 0;
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int teardown(void **state)
 {
     fixture *f = *state;
-    nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    remove_tree(f->dir);
     config_free(&f->a);
     config_free(&f->b);
     free(f);
@@ -103,17 +95,6 @@ static void item_path(const fixture *f, size_t index, char *buf, size_t len)
     char name[64];
     snprintf(name, sizeof name, "item-%06zu", index);
     path_in(buf, len, f->ckdir, name);
-}
-
-static size_t count_entries(const char *dir, const char *prefix)
-{
-    DIR *d = opendir(dir);
-    size_t n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
-    if (d)
-        closedir(d);
-    return n;
 }
 
 /* Every file of a directory, names and bytes: to show it was left alone. */
@@ -222,8 +203,8 @@ static void restores_every_column(void **state)
     assert_int_equal(sweep_item_count(&f->a), NITEMS);
     sweep_result ran, back;
     sweep_into_checkpoint(f, &f->a, 3, &ran);
-    assert_int_equal(count_entries(f->ckdir, "item-"), NITEMS);
-    assert_int_equal(count_entries(f->ckdir, "."), 2); /* "." and "..": no temporary left */
+    assert_int_equal(count_prefixed(f->ckdir, "item-"), NITEMS);
+    assert_int_equal(count_prefixed(f->ckdir, "."), 2); /* "." and "..": no temporary left */
     bool done[NITEMS];
     size_t restored, ignored;
     restore(f, &f->a, &back, done, &restored, &ignored);
@@ -513,7 +494,7 @@ static void unwritable_place_fails(void **state)
     assert_one_line(err);
     assert_non_null(strstr(err, "no_such_dir/out.h5.ckpt"));
     assert_non_null(strstr(err, strerror(ENOENT)));
-    assert_int_equal(count_entries(f->dir, "."), 2); /* nothing made */
+    assert_int_equal(count_prefixed(f->dir, "."), 2); /* nothing made */
 }
 
 static int touch_in(const char *dir, const char *name)
@@ -540,11 +521,11 @@ static void stale_temporaries_removed_live_ones_kept(void **state)
     assert_int_equal(fcntl(live, F_OFD_SETLK, &lk), 0);
     assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
     ckpt_close(c);
-    assert_int_equal(count_entries(f->ckdir, ".item-000002"), 0);
-    assert_int_equal(count_entries(f->ckdir, ".item-000003"), 1);
+    assert_int_equal(count_prefixed(f->ckdir, ".item-000002"), 0);
+    assert_int_equal(count_prefixed(f->ckdir, ".item-000003"), 1);
     close(live); /* the writer died: its lock went with it */
     assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
-    assert_int_equal(count_entries(f->ckdir, ".item-"), 0);
+    assert_int_equal(count_prefixed(f->ckdir, ".item-"), 0);
     assert_int_equal(ckpt_remove(c, err, sizeof err), 0);
     ckpt_close(c);
 }
@@ -566,9 +547,9 @@ static void remove_takes_only_what_it_wrote(void **state)
     assert_non_null(strstr(err, "did not write"));
     ckpt_close(c);
     /* The items went, the manifest and the stranger stayed: still a valid, empty checkpoint. */
-    assert_int_equal(count_entries(f->ckdir, "item-"), 0);
-    assert_int_equal(count_entries(f->ckdir, "manifest"), 1);
-    assert_int_equal(count_entries(f->ckdir, "notes.txt"), 1);
+    assert_int_equal(count_prefixed(f->ckdir, "item-"), 0);
+    assert_int_equal(count_prefixed(f->ckdir, "manifest"), 1);
+    assert_int_equal(count_prefixed(f->ckdir, "notes.txt"), 1);
     char path[512];
     path_in(path, sizeof path, f->ckdir, "notes.txt");
     assert_int_equal(unlink(path), 0);
@@ -579,7 +560,7 @@ static void remove_takes_only_what_it_wrote(void **state)
     struct stat st;
     assert_int_equal(lstat(f->ckdir, &st), -1);
     assert_int_equal(errno, ENOENT);
-    assert_int_equal(count_entries(f->dir, "."), 2); /* no half-made directory either */
+    assert_int_equal(count_prefixed(f->dir, "."), 2); /* no half-made directory either */
 }
 
 /* Ranks open the same checkpoint at once: one creates it, the others validate it, none fails,
@@ -608,8 +589,8 @@ static void concurrent_opens_agree(void **state)
             fail_msg("round %d: %d of %d opens failed: %s", round, failures, OPENERS, first_err);
     }
     /* the checkpoints and nothing else */
-    assert_int_equal(count_entries(f->dir, "r"), ROUNDS);
-    assert_int_equal(count_entries(f->dir, "."), 2);
+    assert_int_equal(count_prefixed(f->dir, "r"), ROUNDS);
+    assert_int_equal(count_prefixed(f->dir, "."), 2);
 }
 
 int main(void)

@@ -223,22 +223,6 @@ static void walk_rel(const char *root, const char *rel, visit_fn fn, void *ctx)
     closedir(d);
 }
 
-static void remove_entry(const char *rel, const struct stat *st, void *ctx)
-{
-    char full[PATHLEN];
-    fmt(full, sizeof full, "%s/%s", (const char *)ctx, rel);
-    if (S_ISDIR(st->st_mode))
-        rmdir(full);
-    else
-        unlink(full);
-}
-
-static void rm_rf(const char *root)
-{
-    walk_rel(root, "", remove_entry, (void *)root);
-    rmdir(root);
-}
-
 /* A temporary of the results writer: ".<base>.tmp.XXXXXX". */
 static bool is_temporary(const char *base)
 {
@@ -293,8 +277,7 @@ static int group_setup(void **state)
         fprintf(stderr, "test_cli: OSCBENCH_EXE (%s) is not an executable\n", e ? e : "unset");
         return -1;
     }
-    fmt(iodir, sizeof iodir, "/tmp/test_cli_io.XXXXXX");
-    if (!mkdtemp(iodir))
+    if (!make_temp_dir(iodir, sizeof iodir, "test_cli_io"))
         return -1;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures show as assertions */
     return 0;
@@ -304,7 +287,7 @@ static int group_teardown(void **state)
 {
     (void)state;
     free_owned();
-    rm_rf(iodir);
+    remove_tree(iodir);
     return 0;
 }
 
@@ -313,8 +296,7 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    fmt(f->dir, sizeof f->dir, "/tmp/test_cli.XXXXXX");
-    if (!mkdtemp(f->dir)) {
+    if (!make_temp_dir(f->dir, sizeof f->dir, "test_cli")) {
         free(f);
         return -1;
     }
@@ -326,7 +308,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     free_owned();
-    rm_rf(f->dir);
+    remove_tree(f->dir);
     free(f);
     return 0;
 }
@@ -349,60 +331,52 @@ static hid_t open_dataset(hid_t f, const char *path, size_t *n)
     return d;
 }
 
-static double *read_f64(hid_t f, const char *path, size_t rows)
+/* Column `path` of `rows` rows, whose file type is of class `cls`, read as `mem` (elements of
+ * `size` bytes; mem < 0: in the file's own type); `t` (if given) receives the file type, open. */
+static void *read_column(hid_t f, const char *path, size_t rows, H5T_class_t cls, hid_t mem,
+                         size_t size, hid_t *t)
 {
     size_t n;
     hid_t d = open_dataset(f, path, &n);
     if (n != rows)
         fail_msg("%s has %zu rows, expected %zu", path, n, rows);
-    hid_t t = H5Dget_type(d);
-    assert_int_equal(H5Tget_class(t), H5T_FLOAT);
-    H5Tclose(t);
-    double *v = calloc(n ? n : 1, sizeof *v);
+    hid_t ft = H5Dget_type(d);
+    assert_int_equal(H5Tget_class(ft), cls);
+    void *v = calloc(n ? n : 1, size);
     assert_non_null(v);
-    assert_true(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    assert_true(H5Dread(d, mem < 0 ? ft : mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    if (t)
+        *t = ft;
+    else
+        H5Tclose(ft);
     H5Dclose(d);
     return v;
 }
 
+static double *read_f64(hid_t f, const char *path, size_t rows)
+{
+    return read_column(f, path, rows, H5T_FLOAT, H5T_NATIVE_DOUBLE, sizeof(double), NULL);
+}
+
 static int64_t *read_i64(hid_t f, const char *path, size_t rows)
 {
-    size_t n;
-    hid_t d = open_dataset(f, path, &n);
-    if (n != rows)
-        fail_msg("%s has %zu rows, expected %zu", path, n, rows);
-    hid_t t = H5Dget_type(d);
-    assert_int_equal(H5Tget_class(t), H5T_INTEGER);
-    H5Tclose(t);
-    int64_t *v = calloc(n ? n : 1, sizeof *v);
-    assert_non_null(v);
-    assert_true(H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
-    H5Dclose(d);
-    return v;
+    return read_column(f, path, rows, H5T_INTEGER, H5T_NATIVE_INT64, sizeof(int64_t), NULL);
 }
 
 /* A bool column: the int8 enum {FALSE=0, TRUE=1}, read in its own (1-byte) type. */
 static bool *read_bool(hid_t f, const char *path, size_t rows)
 {
-    size_t n;
-    hid_t d = open_dataset(f, path, &n);
-    if (n != rows)
-        fail_msg("%s has %zu rows, expected %zu", path, n, rows);
-    hid_t t = H5Dget_type(d);
-    assert_int_equal(H5Tget_class(t), H5T_ENUM);
+    hid_t t;
+    int8_t *raw = read_column(f, path, rows, H5T_ENUM, -1, 1, &t);
     assert_int_equal(H5Tget_size(t), 1);
-    int8_t *raw = calloc(n ? n : 1, 1);
-    bool *v = calloc(n ? n : 1, sizeof *v);
-    assert_non_null(raw);
+    H5Tclose(t);
+    bool *v = calloc(rows ? rows : 1, sizeof *v);
     assert_non_null(v);
-    assert_true(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < rows; i++) {
         assert_true(raw[i] == 0 || raw[i] == 1);
         v[i] = raw[i];
     }
     free(raw);
-    H5Tclose(t);
-    H5Dclose(d);
     return v;
 }
 
@@ -1270,22 +1244,11 @@ static const char resume_config[] = "name: res\n"
 enum { RESUME_ITEMS = 36 };
 
 /* Entries of dir whose name starts with prefix (0 if dir does not exist). */
-static int count_prefixed(const char *dir, const char *prefix)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += starts_with(e->d_name, prefix);
-    if (d)
-        closedir(d);
-    return n;
-}
-
 static int checkpoint_items(const fixture *f, const char *out)
 {
     char dir[PATHLEN];
     fmt(dir, sizeof dir, "%s/%s.ckpt", f->dir, out);
-    return count_prefixed(dir, "item-");
+    return (int)count_prefixed(dir, "item-");
 }
 
 /* `oscbench run ARGS...` paused at `phase` and killed there (SIGKILL). */

@@ -1,7 +1,9 @@
 /* Small file helpers the test programs share (test_files.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "test_files.h"
 
+#include <dirent.h>
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,6 +25,34 @@ void fmt(char *buf, size_t size, const char *format, ...)
     va_end(ap);
     if (n < 0 || (size_t)n >= size)
         fail_msg("a path or string is too long (%d bytes)", n);
+}
+
+bool make_temp_dir(char *dir, size_t size, const char *name)
+{
+    int n = snprintf(dir, size, "/tmp/%s.XXXXXX", name);
+    return n > 0 && (size_t)n < size && mkdtemp(dir) != NULL;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+void remove_tree(const char *root)
+{
+    nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+size_t count_prefixed(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    if (d)
+        closedir(d);
+    return n;
 }
 
 char *slurp(const char *path, size_t *len)

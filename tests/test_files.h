@@ -11,6 +11,15 @@
  * if it cannot be read or memory runs out. free() it. */
 char *slurp(const char *path, size_t *len);
 
+/* A new directory /tmp/<name>.XXXXXX, its path in dir (size bytes); false if none could be made. */
+bool make_temp_dir(char *dir, size_t size, const char *name);
+
+/* root and everything below it removed (symbolic links as links, never followed). */
+void remove_tree(const char *root);
+
+/* How many entries of dir (".", ".." included) have names starting with prefix. */
+size_t count_prefixed(const char *dir, const char *prefix);
+
 /* snprintf that fails the running cmocka test rather than truncate. */
 void fmt(char *buf, size_t size, const char *format, ...) __attribute__((format(printf, 3, 4)));
 

@@ -158,8 +158,7 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    snprintf(f->dir, sizeof f->dir, "/tmp/test_mpi.XXXXXX");
-    if (!mkdtemp(f->dir)) {
+    if (!make_temp_dir(f->dir, sizeof f->dir, "test_mpi")) {
         free(f);
         return -1;
     }
@@ -172,16 +171,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    DIR *d = opendir(f->dir);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        char path[PATHLEN];
-        snprintf(path, sizeof path, "%.256s/%.256s", f->dir, e->d_name);
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlink(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(f->dir);
+    remove_tree(f->dir);
     unlink(f->out);
     unlink(f->err);
     free(f);
