@@ -232,6 +232,17 @@ static long audit_points(long s0, long s1, long e)
     return (s1 - 1) / e - s0 / e + 1;
 }
 
+/* Every lane's x (all axes), then every lane's v, in double; the batch freed. */
+static double *readout_and_free(osc_batch *b, size_t n, int dim)
+{
+    size_t len = n * (size_t)dim;
+    double *out = malloc(2 * len * sizeof(double));
+    assert_non_null(out);
+    osc_batch_readout(b, 0, n, out, out + len);
+    osc_batch_free(b);
+    return out;
+}
+
 /* Run a fresh batch by a plan and return its readout (x then v, malloc'ed); every tile must have
  * been audited exactly on the schedule. */
 static double *run_by_plan(const osc_method *m, osc_precision p, size_t n, int dim,
@@ -258,12 +269,7 @@ static double *run_by_plan(const osc_method *m, osc_precision p, size_t n, int d
     }
     assert_int_equal(atomic_load(&calls), want_calls);
     free(slab);
-    size_t len = n * (size_t)dim;
-    double *out = malloc(2 * len * sizeof(double));
-    assert_non_null(out);
-    osc_batch_readout(b, 0, n, out, out + len);
-    osc_batch_free(b);
-    return out;
+    return readout_and_free(b, n, dim);
 }
 
 static void test_bits_independent_of_splitting_and_threads(void **state)
@@ -313,12 +319,7 @@ static double *run_untiled(const osc_method *m, osc_precision p, size_t n, int d
         osc_soa soa = osc_batch_soa(b, a);
         m->kernels[p].advance(&soa, 0, padded, nsteps, osc_batch_dt(b));
     }
-    size_t len = n * (size_t)dim;
-    double *out = malloc(2 * len * sizeof(double));
-    assert_non_null(out);
-    osc_batch_readout(b, 0, n, out, out + len);
-    osc_batch_free(b);
-    return out;
+    return readout_and_free(b, n, dim);
 }
 
 static void test_tiled_matches_untiled(void **state)
