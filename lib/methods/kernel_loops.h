@@ -512,11 +512,22 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
  * substeps 24 KB (16-lane audited blocks: 32 KB). Beyond a few substeps they come from L1 and L2
  * in turn; the compositions in use have 3 to 9.
  *
- * Blocks: advance()'s lane count per ISA (the method's tuning, at most 128), whole blocks within
+ * Blocks: advance()'s lane count per ISA (the method's tuning, or its own comp_v3/comp_v4 there;
+ * at most 128), whole blocks within
  * each 128-lane piece of the range and, where BL does not divide 128, one block of the remaining
  * 128 mod BL lanes (a constant: one more instantiation, not the power-of-two ladder advance()
  * uses); the audited form takes the fused kernel's blocks per dim. Only methods whose state is
  * (x, v) as given have them (OSC_COMPOSABLE, method_template.h).
+ *
+ * Three substeps. The triple jump (Yoshida's, Forest-Ruth's: the composition in use) has its own
+ * advance block, the substep loop of constant trip count: GCC unrolls it and keeps the block's
+ * state in registers through the step, where the run-time substep loop stores the state to the
+ * stack at every substep (without reloading it: LIM does not sink those stores out of the
+ * nest) and leaves fewer registers to the block. Measured on Zen 3 (one thread, 65536 lanes,
+ * step/yoshida-verlet/double, cpu_roof_fraction, medians of 3 on a shared machine): 24 lanes
+ * generic 0.46, 16 generic 0.51, 16 specialized 0.53, 24 specialized 0.61, 32 specialized 0.65
+ * (hence verlet's comp_v3 32). One more instantiation per ISA and precision; the audited form
+ * is not specialized (its co-step dominates).
  *
  * Inlining: the blocks are `flatten`, so that the step is inlined into them early, whatever
  * GCC's inliner decides. Left to it, the copies of a long step (rk4, forest-ruth) in these blocks
@@ -526,6 +537,19 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
  * blocks compile as before (the same instructions, checked with objdump). */
 #if OSC_COMPOSABLE
 
+/* The composed blocks' lanes per ISA in double (float: twice), advance()'s unless lib/meson.build's
+ * tuning table sets them (comp_v3, comp_v4: where advance()'s block spills in the composed
+ * form, whose substep loop holds more live values). */
+#ifndef OSC_COMPOSED_LANES_V4_D
+#define OSC_COMPOSED_LANES_V4_D OSC_BLOCK_LANES_V4_D
+#endif
+#ifndef OSC_COMPOSED_LANES_V3_D
+#define OSC_COMPOSED_LANES_V3_D OSC_BLOCK_LANES_V3_D
+#endif
+#define OSC_CBL_V4 (OSC_IS_DOUBLE ? OSC_COMPOSED_LANES_V4_D : 2 * OSC_COMPOSED_LANES_V4_D)
+#define OSC_CBL_V3 (OSC_IS_DOUBLE ? OSC_COMPOSED_LANES_V3_D : 2 * OSC_COMPOSED_LANES_V3_D)
+_Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 == 0,
+               "composed blocks must be multiples of 8 lanes");
 #define OSC_CBL(BL) ((BL) <= 128 ? (BL) : 128)
 #define OSC_CREM(BL) (128 % OSC_CBL(BL) ? 128 % OSC_CBL(BL) : 8)
 
@@ -541,19 +565,22 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
         }                                                                                          \
     }
 
-/* One register block of BL lanes starting at lane i, stepped nsteps times nsub substeps. */
-#define OSC_DEFINE_COMPOSED_BLOCK(NAME, BL, ATTR)                                                  \
-    ATTR __attribute__((noinline, flatten)) static void NAME(                                               \
+/* One register block of BL lanes starting at lane i, stepped nsteps times nsub substeps (NSUB:
+ * nsub, or the constant 3 for the triple jump's block). */
+#define OSC_DEFINE_COMPOSED_BLOCK(NAME, BL, ATTR) OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, nsub)
+#define OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, NSUB)                                          \
+    ATTR __attribute__((noinline, flatten)) static void NAME(                                      \
         real *restrict s0, real *restrict s1, const real *restrict w2, const real *restrict gam,   \
         const real *restrict g, size_t i, long nsteps, const real *restrict hs, int nsub)          \
     {                                                                                              \
+        (void)nsub;                                                                                \
         real b0[BL], b1[BL], b2[BL];                                                               \
         real kc[OSC_COMPOSED_MAX_SUBSTEPS][OSC_NCOEF][BL];                                         \
         _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
             b0[j] = s0[i + j], b1[j] = s1[i + j], b2[j] = 0;                                       \
-        OSC_COMPOSED_COEFS(kc, BL, w2 + i, gam + i, g + i, hs, nsub)                               \
+        OSC_COMPOSED_COEFS(kc, BL, w2 + i, gam + i, g + i, hs, NSUB)                               \
         for (long n = 0; n < nsteps; n++)                                                          \
-            for (int k = 0; k < nsub; k++) {                                                       \
+            for (int k = 0; k < (NSUB); k++) {                                                     \
                 const real h = hs[k];                                                              \
                 _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                              \
                     F(fast_step)(&b0[j], &b1[j], &b2[j], kc[k][0][j], kc[k][1][j], kc[k][2][j],    \
@@ -565,6 +592,7 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
 
 #define OSC_DEFINE_ADVANCE_COMPOSED(NAME, BL, ATTR)                                                \
     OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_blk), OSC_CBL(BL), ATTR)                                    \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk3), OSC_CBL(BL), ATTR, 3)                              \
     OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_rem), OSC_CREM(BL), ATTR)                                   \
     ATTR static void F(NAME)(const osc_soa *a, size_t i0, size_t i1, long nsteps,                  \
                              const real *hs, int nsub)                                             \
@@ -574,11 +602,29 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
         for (size_t i = i0; i < i1; i += 128) {                                                    \
             size_t b = 0;                                                                          \
             for (; 128 - b >= OSC_CBL(BL); b += OSC_CBL(BL))                                       \
-                F(NAME##_blk)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                        \
+                if (nsub == 3)                                                                     \
+                    F(NAME##_blk3)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
+                else                                                                               \
+                    F(NAME##_blk)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                    \
             if (128 % OSC_CBL(BL))                                                                 \
                 F(NAME##_rem)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                        \
         }                                                                                          \
     }
+
+/* Substep k of axis A of D (A a constant; OSC_AXIS keeps dead calls in bounds, as in the fused
+ * block, whose explicit per-axis calls these follow: a loop over the axes left GCC a rolled lane
+ * loop of scalar code in the 2- and 3-axis blocks), and the co-step of axis A. */
+#define OSC_COMPOSED_AXIS(A, D)                                                                    \
+    F(fast_step)(&b0[OSC_AXIS(A, D)][j], &b1[OSC_AXIS(A, D)][j], &b2[OSC_AXIS(A, D)][j],           \
+                 (A) == (D) - 1 ? kl[k][0][j] : kz[k][0][j],                                       \
+                 (A) == (D) - 1 ? kl[k][1][j] : kz[k][1][j],                                       \
+                 (A) == (D) - 1 ? kl[k][2][j] : kz[k][2][j],                                       \
+                 (A) == (D) - 1 ? kl[k][3][j] : kz[k][3][j], h)
+#define OSC_COMPOSED_COSTEP(A, D)                                                                  \
+    osc_costep_xv((double)b0[OSC_AXIS(A, D)][j], (double)b1[OSC_AXIS(A, D)][j], p11[j], p12[j],    \
+                  p21[j], p22[j], (A) == (D) - 1 ? q1[j] : 0.0, (A) == (D) - 1 ? q2[j] : 0.0,     \
+                  &xe[OSC_AXIS(A, D)][j], &ve[OSC_AXIS(A, D)][j], (A) == 0, &err2, &sum_v,        \
+                  &sum_x, &dx_last)
 
 /* One fused register block of BL lanes starting at lane i, D axes: per step the nsub substeps of
  * every axis, then the exact motion's step of dt and the maxima, as the fused block takes them
@@ -621,25 +667,21 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
                 const real h = hs[k];                                                              \
                 _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                              \
                 {                                                                                  \
-                    for (int a = 0; a < (D); a++) {                                                \
-                        const bool last = a == (D) - 1;                                            \
-                        F(fast_step)(&b0[a][j], &b1[a][j], &b2[a][j],                              \
-                                     last ? kl[k][0][j] : kz[k][0][j],                             \
-                                     last ? kl[k][1][j] : kz[k][1][j],                             \
-                                     last ? kl[k][2][j] : kz[k][2][j],                             \
-                                     last ? kl[k][3][j] : kz[k][3][j], h);                         \
-                    }                                                                              \
+                    OSC_COMPOSED_AXIS(0, D);                                                       \
+                    if ((D) > 1)                                                                   \
+                        OSC_COMPOSED_AXIS(1, D);                                                   \
+                    if ((D) > 2)                                                                   \
+                        OSC_COMPOSED_AXIS(2, D);                                                   \
                 }                                                                                  \
             }                                                                                      \
             _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
             {                                                                                      \
                 double err2 = 0, sum_v = 0, sum_x = 0, dx_last = 0;                                \
-                for (int a = 0; a < (D); a++) {                                                    \
-                    const bool last = a == (D) - 1;                                                \
-                    osc_costep_xv((double)b0[a][j], (double)b1[a][j], p11[j], p12[j], p21[j],      \
-                                  p22[j], last ? q1[j] : 0.0, last ? q2[j] : 0.0, &xe[a][j],       \
-                                  &ve[a][j], a == 0, &err2, &sum_v, &sum_x, &dx_last);             \
-                }                                                                                  \
+                OSC_COMPOSED_COSTEP(0, D);                                                         \
+                if ((D) > 1)                                                                       \
+                    OSC_COMPOSED_COSTEP(1, D);                                                     \
+                if ((D) > 2)                                                                       \
+                    OSC_COMPOSED_COSTEP(2, D);                                                     \
                 const double de = fma(mg[j], dx_last, fma(hk[j], sum_x, hm[j] * sum_v));          \
                 const double ade = fabs(de);                                                       \
                 me2[j] = isgreater(me2[j], err2) ? me2[j] : err2;                                  \
@@ -687,8 +729,8 @@ static bool F(composed_sizes)(const double *h, int nsub, real hs[OSC_COMPOSED_MA
 
 #if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 
-OSC_DEFINE_ADVANCE_COMPOSED(composed_v4, OSC_BL_V4, __attribute__((target("arch=x86-64-v4"))))
-OSC_DEFINE_ADVANCE_COMPOSED(composed_v3, OSC_BL_V3, __attribute__((target("arch=x86-64-v3"))))
+OSC_DEFINE_ADVANCE_COMPOSED(composed_v4, OSC_CBL_V4, __attribute__((target("arch=x86-64-v4"))))
+OSC_DEFINE_ADVANCE_COMPOSED(composed_v3, OSC_CBL_V3, __attribute__((target("arch=x86-64-v3"))))
 OSC_DEFINE_ADVANCE_COMPOSED(composed_base, OSC_BL_BASE, )
 OSC_DEFINE_AUDITED_COMPOSED(caudited_v4, OSC_FBL_V4, __attribute__((target("arch=x86-64-v4"))))
 OSC_DEFINE_AUDITED_COMPOSED(caudited_v3, OSC_FBL_V3, __attribute__((target("arch=x86-64-v3"))))
@@ -737,10 +779,10 @@ static void F(advance_audited_composed)(const osc_soa *ax, int dim, size_t i0, s
 #else
 
 #if defined(__AVX512F__)
-OSC_DEFINE_ADVANCE_COMPOSED(composed_any, OSC_BL_V4, )
+OSC_DEFINE_ADVANCE_COMPOSED(composed_any, OSC_CBL_V4, )
 OSC_DEFINE_AUDITED_COMPOSED(caudited_any, OSC_FBL_V4, )
 #elif defined(__AVX2__) || defined(__AVX__)
-OSC_DEFINE_ADVANCE_COMPOSED(composed_any, OSC_BL_V3, )
+OSC_DEFINE_ADVANCE_COMPOSED(composed_any, OSC_CBL_V3, )
 OSC_DEFINE_AUDITED_COMPOSED(caudited_any, OSC_FBL_V3, )
 #else
 OSC_DEFINE_ADVANCE_COMPOSED(composed_any, OSC_BL_BASE, )
@@ -768,11 +810,16 @@ static void F(advance_audited_composed)(const osc_soa *ax, int dim, size_t i0, s
 #endif
 
 #undef OSC_CBL
+#undef OSC_CBL_V4
+#undef OSC_CBL_V3
 #undef OSC_CREM
 #undef OSC_COMPOSED_COEFS
 #undef OSC_DEFINE_COMPOSED_BLOCK
+#undef OSC_DEFINE_COMPOSED_BLOCK_N
 #undef OSC_DEFINE_ADVANCE_COMPOSED
 #undef OSC_DEFINE_COMPOSED_FUSED_BLOCK
+#undef OSC_COMPOSED_AXIS
+#undef OSC_COMPOSED_COSTEP
 #undef OSC_DEFINE_AUDITED_COMPOSED
 
 #endif /* OSC_COMPOSABLE */
