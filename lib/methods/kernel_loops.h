@@ -510,13 +510,13 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
  * L1: the coefficients take nsub x OSC_NCOEF x BL reals per block (twice that in the audited
  * form, with and without gravity): 3 substeps of a 24-lane double block 2.3 KB, the limit of 32
  * substeps 24 KB (16-lane audited blocks: 32 KB). Beyond a few substeps they come from L1 and L2
- * in turn; the compositions in use have 3 to 9.
+ * in turn (Yoshida's triple jump has 3 substeps, Suzuki's fractal 5; not measured beyond).
  *
- * Blocks: advance()'s lane count per ISA (the method's tuning, or its own comp_v3/comp_v4 there;
- * at most 128), whole blocks within
- * each 128-lane piece of the range and, where BL does not divide 128, one block of the remaining
- * 128 mod BL lanes (a constant: one more instantiation, not the power-of-two ladder advance()
- * uses); the audited form takes the fused kernel's blocks per dim. Only methods whose state is
+ * Blocks: advance()'s lane count per ISA (or the method's comp_v3/comp_v4 in lib/meson.build's
+ * table; at most 128), whole blocks within each 128-lane piece of the range and, where BL does
+ * not divide 128, one block of the remaining 128 mod BL lanes (a constant: one more
+ * instantiation, not the power-of-two ladder advance() uses); the audited form takes the fused
+ * kernel's blocks per dim. Only methods whose state is
  * (x, v) as given have them (OSC_COMPOSABLE, method_template.h).
  *
  * Three substeps. The triple jump (Yoshida's, Forest-Ruth's: the composition in use) has its own
