@@ -36,6 +36,8 @@ extern "C" {
 #endif
 
 #define OSC_COMPOSITION_MAX_SUBSTEPS 32
+_Static_assert(OSC_COMPOSITION_MAX_SUBSTEPS == OSC_COMPOSED_MAX_SUBSTEPS,
+               "a composition's substeps fit the composed kernels");
 
 typedef enum osc_composition_error {
     OSC_COMPOSITION_OK = 0,
@@ -62,10 +64,12 @@ osc_composition_error osc_composition_validate(const osc_method *base, const dou
 /* One line for an error code, e.g. "the weights do not sum to 1". */
 const char *osc_composition_error_text(osc_composition_error e);
 
-/* Fills *out with the composition as a method: kernels that step the base's own kernels
- * (base->kernels[p].advance, one substep of w_k dt at a time, over 128 lanes at a time so
- * that they stay in cache: the base's bits, on every ISA and thread count), the exact motion
- * co-stepped after each whole step for advance_audited, and references that step the base's
+/* Fills *out with the composition as a method: kernels that run the base's composed kernels
+ * (base->kernels[p].advance_composed and advance_audited_composed: the base's register blocks
+ * through every substep of w_k dt, the exact motion co-stepped after each whole step), which
+ * give the bits of the base's advance called once per substep, on every ISA and thread count
+ * (a base without them would be stepped that way, 128 lanes at a time), and references that
+ * step the base's
  * references (in long double with the weights as given in double). fma_per_step and
  * force_evals are N times the base's (the kernels run N whole base steps), symplectic the
  * base's; declared_order is both order and order_damped; the summary names the base and N.

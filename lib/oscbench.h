@@ -124,7 +124,22 @@ typedef struct osc_kernels {
      * advance(). */
     void (*advance_audited)(const osc_soa *axes, int dim, size_t i0, size_t i1, long nsteps,
                             double dt, const osc_costep *cs);
+    /* The composed forms, for composing the method with itself in substeps (composition.h):
+     * one step is nsub steps of this method, of sizes h[0], ..., h[nsub - 1] in that order
+     * (1 <= nsub <= OSC_COMPOSED_MAX_SUBSTEPS; another nsub steps nothing), each exactly as
+     * advance(a, i0, i1, 1, h[k]) takes it (h[k] rounded to the batch's precision): the same
+     * bits as that call once per substep, on every ISA path. advance_audited_composed is
+     * advance_audited for such steps: the exact motion co-stepped (cs, made for the whole
+     * step dt) after each step's nsub substeps. NULL for a method whose state is not (x, v)
+     * as given (stormer, verlet-zero-start) and for the methods made from coefficients. */
+    void (*advance_composed)(const osc_soa *a, size_t i0, size_t i1, long nsteps,
+                             const double *h, int nsub);
+    void (*advance_audited_composed)(const osc_soa *axes, int dim, size_t i0, size_t i1,
+                                     long nsteps, double dt, const double *h, int nsub,
+                                     const osc_costep *cs);
 } osc_kernels;
+/* The most substeps a composed kernel takes (osc_kernels.advance_composed). */
+#define OSC_COMPOSED_MAX_SUBSTEPS 32
 
 /* The plain scalar reference of a method: obviously correct, one lane, one step. */
 typedef struct osc_ref_d {

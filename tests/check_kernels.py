@@ -8,10 +8,11 @@ keeps its state in stack copies, stored and reloaded every step or two, and a la
 whose division is no longer hoisted divides every step. Both are visible in the assembly without
 timing anything.
 
-usage: check_kernels.py [--emit HEADER] OBJDUMP SOURCE_DIR METHOD:V3_LANES:V4_LANES:LIBRARY...
+usage: check_kernels.py [--emit HEADER] OBJDUMP SOURCE_DIR
+                       METHOD:V3_LANES:V4_LANES:COMP_V3_LANES:COMP_V4_LANES:LIBRARY...
                        [tableau:LIBRARY]
   (one argument per method: its file name, its double block sizes from lib/meson.build's
-  tuning table, and its static library; SOURCE_DIR/lib/methods/METHOD.c gives OSC_NSTATE;
+  tuning table (advance()'s, then the composed blocks'), and its static library; SOURCE_DIR/lib/methods/METHOD.c gives OSC_NSTATE;
   tableau:LIBRARY checks the tableau methods' SIMD kernels in LIBRARY, see check_tableau)
 
 Which code is checked, per function:
@@ -29,6 +30,8 @@ Which code is checked, per function:
                            memory operands by design.
   audited_<isa>_d<D>_<p>   the fused audited blocks: no division (their exact state and maxima
                            partly live in L1 by design, see kernel_loops.h).
+  composed_<isa>_blk|blk3|rem_<p>, caudited_<isa>_d<D>_<p>
+                           the composed blocks (compositions' kernels): see check_composed.
   both, on v3/v4           vectorized as blocks: no scalar arithmetic, no shuffles, permutes,
                            inserts or gathers in the step loop (a per-lane coefficient array laid
                            out lane-major, [lanes][coefficients], made GCC gather or scalarize the
@@ -55,7 +58,8 @@ import re
 import subprocess
 import sys
 
-FUNC = re.compile(r'^[0-9a-f]+ <((advance|audited)_(v4|v3|base|any)_(blk|d[123])_([df]))(\.[a-z]+\.\d+)*>:$')
+FUNC = re.compile(r'^[0-9a-f]+ <((advance|audited|composed|caudited)_(v4|v3|base|any)_'
+                  r'(blk|blk3|rem|d[123])_([df]))(\.[a-z]+\.\d+)*>:$')
 INSN = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
 RELOC = re.compile(r'^\s*[0-9a-f]+: R_X86_64_\S+\s+(\w+)')
 JUMP = re.compile(r'^j[a-z]+$')
@@ -171,11 +175,52 @@ def carried_slots(insns):
             if slot in first_load and first_load[slot] < st}
 
 
-def block_shape_failures(where, insns, prec, body):
-    """A v3/v4 step loop must step whole vectors of lanes, fully unrolled over the block."""
+def dest_register(operands):
+    """The destination (last operand, AT&T order) of an instruction, if a register."""
+    m = re.search(r'%([xyz]mm\d+)\s*$', operands.split('#')[0].strip())
+    return m.group(1) if m else None
+
+
+PASS_THROUGH = re.compile(r'^v?(xorp[sd]|movs[sd]|movap[sd])$')  # a sign flip or a copy
+
+
+def substep_scalars(insns):
+    """The scalar arithmetic of a composed step loop that computes the substep's own constants
+    from its size (a method's 0.5 h, its weights times h, their negatives): each result reaches
+    a broadcast to the block's vectors, through other scalar arithmetic, sign flips (xor) or
+    register copies only, never a lane's value. The indices of those instructions."""
+    def reaches_broadcast(k, depth=0):
+        reg = dest_register(insns[k][2])
+        if not reg or depth > 8:
+            return False
+        for j in range(k + 1, len(insns)):
+            _, mn, op = insns[j]
+            reads = op.split('#')[0].rsplit(',', 1)[0] if ',' in op else op
+            if not re.search(r'%' + reg + r'\b', reads):
+                if dest_register(op) == reg:
+                    return False  # overwritten before any use
+                continue
+            if mn.startswith('vbroadcast'):
+                return True
+            if (SCALAR_ARITH.match(mn) or PASS_THROUGH.match(mn)) and \
+                    reaches_broadcast(j, depth + 1):
+                return True
+            return False
+        return False
+    return {k for k, (_, mnem, _) in enumerate(insns)
+            if SCALAR_ARITH.match(mnem) and reaches_broadcast(k)}
+
+
+def block_shape_failures(where, insns, prec, body, composed=False):
+    """A v3/v4 step loop must step whole vectors of lanes, fully unrolled over the block. A
+    composed block's step loop also holds the substep loop, whose scalar arithmetic on the
+    substep's size is allowed (substep_scalars) and whose counter is the substeps' pointer, not
+    a lane loop's: its unrolling is checked by its operation count (check_composed)."""
     failures = []
     fmas = sum(1 for _, m, o in insns if classify(m, o) == 'fma')
-    scalar = [f'{a:x}: {m} {o}' for a, m, o in insns if SCALAR_ARITH.match(m)]
+    allowed = substep_scalars(insns) if composed else set()
+    scalar = [f'{a:x}: {m} {o}' for k, (a, m, o) in enumerate(insns)
+              if SCALAR_ARITH.match(m) and k not in allowed]
     shuffles = [f'{a:x}: {m} {o}' for a, m, o in insns
                 if SHUFFLE.match(m) or (prec == 'd' and HALVES.match(m))]
     if scalar:
@@ -186,7 +231,7 @@ def block_shape_failures(where, insns, prec, body):
                         f'loop (lane data not laid out one array per quantity), e.g. {shuffles[0]}')
     # any loop doing a step's worth of FMAs must be a step loop (GCC may also keep a remainder
     # loop, fully unrolled, beside a jammed one: the check looks at every loop, not the largest)
-    for _, counts, loop in backward_loops(body):
+    for _, counts, loop in ([] if composed else backward_loops(body)):
         stride = steps_per_iteration(loop)
         if counts.get('fma', 0) * 2 >= fmas and stride > 2:
             failures.append(f'{where}: a loop of {counts.get("fma", 0)} FMAs advances its '
@@ -194,6 +239,68 @@ def block_shape_failures(where, insns, prec, body):
                             f'loop: the block is not unrolled, one vector in flight)')
             break
     return failures
+
+
+def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4):
+    """The composed blocks (kernel_loops.h): composed_<isa>_blk/blk3/rem_<p>,
+    advance_composed's register blocks (the tuning table's composed lane count capped at 128,
+    the same specialized to 3 substeps, and the 128 mod that lanes left of each 128), and
+    caudited_<isa>_d<D>_<p>, the audited form. Their step loop holds the substep
+    loop (run-time trip count) and, in the audited form, the co-step. Both: no division; on v3/v4
+    vectorized as blocks (no scalar arithmetic but the substep size's, no shuffles). The
+    advance blocks, on v3/v4: the substep loop (the loop with the most FMAs) executes per
+    vector of the block and substep the method's fma_per_step operations (as advance(): at
+    least the count and less than one more; its scalar substep constants not counted), which
+    also says that it is unrolled over the whole block (a rolled lane loop has one vector's
+    worth), and at most half the block's state vectors carried on the stack.
+    Returns (failures, (ops per oscillator-substep) or None)."""
+    failures = []
+    counts, insns = step_loop(body)
+    if counts is None:
+        return [f'{where}: no step loop found'], None
+    print(f'{where}: step loop ' + ' '.join(f'{k} {v}' for k, v in sorted(counts.items())))
+    if counts.get('div') or counts.get('sqrt'):
+        failures.append(f'{where}: {counts.get("div", 0)} divisions, '
+                        f'{counts.get("sqrt", 0)} square roots in the step loop')
+    if isa not in ('v3', 'v4'):
+        return failures, None
+    failures += block_shape_failures(where, insns, prec, body, composed=True)
+    if kind == 'caudited':
+        return failures, None
+    lanes = min(int(v3 if isa == 'v3' else v4) * (2 if prec == 'f' else 1), 128)
+    if blk == 'rem':
+        lanes = 128 % lanes
+    per_vector = {('v3', 'd'): 4, ('v3', 'f'): 8, ('v4', 'd'): 8, ('v4', 'f'): 16}[(isa, prec)]
+    vectors = lanes // per_vector
+    sub = max(((t, c, l) for t, c, l in backward_loops(body)), key=lambda x: x[1].get('fma', 0))
+    allowed = substep_scalars(sub[2])
+    ops = {c: 0 for c in ('fma', 'mul', 'add', 'div')}
+    for k, (_, mn, op) in enumerate(sub[2]):
+        c = classify(mn, op)
+        if c in ops and k not in allowed:
+            ops[c] += 1
+    per_vec = sum(ops.values()) / vectors
+    substeps = max(1, round(per_vec / declared))
+    ops = {c: v / (vectors * substeps) for c, v in ops.items()}
+    total = sum(ops.values())
+    print(f'{where}: per oscillator-substep ' + ' '.join(f'{c} {v:g}' for c, v in ops.items()) +
+          f' ({vectors} vectors, {substeps} substeps per iteration), declared fma_per_step '
+          f'{declared}')
+    if not (declared - 1 < total <= declared + 1e-9):
+        failures.append(f'{where}: {total:g} operations per oscillator-substep in the substep '
+                        f'loop over {vectors} vectors, declared fma_per_step {declared} (the '
+                        f'block is not unrolled, or the step is not the method\'s)')
+    carried = carried_slots(insns)
+    state_vectors = nstate * vectors
+    if carried:
+        print(f'{where}: {len(carried)} of {state_vectors} state vectors carried on the stack')
+    # more than half, not half: rk4's 16-lane block (4 of its 8 state vectors on the stack in
+    # the generic substep loop, none in the 3-substep one) ran yoshida-rk4 at rk4's own fraction
+    # of its ceiling, 8 lanes (no spill) at half that
+    if len(carried) > state_vectors / 2:
+        failures.append(f'{where}: {len(carried)} of the block\'s {state_vectors} state vectors '
+                        f'live on the stack from one step to the next (the block spills)')
+    return failures, ops
 
 
 TABFUNC = re.compile(r'^[0-9a-f]+ <(tabv_(blk|aud)_(v3|v4)_s(\d)_([df]))(\.[a-z]+\.\d+)*>:$')
@@ -267,7 +374,7 @@ def main():
             failures += tab_failures
             checked += tab_checked
             continue
-        method, v3, v4, lib = spec.split(':', 3)
+        method, v3, v4, cv3, cv4, lib = spec.split(':', 5)
         libs.append(lib)
         with open(f'{srcdir}/lib/methods/{method}.c') as f:
             source = f.read()
@@ -277,6 +384,14 @@ def main():
         # twice the lanes in the same registers
         state_vectors = {'v3': nstate * int(v3) // 4, 'v4': nstate * int(v4) // 8}
         for (fname, kind, isa, blk, prec, _), body in functions(objdump, lib):
+            if kind in ('composed', 'caudited'):
+                comp_failures, ops = check_composed(f'{method} {fname}', kind, isa, blk, prec,
+                                                    body, nstate, declared, cv3, cv4)
+                failures += comp_failures
+                checked += 1
+                if ops and blk == 'blk':
+                    table.append((method.replace('_', '-') + '/composed', isa, prec, ops))
+                continue
             counts, insns = step_loop(body)
             if counts is None:
                 failures.append(f'{method} {fname}: no step loop found')

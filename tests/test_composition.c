@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -397,6 +398,242 @@ static void test_counts(void **state)
     release(&y), release(&s);
 }
 
+/* ---- the composed kernels: the base's bits, substep by substep ------------------------------ */
+
+/* Lanes of the bit tests: 300 (padded to 384: ranges of 128 and 256 lanes, blocks of 24 lanes
+ * leaving 8 of each 128, blocks of 16 and 32 dividing them), varied k, drag and state; gravity
+ * on the last axis. */
+enum { BITS_LANES = 300, BITS_STEPS = 37 };
+#define BITS_DT 0.0625
+#define BITS_GRAVITY 2.5
+
+static osc_batch *bits_batch(const osc_method *m, osc_precision p, int dim)
+{
+    osc_batch *b;
+    assert_int_equal(osc_batch_create(&b, m, p, dim, BITS_LANES, BITS_GRAVITY), OSC_OK);
+    for (size_t i = 0; i < BITS_LANES; i++) {
+        double x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
+        for (int a = 0; a < dim; a++)
+            x0[a] = sin(1.3 * (double)(i + 7 * a)), v0[a] = cos(0.7 * (double)(i + 5 * a));
+        assert_int_equal(osc_batch_set_lane(b, i, 0.2 + (double)(i % 17) * 0.45,
+                                            (double)(i % 5) * 0.15, 1 + (double)(i % 3) * 0.5, x0,
+                                            v0),
+                         OSC_OK);
+    }
+    assert_int_equal(osc_batch_start(b, BITS_DT), OSC_OK);
+    return b;
+}
+
+/* The substep sizes as the composition forms them: w_k dt in double. */
+static int bits_sizes(const double *w, int nw, bool symmetric, double h[])
+{
+    const int n = osc_composition_substeps(nw, symmetric);
+    for (int k = 0; k < n; k++)
+        h[k] = w[k < nw ? k : 2 * (nw - 1) - k] * BITS_DT;
+    return n;
+}
+
+static size_t prec_size(osc_precision p) { return p == OSC_FLOAT ? sizeof(float) : sizeof(double); }
+
+/* Every axis's state of a and b, bit for bit, over all padded lanes. */
+static void assert_same_state(const osc_batch *a, const osc_batch *b, int dim, osc_precision p)
+{
+    const size_t bytes = osc_batch_padded_lanes(a) * prec_size(p);
+    for (int ax = 0; ax < dim; ax++) {
+        const osc_soa sa = osc_batch_soa(a, ax), sb = osc_batch_soa(b, ax);
+        assert_memory_equal(sa.s[0], sb.s[0], bytes);
+        assert_memory_equal(sa.s[1], sb.s[1], bytes);
+    }
+}
+
+/* The co-step's arrays over n lanes: a map close to the exact one of each lane (how close does
+ * not matter: both sides take the same), energies, exact start near the state. */
+typedef struct bits_costep {
+    double *arr[17];
+    osc_costep cs;
+} bits_costep;
+
+static void bits_costep_make(bits_costep *c, size_t n)
+{
+    for (int j = 0; j < 17; j++) {
+        c->arr[j] = aligned_alloc(64, n * sizeof(double));
+        assert_non_null(c->arr[j]);
+    }
+    double **a = c->arr;
+    for (size_t i = 0; i < n; i++) {
+        const double w = sqrt(0.2 + (double)(i % 17) * 0.45) * 1.001, t = w * BITS_DT;
+        a[0][i] = cos(t), a[1][i] = sin(t) / w, a[2][i] = -w * sin(t), a[3][i] = cos(t);
+        a[4][i] = -BITS_GRAVITY * (1 - cos(t)) / (w * w), a[5][i] = -BITS_GRAVITY * sin(t) / w;
+        a[6][i] = 0.5 * (1 + (double)(i % 3) * 0.5), a[7][i] = 0.5 * w * w, a[8][i] = BITS_GRAVITY;
+        for (int ax = 0; ax < OSC_MAX_DIM; ax++) {
+            a[9 + ax][i] = sin(1.3 * (double)(i + 7 * ax)) * 0.999;
+            a[12 + ax][i] = cos(0.7 * (double)(i + 5 * ax));
+        }
+        a[15][i] = a[16][i] = -1;
+    }
+    c->cs = (osc_costep){a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+                         {a[9], a[10], a[11]}, {a[12], a[13], a[14]}, a[15], a[16]};
+}
+
+static void bits_costep_free(bits_costep *c)
+{
+    for (int j = 0; j < 17; j++)
+        free(c->arr[j]);
+}
+
+static double state_at(const osc_soa *s, int comp, size_t i, osc_precision p)
+{
+    return p == OSC_FLOAT ? (double)((const float *)s->s[comp])[i]
+                          : ((const double *)s->s[comp])[i];
+}
+
+/* What advance_audited_composed must give, in plain code: each axis through the base's advance
+ * substep by substep, then per lane the exact step and the maxima with the fused kernel's
+ * arithmetic (oscbench.h, osc_costep), every operation explicit. */
+static void bits_audited_expected(const osc_method *base, osc_batch *b, int dim, osc_precision p,
+                                  size_t i0, size_t i1, const double *h, int nsub,
+                                  const osc_costep *cs, double *me2, double *mde)
+{
+    const size_t n = i1 - i0;
+    double *xe = malloc(OSC_MAX_DIM * n * sizeof(double)), *ve = malloc(OSC_MAX_DIM * n * sizeof(double));
+    assert_true(xe && ve);
+    for (int a = 0; a < dim; a++)
+        for (size_t l = 0; l < n; l++)
+            xe[a * n + l] = cs->xe[a][i0 + l], ve[a * n + l] = cs->ve[a][i0 + l];
+    for (size_t l = 0; l < n; l++)
+        me2[l] = 0, mde[l] = 0;
+    for (long s = 0; s < BITS_STEPS; s++) {
+        for (int a = 0; a < dim; a++) {
+            const osc_soa soa = osc_batch_soa(b, a);
+            for (int k = 0; k < nsub; k++)
+                base->kernels[p].advance(&soa, i0, i1, 1, h[k]);
+        }
+        for (size_t l = 0; l < n; l++) {
+            const size_t i = i0 + l;
+            double err2 = 0, sum_v = 0, sum_x = 0, dx_last = 0;
+            for (int a = 0; a < dim; a++) {
+                const osc_soa soa = osc_batch_soa(b, a);
+                const bool last = a == dim - 1;
+                const double x = state_at(&soa, 0, i, p), v = state_at(&soa, 1, i, p);
+                const double xo = xe[a * n + l], vo = ve[a * n + l];
+                const double xn = fma(cs->p11[i], xo, fma(cs->p12[i], vo, last ? cs->q1[i] : 0));
+                const double vn = fma(cs->p21[i], xo, fma(cs->p22[i], vo, last ? cs->q2[i] : 0));
+                xe[a * n + l] = xn, ve[a * n + l] = vn;
+                const double dx = x - xn, dv = v - vn;
+                err2 = a == 0 ? dx * dx : fma(dx, dx, err2);
+                sum_v = a == 0 ? dv * (v + vn) : fma(dv, v + vn, sum_v);
+                sum_x = a == 0 ? dx * (x + xn) : fma(dx, x + xn, sum_x);
+                dx_last = dx;
+            }
+            const double de =
+                fabs(fma(cs->mg[i], dx_last, fma(cs->half_k[i], sum_x, cs->half_m[i] * sum_v)));
+            me2[l] = isgreater(me2[l], err2) ? me2[l] : err2;
+            mde[l] = isgreater(mde[l], de) ? mde[l] : de;
+        }
+    }
+    free(xe), free(ve);
+}
+
+/* One base, weight set, precision and dim at the ISA level in force: the composition's advance
+ * (the base's composed kernel) against the base's advance once per substep, over the ranges
+ * [0, 128) and [128, 384); the audited form likewise, its state and its maxima, bit for bit. */
+static void composed_bits_case(const char *base_name, const double *w, int nw, bool symmetric,
+                               osc_precision p, int dim)
+{
+    const osc_method *base = builtin(base_name);
+    osc_method comp = make(base_name, w, nw, symmetric, 2);
+    double h[OSC_COMPOSITION_MAX_SUBSTEPS];
+    const int nsub = bits_sizes(w, nw, symmetric, h);
+    osc_batch *got = bits_batch(&comp, p, dim), *want = bits_batch(base, p, dim);
+    const size_t n = osc_batch_padded_lanes(got), ranges[][2] = {{0, 128}, {128, n}};
+    for (int a = 0; a < dim; a++) {
+        const osc_soa sg = osc_batch_soa(got, a), sw = osc_batch_soa(want, a);
+        for (size_t r = 0; r < 2; r++) {
+            comp.kernels[p].advance(&sg, ranges[r][0], ranges[r][1], BITS_STEPS, BITS_DT);
+            for (long s = 0; s < BITS_STEPS; s++)
+                for (int k = 0; k < nsub; k++)
+                    base->kernels[p].advance(&sw, ranges[r][0], ranges[r][1], 1, h[k]);
+        }
+    }
+    assert_same_state(got, want, dim, p);
+
+    bits_costep cg, cw;
+    bits_costep_make(&cg, n), bits_costep_make(&cw, n);
+    osc_soa axes[OSC_MAX_DIM];
+    for (int a = 0; a < dim; a++)
+        axes[a] = osc_batch_soa(got, a);
+    for (size_t r = 0; r < 2; r++) {
+        const size_t i0 = ranges[r][0], i1 = ranges[r][1];
+        comp.kernels[p].advance_audited(axes, dim, i0, i1, BITS_STEPS, BITS_DT, &cg.cs);
+        bits_audited_expected(base, want, dim, p, i0, i1, h, nsub, &cw.cs, cw.cs.max_err2 + i0,
+                              cw.cs.max_de + i0);
+    }
+    assert_same_state(got, want, dim, p);
+    assert_memory_equal(cg.cs.max_err2, cw.cs.max_err2, n * sizeof(double));
+    assert_memory_equal(cg.cs.max_de, cw.cs.max_de, n * sizeof(double));
+    /* the maxima are there: nonzero errors on the moving lanes */
+    assert_true(cg.cs.max_err2[0] > 0 && cg.cs.max_de[1] > 0);
+    bits_costep_free(&cg), bits_costep_free(&cw);
+    osc_batch_free(got), osc_batch_free(want);
+    release(&comp);
+}
+
+/* The composed kernels give the bits of the base's advance run once per substep (the path
+ * compositions took before they had their own kernels): bases verlet, semi-implicit, rk4,
+ * forest-ruth, euler, implicit-midpoint and verlet-implicit-drag; a symmetric weight set
+ * (Yoshida's, one negative weight) and an asymmetric one (5 substeps, one negative); double
+ * and float; 1 to 3 axes; every ISA level the CPU has. */
+static void test_composed_kernels_are_the_base_bits(void **state)
+{
+    (void)state;
+    static const char *const bases[] = {"verlet", "semi-implicit", "rk4", "forest-ruth",
+                                        "euler", "implicit-midpoint", "verlet-implicit-drag"};
+    static const double asym[] = {0.3, -0.15, 0.4, 0.25, 0.2};
+    static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
+    for (size_t c = 0; c < 3; c++) {
+        if (caps[c] > osc_isa_cpu_level())
+            continue;
+        assert_int_equal(osc_isa_set_cap(caps[c]), caps[c]);
+        for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++)
+            for (size_t k = 0; k < 2; k++)
+                for (int dim = 1; dim <= OSC_MAX_DIM; dim++) {
+                    composed_bits_case(bases[b], yoshida(), 2, true, precisions[k], dim);
+                    composed_bits_case(bases[b], asym, 5, false, precisions[k], dim);
+                }
+    }
+    osc_isa_set_cap(OSC_ISA_NATIVE);
+}
+
+/* Which methods have composed kernels: every base a composition accepts (state (x, v)), no
+ * other; the methods made from coefficients none. An nsub out of range steps nothing. */
+static void test_composed_kernels_exist(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < osc_method_count(); i++) {
+        const osc_method *m = osc_method_at(i);
+        for (size_t k = 0; k < 2; k++) {
+            const osc_kernels *kk = &m->kernels[precisions[k]];
+            assert_int_equal(kk->advance_composed != NULL, osc_composition_base_ok(m));
+            assert_int_equal(kk->advance_audited_composed != NULL, osc_composition_base_ok(m));
+        }
+    }
+    osc_method comp = make("verlet", yoshida(), 2, true, 4);
+    assert_null(comp.kernels[OSC_DOUBLE].advance_composed);
+    assert_null(comp.kernels[OSC_FLOAT].advance_audited_composed);
+    release(&comp);
+
+    const osc_method *v = builtin("verlet");
+    osc_batch *a = bits_batch(v, OSC_DOUBLE, 1), *b = bits_batch(v, OSC_DOUBLE, 1);
+    const osc_soa s = osc_batch_soa(a, 0);
+    double h[OSC_COMPOSITION_MAX_SUBSTEPS + 1];
+    for (int k = 0; k <= OSC_COMPOSITION_MAX_SUBSTEPS; k++)
+        h[k] = BITS_DT / (OSC_COMPOSITION_MAX_SUBSTEPS + 1);
+    v->kernels[OSC_DOUBLE].advance_composed(&s, 0, 128, 3, h, 0);
+    v->kernels[OSC_DOUBLE].advance_composed(&s, 0, 128, 3, h, OSC_COMPOSITION_MAX_SUBSTEPS + 1);
+    assert_same_state(a, b, 1, OSC_DOUBLE);
+    osc_batch_free(a), osc_batch_free(b);
+}
+
 /* Needs every slot free: a test above that failed before releasing its method fails this too. */
 static void test_slots_and_arguments(void **state)
 {
@@ -443,6 +680,8 @@ int main(void)
         cmocka_unit_test(test_not_finite),
         cmocka_unit_test(test_sum),
         cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_composed_kernels_are_the_base_bits),
+        cmocka_unit_test(test_composed_kernels_exist),
         cmocka_unit_test(test_slots_and_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

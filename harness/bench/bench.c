@@ -5,10 +5,13 @@
  *   step/tableau-rk4/<precision>/<lanes>[/threads:1] the same for classical rk4 given by its
  *                                                     Butcher tableau (osc_method_from_tableau:
  *                                                     the generic tableau kernel), beside rk4
+ *   step/yoshida-verlet/..., step/yoshida-rk4/...     Yoshida's triple jump over verlet (forest-
+ *                                                     ruth's map, beside it) and over rk4, as
+ *                                                     compositions (the composed kernels)
  *   baseline/naive/<precision>/<lanes>               semi-implicit Euler, one pass over all lanes
  *                                                     per step, arrays in memory: the yardstick
  *   audited/<method>/double/1048576                  stepping with the sweep harness's audit
- *                                                     (tableau-rk4 too)
+ *                                                     (tableau-rk4 and the compositions too)
  *                                                     (the fused kernel: maxima over every step)
  *   default/<method>                                 configs/default.yaml's batches for one
  *                                                     method, bare, then audited exactly as
@@ -65,6 +68,7 @@
 #include "audit.h"
 #include "bench_run.h"
 #include "bench_shim.h"
+#include "composition.h"
 #include "config.h"
 #include "fma_probe.h"
 #include "oscbench.h"
@@ -149,14 +153,37 @@ static void sample_peak(double seconds)
     }
 }
 
-/* Operations per oscillator-step of method m's compiled step loop on the running path. */
+/* The compositions benchmarked (make_compositions): each with its base and substeps, whose
+ * operation count is the base's composed kernel's per substep, times the substeps. */
+enum { NCOMPOSITIONS = 2 };
+static struct bench_composition {
+    const char *name, *base;
+    osc_method method;
+    int substeps;
+    bool made;
+} compositions[NCOMPOSITIONS] = {{.name = "yoshida-verlet", .base = "verlet"},
+                                 {.name = "yoshida-rk4", .base = "rk4"}};
+
+/* Operations per oscillator-step of method m's compiled step loop on the running path; for a
+ * composition, substeps x its base's composed substep loop ("<base>/composed" in the table). */
 static struct kernel_ops ops_of(const osc_method *m, osc_precision p)
 {
     int isa = osc_isa_level() == OSC_ISA_V4 ? 4 : osc_isa_level() == OSC_ISA_V3 ? 3 : 0;
+    char composed[96];
+    double times = 1;
+    const char *name = m->name;
+    for (int c = 0; c < NCOMPOSITIONS; c++)
+        if (compositions[c].made && m == &compositions[c].method) {
+            snprintf(composed, sizeof composed, "%s/composed", compositions[c].base);
+            name = composed, times = compositions[c].substeps;
+        }
     for (size_t i = 0; kernel_ops[i].method; i++)
         if (kernel_ops[i].isa == isa && kernel_ops[i].prec == (int)p &&
-            strcmp(kernel_ops[i].method, m->name) == 0)
-            return kernel_ops[i];
+            strcmp(kernel_ops[i].method, name) == 0) {
+            struct kernel_ops k = kernel_ops[i];
+            k.fma *= times, k.mul *= times, k.add *= times, k.div *= times;
+            return k;
+        }
     return (struct kernel_ops){m->name, isa, (int)p, m->fma_per_step, 0, 0, 0};
 }
 
@@ -555,6 +582,33 @@ static const osc_method *make_tableau_rk4(void)
                                                                                   : NULL;
 }
 
+/* ---- compositions ------------------------------------------------------------------------ */
+
+/* Yoshida's triple jump (w1, w0, w1), w1 = 1/(2 - 2^(1/3)), w0 = 1 - 2 w1, over a base
+ * (osc_method_from_composition): over verlet it is forest-ruth's map undamped, built in as one
+ * fused step, so step/yoshida-verlet beside step/forest-ruth shows what the generic composed
+ * kernel costs. False if one cannot be made. */
+static bool make_compositions(void)
+{
+    const double w1 = 1 / (2 - cbrt(2.0)), w[2] = {w1, 1 - 2 * w1};
+    for (int c = 0; c < NCOMPOSITIONS; c++) {
+        struct bench_composition *bc = &compositions[c];
+        if (osc_method_from_composition(osc_method_find(bc->base), w, 2, true, bc->name, 4,
+                                        &bc->method) != OSC_OK)
+            return false;
+        bc->made = true;
+        bc->substeps = osc_composition_substeps(2, true);
+    }
+    return true;
+}
+
+static void release_compositions(void)
+{
+    for (int c = 0; c < NCOMPOSITIONS; c++)
+        if (compositions[c].made)
+            osc_composition_method_release(&compositions[c].method);
+}
+
 /* ---- registration ------------------------------------------------------------------------- */
 
 /* Every case, allocated once at its final size: the benchmarks keep pointers into it. */
@@ -582,7 +636,8 @@ static const char bench_help[] =
     "\n"
     "benchmarks (--benchmark_filter=REGEX picks them):\n"
     "  step/<method>/<precision>/<lanes>[/threads:1]  bare stepping; lanes 4096, 65536, 1048576\n"
-    "                                                  (method tableau-rk4: rk4 by its tableau)\n"
+    "                                                  (method tableau-rk4: rk4 by its tableau;\n"
+    "                                                  yoshida-verlet, yoshida-rk4: compositions)\n"
     "  baseline/naive/<precision>/<lanes>             semi-implicit Euler written the obvious way\n"
     "  audited/<method>/double/1048576                 stepping with the run's audit\n"
     "  default/<method>                                a config's batches: bare, audited, sampled\n"
@@ -603,6 +658,13 @@ static const char bench_help[] =
     "exit status: 0 success, 1 runtime failure, 2 bad input (a flag, OSCBENCH_ISA)\n"
     "\n"
     "Google Benchmark's own flags follow.\n\n";
+
+/* The i-th method benchmarked: the built-in ones, tableau-rk4, the compositions. */
+static const osc_method *bench_method(size_t i, size_t nbuiltin, const osc_method *tab_rk4)
+{
+    return i < nbuiltin ? osc_method_at(i) : i == nbuiltin ? tab_rk4
+                                                          : &compositions[i - nbuiltin - 1].method;
+}
 
 int main(int argc, char **argv)
 {
@@ -637,8 +699,12 @@ int main(int argc, char **argv)
         fputs("oscbench-bench: cannot build rk4 from its tableau\n", stderr);
         return 1;
     }
-    /* the built-in methods, then tableau-rk4 */
-    const size_t nmethods = nbuiltin + 1;
+    if (!make_compositions()) {
+        fputs("oscbench-bench: cannot build the compositions\n", stderr);
+        return 1;
+    }
+    /* the built-in methods, then tableau-rk4, then the compositions */
+    const size_t nmethods = nbuiltin + 1 + NCOMPOSITIONS;
     cases_cap = nmethods * OSC_NPRECISION * (nlanes + 1) + OSC_NPRECISION * nlanes + 2 * nmethods + 1;
     cases = calloc(cases_cap, sizeof *cases);
     if (!cases) {
@@ -686,7 +752,7 @@ int main(int argc, char **argv)
     char name[256];
     bool ok = true;
     for (size_t mi = 0; mi < nmethods; mi++) {
-        const osc_method *m = mi < nbuiltin ? osc_method_at(mi) : tab_rk4;
+        const osc_method *m = bench_method(mi, nbuiltin, tab_rk4);
         for (int p = 0; p < OSC_NPRECISION; p++) {
             for (size_t li = 0; li < nlanes; li++) {
                 snprintf(name, sizeof name, "step/%s/%s/%zu", m->name,
@@ -705,7 +771,7 @@ int main(int argc, char **argv)
             ok &= add_bench(name, (bench_case){BENCH_NAIVE, NULL, (osc_precision)p, lanes[li], false});
         }
     for (size_t mi = 0; mi < nmethods; mi++) {
-        const osc_method *m = mi < nbuiltin ? osc_method_at(mi) : tab_rk4;
+        const osc_method *m = bench_method(mi, nbuiltin, tab_rk4);
         snprintf(name, sizeof name, "audited/%s/double/%zu", m->name, base_lanes[2]);
         ok &= add_bench(name, (bench_case){BENCH_AUDITED, m, OSC_DOUBLE, base_lanes[2], false});
     }
@@ -728,6 +794,7 @@ int main(int argc, char **argv)
     cache_drop();
     config_free(&default_cfg);
     osc_tableau_method_release(tab_rk4);
+    release_compositions();
     free(cases);
     return status;
 }

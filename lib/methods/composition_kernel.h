@@ -11,10 +11,19 @@ static void F(comp_ref_step)(const comp_slot *sl, real s[OSC_MAX_STATE], coef c,
 
 #ifndef COMP_REF_ONLY
 
+/* advance: the base's composed kernel (its register blocks through every substep), or, for a
+ * base without one, the base's advance once per substep. */
 static void F(comp_advance)(const comp_slot *sl, const osc_soa *a, size_t i0, size_t i1,
                             long nsteps, double dt)
 {
-    comp_advance_base(sl, sl->base->kernels[COMP_PREC].advance, a, i0, i1, nsteps, dt);
+    const osc_kernels *k = &sl->base->kernels[COMP_PREC];
+    if (k->advance_composed) {
+        double h[OSC_COMPOSITION_MAX_SUBSTEPS];
+        comp_substep_sizes(sl, dt, h);
+        k->advance_composed(a, i0, i1, nsteps, h, sl->substeps);
+        return;
+    }
+    comp_advance_base(sl, k->advance, a, i0, i1, nsteps, dt);
 }
 
 /* advance_audited: every axis of a chunk of lanes stepped by the base's kernel as advance steps
@@ -55,7 +64,21 @@ static inline __attribute__((always_inline)) void F(comp_audited_body)(const com
     }
 }
 
-OSC_LANE_DISPATCH(comp_advance_audited, comp_audited_body, comp_slot, OSC_LANE_AUDITED_PARAMS,
+OSC_LANE_DISPATCH(comp_audited_lanes, comp_audited_body, comp_slot, OSC_LANE_AUDITED_PARAMS,
                   OSC_LANE_AUDITED_ARGS)
+
+/* advance_audited: the base's composed fused kernel (the same arithmetic, in register blocks),
+ * or the lane-at-a-time path above for a base without one. */
+static void F(comp_advance_audited)(const comp_slot *sl, OSC_LANE_AUDITED_PARAMS)
+{
+    const osc_kernels *k = &sl->base->kernels[COMP_PREC];
+    if (k->advance_audited_composed) {
+        double h[OSC_COMPOSITION_MAX_SUBSTEPS];
+        comp_substep_sizes(sl, dt, h);
+        k->advance_audited_composed(ax, dim, i0, i1, nsteps, dt, h, sl->substeps, cs);
+        return;
+    }
+    F(comp_audited_lanes)(sl, OSC_LANE_AUDITED_ARGS);
+}
 
 #endif

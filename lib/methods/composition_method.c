@@ -1,7 +1,9 @@
 /* Compositions of a built-in method, run by the batch like any method (composition.h). As
  * tableau_method.c: the weights in slots with their own entry points (method_slots.h). The
- * kernels call the base's own kernel once per substep, over chunks of 128 lanes (the lane
- * ranges' alignment) so that a chunk's state stays in L1 between the substeps. */
+ * kernels hand the substep sizes to the base's composed kernels (kernel_loops.h), which keep
+ * a register block through all substeps; a base without them would have its own kernel called
+ * once per substep, over chunks of 128 lanes (the lane ranges' alignment) so that a chunk's
+ * state stays in L1 between the substeps: the same bits. */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -319,6 +319,27 @@ static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt
                   (A) == (D) - 1 ? kl[0][j] : kz[0][j], (A) == (D) - 1 ? kl[1][j] : kz[1][j],     \
                   (A) == (D) - 1 ? kl[2][j] : kz[2][j], (A) == (D) - 1 ? kl[3][j] : kz[3][j])
 
+/* The exact motion's step of one axis beside the method's (x, v) after its step, and the error
+ * sums, in double whatever the precision (defined once): the composed fused block's, the same
+ * arithmetic as F(fused_axis) below. */
+#ifndef OSC_COSTEP_XV_DEFINED
+#define OSC_COSTEP_XV_DEFINED
+static inline __attribute__((always_inline)) void osc_costep_xv(
+    double x, double v, double p11, double p12, double p21, double p22, double q1, double q2,
+    double *restrict xe, double *restrict ve, bool first, double *restrict err2,
+    double *restrict sum_v, double *restrict sum_x, double *restrict dx_last)
+{
+    const double xo = *xe, vo = *ve;
+    const double xn = fma(p11, xo, fma(p12, vo, q1)), vn = fma(p21, xo, fma(p22, vo, q2));
+    *xe = xn, *ve = vn;
+    const double dx = x - xn, dv = v - vn;
+    *err2 = first ? dx * dx : fma(dx, dx, *err2);
+    *sum_v = first ? dv * (v + vn) : fma(dv, v + vn, *sum_v);
+    *sum_x = first ? dx * (x + xn) : fma(dx, x + xn, *sum_x);
+    *dx_last = dx; /* the last axis's, as the last call leaves it */
+}
+#endif
+
 /* The method's step of one axis, its readout, the exact motion's step, and the error sums. */
 static inline __attribute__((always_inline)) void F(fused_axis)(
     real *restrict s0, real *restrict s1, real *restrict s2, real w2, real gam, real g, real dt,
@@ -473,6 +494,335 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
 }
 
 #endif
+
+/* ---- the composed kernels ------------------------------------------------------------------------
+ *
+ * advance_composed() and advance_audited_composed() (osc_kernels in oscbench.h) step a method
+ * composed with itself: one step is nsub steps of F(fast_step) of sizes h_1, ..., h_nsub
+ * (composition.h). A register block is loaded once, stepped nsteps x nsub times and stored once,
+ * as advance() steps it; the per-lane coefficients of every substep, F(lane_coefs) with h_k, are
+ * prepared once per block and held coefficient-major, kc[k][c][lane], as memory operands (as
+ * the fused kernel's kz). Each substep is F(fast_step) with the coefficients and the step
+ * (real)h_k that advance(a, i0, i1, 1, h_k) would use: the same bits as that call once per
+ * substep (tests/test_composition.c checks it on every ISA path). The substep loop has a run-time
+ * trip count; the lane loop inside it is unrolled over the block as in advance().
+ *
+ * L1: the coefficients take nsub x OSC_NCOEF x BL reals per block (twice that in the audited
+ * form, with and without gravity): 3 substeps of a 24-lane double block 2.3 KB, the limit of 32
+ * substeps 24 KB (16-lane audited blocks: 32 KB). Beyond a few substeps they come from L1 and L2
+ * in turn (Yoshida's triple jump has 3 substeps, Suzuki's fractal 5; not measured beyond).
+ *
+ * Blocks: advance()'s lane count per ISA (or the method's comp_v3/comp_v4 in lib/meson.build's
+ * table; at most 128), whole blocks within each 128-lane piece of the range and, where BL does
+ * not divide 128, one block of the remaining 128 mod BL lanes (a constant: one more
+ * instantiation, not the power-of-two ladder advance() uses); the audited form takes the fused
+ * kernel's blocks per dim. Only methods whose state is
+ * (x, v) as given have them (OSC_COMPOSABLE, method_template.h).
+ *
+ * Three substeps. The triple jump (Yoshida's, Forest-Ruth's: the composition in use) has its own
+ * advance block, the substep loop of constant trip count: GCC unrolls it and keeps the block's
+ * state in registers through the step, where the run-time substep loop stores the state to the
+ * stack at every substep (without reloading it: LIM does not sink those stores out of the
+ * nest) and leaves fewer registers to the block. Measured on Zen 3 (one thread, 65536 lanes,
+ * step/yoshida-verlet/double, cpu_roof_fraction, medians of 3 on a shared machine): 24 lanes
+ * generic 0.46, 16 generic 0.51, 16 specialized 0.53, 24 specialized 0.61, 32 specialized 0.65
+ * (hence verlet's comp_v3 32). One more instantiation per ISA and precision; the audited form
+ * is not specialized (its co-step dominates).
+ *
+ * Inlining: the blocks are `flatten`, so that the step is inlined into them early, whatever
+ * GCC's inliner decides. Left to it, the copies of a long step (rk4, forest-ruth) in these blocks
+ * used up the file's unit-growth budget and the step was no longer inlined into the fused blocks
+ * compiled last (their step loops called it per lane, scalar: tests/check_kernels.py failed).
+ * Inlined early, they count in the unit's initial size instead, and advance() and the fused
+ * blocks compile as before (the same instructions, checked with objdump). */
+#if OSC_COMPOSABLE
+
+/* The composed blocks' lanes per ISA in double (float: twice), advance()'s unless lib/meson.build's
+ * tuning table sets them (comp_v3, comp_v4: where advance()'s block spills in the composed
+ * form, whose substep loop holds more live values). */
+#ifndef OSC_COMPOSED_LANES_V4_D
+#define OSC_COMPOSED_LANES_V4_D OSC_BLOCK_LANES_V4_D
+#endif
+#ifndef OSC_COMPOSED_LANES_V3_D
+#define OSC_COMPOSED_LANES_V3_D OSC_BLOCK_LANES_V3_D
+#endif
+#define OSC_CBL_V4 (OSC_IS_DOUBLE ? OSC_COMPOSED_LANES_V4_D : 2 * OSC_COMPOSED_LANES_V4_D)
+#define OSC_CBL_V3 (OSC_IS_DOUBLE ? OSC_COMPOSED_LANES_V3_D : 2 * OSC_COMPOSED_LANES_V3_D)
+_Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 == 0,
+               "composed blocks must be multiples of 8 lanes");
+#define OSC_CBL(BL) ((BL) <= 128 ? (BL) : 128)
+#define OSC_CREM(BL) (128 % OSC_CBL(BL) ? 128 % OSC_CBL(BL) : 8)
+
+/* Substep k's coefficients of the BL lanes from w2, gam, g (pointers at the block's first lane). */
+#define OSC_COMPOSED_COEFS(KC, BL, W2, GAM, G, HS, NSUB)                                          \
+    for (int k = 0; k < (NSUB); k++) {                                                             \
+        _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
+        {                                                                                          \
+            real kk[OSC_NCOEF];                                                                    \
+            F(lane_coefs)((W2)[j], (GAM)[j], (G)[j], (HS)[k], kk);                                 \
+            for (int c = 0; c < OSC_NCOEF; c++)                                                    \
+                KC[k][c][j] = kk[c];                                                               \
+        }                                                                                          \
+    }
+
+/* One register block of BL lanes starting at lane i, stepped nsteps times nsub substeps (NSUB:
+ * nsub, or the constant 3 for the triple jump's block). */
+#define OSC_DEFINE_COMPOSED_BLOCK(NAME, BL, ATTR) OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, nsub)
+#define OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, NSUB)                                          \
+    ATTR __attribute__((noinline, flatten)) static void NAME(                                      \
+        real *restrict s0, real *restrict s1, const real *restrict w2, const real *restrict gam,   \
+        const real *restrict g, size_t i, long nsteps, const real *restrict hs, int nsub)          \
+    {                                                                                              \
+        (void)nsub;                                                                                \
+        real b0[BL], b1[BL], b2[BL];                                                               \
+        real kc[OSC_COMPOSED_MAX_SUBSTEPS][OSC_NCOEF][BL];                                         \
+        _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
+            b0[j] = s0[i + j], b1[j] = s1[i + j], b2[j] = 0;                                       \
+        OSC_COMPOSED_COEFS(kc, BL, w2 + i, gam + i, g + i, hs, NSUB)                               \
+        for (long n = 0; n < nsteps; n++)                                                          \
+            for (int k = 0; k < (NSUB); k++) {                                                     \
+                const real h = hs[k];                                                              \
+                _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                              \
+                    F(fast_step)(&b0[j], &b1[j], &b2[j], kc[k][0][j], kc[k][1][j], kc[k][2][j],    \
+                                 kc[k][3][j], h);                                                  \
+            }                                                                                      \
+        _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
+            s0[i + j] = b0[j], s1[i + j] = b1[j];                                                  \
+    }
+
+#define OSC_DEFINE_ADVANCE_COMPOSED(NAME, BL, ATTR)                                                \
+    OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_blk), OSC_CBL(BL), ATTR)                                    \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk3), OSC_CBL(BL), ATTR, 3)                              \
+    OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_rem), OSC_CREM(BL), ATTR)                                   \
+    ATTR static void F(NAME)(const osc_soa *a, size_t i0, size_t i1, long nsteps,                  \
+                             const real *hs, int nsub)                                             \
+    {                                                                                              \
+        real *s0 = a->s[0], *s1 = a->s[1];                                                         \
+        const real *w2 = a->w2, *gam = a->gam, *g = a->g;                                          \
+        for (size_t i = i0; i < i1; i += 128) {                                                    \
+            size_t b = 0;                                                                          \
+            for (; 128 - b >= OSC_CBL(BL); b += OSC_CBL(BL))                                       \
+                if (nsub == 3)                                                                     \
+                    F(NAME##_blk3)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
+                else                                                                               \
+                    F(NAME##_blk)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                    \
+            if (128 % OSC_CBL(BL))                                                                 \
+                F(NAME##_rem)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                        \
+        }                                                                                          \
+    }
+
+/* Substep k of axis A of D (A a constant; OSC_AXIS keeps dead calls in bounds, as in the fused
+ * block, whose explicit per-axis calls these follow: a loop over the axes left GCC a rolled lane
+ * loop of scalar code in the 2- and 3-axis blocks), and the co-step of axis A. */
+#define OSC_COMPOSED_AXIS(A, D)                                                                    \
+    F(fast_step)(&b0[OSC_AXIS(A, D)][j], &b1[OSC_AXIS(A, D)][j], &b2[OSC_AXIS(A, D)][j],           \
+                 (A) == (D) - 1 ? kl[k][0][j] : kz[k][0][j],                                       \
+                 (A) == (D) - 1 ? kl[k][1][j] : kz[k][1][j],                                       \
+                 (A) == (D) - 1 ? kl[k][2][j] : kz[k][2][j],                                       \
+                 (A) == (D) - 1 ? kl[k][3][j] : kz[k][3][j], h)
+#define OSC_COMPOSED_COSTEP(A, D)                                                                  \
+    osc_costep_xv((double)b0[OSC_AXIS(A, D)][j], (double)b1[OSC_AXIS(A, D)][j], p11[j], p12[j],    \
+                  p21[j], p22[j], (A) == (D) - 1 ? q1[j] : 0.0, (A) == (D) - 1 ? q2[j] : 0.0,     \
+                  &xe[OSC_AXIS(A, D)][j], &ve[OSC_AXIS(A, D)][j], (A) == 0, &err2, &sum_v,        \
+                  &sum_x, &dx_last)
+
+/* One fused register block of BL lanes starting at lane i, D axes: per step the nsub substeps of
+ * every axis, then the exact motion's step of dt and the maxima, as the fused block takes them
+ * (the state's (x, v) is the readout: composable methods carry it as given). */
+#define OSC_DEFINE_COMPOSED_FUSED_BLOCK(NAME, BL, D, ATTR)                                         \
+    ATTR __attribute__((noinline, flatten)) static void NAME(                                      \
+        const osc_soa *ax, const osc_costep *cs, size_t i, long nsteps, const real *restrict hs,   \
+        int nsub)                                                                                  \
+    {                                                                                              \
+        real b0[D][BL], b1[D][BL], b2[D][BL];                                                      \
+        /* substep coefficients without gravity (z: axes before the last) and with it (l) */     \
+        real kz[OSC_COMPOSED_MAX_SUBSTEPS][OSC_NCOEF][BL];                                         \
+        real kl[OSC_COMPOSED_MAX_SUBSTEPS][OSC_NCOEF][BL];                                         \
+        double xe[D][BL], ve[D][BL], me2[BL], mde[BL];                                             \
+        const real *restrict w2 = (const real *)ax[0].w2 + i;                                      \
+        const real *restrict gam = (const real *)ax[0].gam + i;                                    \
+        const real *restrict g = (const real *)ax[(D) - 1].g + i;                                  \
+        const real zeros[BL] = {0};                                                                \
+        const double *restrict p11 = cs->p11 + i, *restrict p12 = cs->p12 + i;                     \
+        const double *restrict p21 = cs->p21 + i, *restrict p22 = cs->p22 + i;                     \
+        const double *restrict q1 = cs->q1 + i, *restrict q2 = cs->q2 + i;                         \
+        const double *restrict hm = cs->half_m + i, *restrict hk = cs->half_k + i;                 \
+        const double *restrict mg = cs->mg + i;                                                    \
+        for (int a = 0; a < (D); a++) {                                                            \
+            const real *restrict s0 = (const real *)ax[a].s[0] + i;                                \
+            const real *restrict s1 = (const real *)ax[a].s[1] + i;                                \
+            const double *restrict xs = cs->xe[a] + i, *restrict vs = cs->ve[a] + i;               \
+            _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
+            {                                                                                      \
+                b0[a][j] = s0[j], b1[a][j] = s1[j], b2[a][j] = 0;                                  \
+                xe[a][j] = xs[j], ve[a][j] = vs[j];                                                \
+            }                                                                                      \
+        }                                                                                          \
+        if ((D) > 1)                                                                               \
+            OSC_COMPOSED_COEFS(kz, BL, w2, gam, zeros, hs, nsub)                                   \
+        OSC_COMPOSED_COEFS(kl, BL, w2, gam, g, hs, nsub)                                           \
+        _Pragma("omp simd") for (size_t j = 0; j < (BL); j++) me2[j] = 0, mde[j] = 0;              \
+        for (long n = 0; n < nsteps; n++) {                                                        \
+            for (int k = 0; k < nsub; k++) {                                                       \
+                const real h = hs[k];                                                              \
+                _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                              \
+                {                                                                                  \
+                    OSC_COMPOSED_AXIS(0, D);                                                       \
+                    if ((D) > 1)                                                                   \
+                        OSC_COMPOSED_AXIS(1, D);                                                   \
+                    if ((D) > 2)                                                                   \
+                        OSC_COMPOSED_AXIS(2, D);                                                   \
+                }                                                                                  \
+            }                                                                                      \
+            _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
+            {                                                                                      \
+                double err2 = 0, sum_v = 0, sum_x = 0, dx_last = 0;                                \
+                OSC_COMPOSED_COSTEP(0, D);                                                         \
+                if ((D) > 1)                                                                       \
+                    OSC_COMPOSED_COSTEP(1, D);                                                     \
+                if ((D) > 2)                                                                       \
+                    OSC_COMPOSED_COSTEP(2, D);                                                     \
+                const double de = fma(mg[j], dx_last, fma(hk[j], sum_x, hm[j] * sum_v));          \
+                const double ade = fabs(de);                                                       \
+                me2[j] = isgreater(me2[j], err2) ? me2[j] : err2;                                  \
+                mde[j] = isgreater(mde[j], ade) ? mde[j] : ade;                                    \
+            }                                                                                      \
+        }                                                                                          \
+        for (int a = 0; a < (D); a++) {                                                            \
+            real *restrict s0 = (real *)ax[a].s[0] + i, *restrict s1 = (real *)ax[a].s[1] + i;     \
+            _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
+                s0[j] = b0[a][j], s1[j] = b1[a][j];                                                \
+        }                                                                                          \
+        double *restrict oe2 = cs->max_err2 + i, *restrict ode = cs->max_de + i;                   \
+        _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
+            oe2[j] = me2[j], ode[j] = mde[j];                                                      \
+    }
+
+#define OSC_DEFINE_AUDITED_COMPOSED(NAME, BL, ATTR)                                                \
+    OSC_DEFINE_COMPOSED_FUSED_BLOCK(F(NAME##_d1), OSC_FBL_DIM(BL, 1), 1, ATTR)                     \
+    OSC_DEFINE_COMPOSED_FUSED_BLOCK(F(NAME##_d2), OSC_FBL_DIM(BL, 2), 2, ATTR)                     \
+    OSC_DEFINE_COMPOSED_FUSED_BLOCK(F(NAME##_d3), OSC_FBL_DIM(BL, 3), 3, ATTR)                     \
+    ATTR static void F(NAME)(const osc_soa *ax, int dim, size_t i0, size_t i1, long nsteps,        \
+                             const real *hs, int nsub, const osc_costep *cs)                       \
+    {                                                                                              \
+        if (dim == 1)                                                                              \
+            for (size_t i = i0; i < i1; i += OSC_FBL_DIM(BL, 1))                                   \
+                F(NAME##_d1)(ax, cs, i, nsteps, hs, nsub);                                         \
+        else if (dim == 2)                                                                         \
+            for (size_t i = i0; i < i1; i += OSC_FBL_DIM(BL, 2))                                   \
+                F(NAME##_d2)(ax, cs, i, nsteps, hs, nsub);                                         \
+        else                                                                                       \
+            for (size_t i = i0; i < i1; i += OSC_FBL_DIM(BL, 3))                                   \
+                F(NAME##_d3)(ax, cs, i, nsteps, hs, nsub);                                         \
+    }
+
+/* The substep sizes in the kernel's precision, as advance() rounds its dt; false for an nsub
+ * out of range (nothing is stepped). */
+static bool F(composed_sizes)(const double *h, int nsub, real hs[OSC_COMPOSED_MAX_SUBSTEPS])
+{
+    if (nsub < 1 || nsub > OSC_COMPOSED_MAX_SUBSTEPS)
+        return false;
+    for (int k = 0; k < nsub; k++)
+        hs[k] = (real)h[k];
+    return true;
+}
+
+#if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+
+OSC_DEFINE_ADVANCE_COMPOSED(composed_v4, OSC_CBL_V4, __attribute__((target("arch=x86-64-v4"))))
+OSC_DEFINE_ADVANCE_COMPOSED(composed_v3, OSC_CBL_V3, __attribute__((target("arch=x86-64-v3"))))
+OSC_DEFINE_ADVANCE_COMPOSED(composed_base, OSC_BL_BASE, )
+OSC_DEFINE_AUDITED_COMPOSED(caudited_v4, OSC_FBL_V4, __attribute__((target("arch=x86-64-v4"))))
+OSC_DEFINE_AUDITED_COMPOSED(caudited_v3, OSC_FBL_V3, __attribute__((target("arch=x86-64-v3"))))
+OSC_DEFINE_AUDITED_COMPOSED(caudited_base, OSC_FBL_BASE, )
+
+static void F(advance_composed)(const osc_soa *a, size_t i0, size_t i1, long nsteps,
+                                const double *h, int nsub)
+{
+    real hs[OSC_COMPOSED_MAX_SUBSTEPS];
+    if (!F(composed_sizes)(h, nsub, hs))
+        return;
+    switch (osc_isa_dispatch()) {
+    case 4:
+        F(composed_v4)(a, i0, i1, nsteps, hs, nsub);
+        break;
+    case 3:
+        F(composed_v3)(a, i0, i1, nsteps, hs, nsub);
+        break;
+    default:
+        F(composed_base)(a, i0, i1, nsteps, hs, nsub);
+        break;
+    }
+}
+
+static void F(advance_audited_composed)(const osc_soa *ax, int dim, size_t i0, size_t i1,
+                                        long nsteps, double dt, const double *h, int nsub,
+                                        const osc_costep *cs)
+{
+    (void)dt; /* the co-step's map in cs is made for it */
+    real hs[OSC_COMPOSED_MAX_SUBSTEPS];
+    if (!F(composed_sizes)(h, nsub, hs))
+        return;
+    switch (osc_isa_dispatch()) {
+    case 4:
+        F(caudited_v4)(ax, dim, i0, i1, nsteps, hs, nsub, cs);
+        break;
+    case 3:
+        F(caudited_v3)(ax, dim, i0, i1, nsteps, hs, nsub, cs);
+        break;
+    default:
+        F(caudited_base)(ax, dim, i0, i1, nsteps, hs, nsub, cs);
+        break;
+    }
+}
+
+#else
+
+#if defined(__AVX512F__)
+OSC_DEFINE_ADVANCE_COMPOSED(composed_any, OSC_CBL_V4, )
+OSC_DEFINE_AUDITED_COMPOSED(caudited_any, OSC_FBL_V4, )
+#elif defined(__AVX2__) || defined(__AVX__)
+OSC_DEFINE_ADVANCE_COMPOSED(composed_any, OSC_CBL_V3, )
+OSC_DEFINE_AUDITED_COMPOSED(caudited_any, OSC_FBL_V3, )
+#else
+OSC_DEFINE_ADVANCE_COMPOSED(composed_any, OSC_BL_BASE, )
+OSC_DEFINE_AUDITED_COMPOSED(caudited_any, OSC_FBL_BASE, )
+#endif
+
+static void F(advance_composed)(const osc_soa *a, size_t i0, size_t i1, long nsteps,
+                                const double *h, int nsub)
+{
+    real hs[OSC_COMPOSED_MAX_SUBSTEPS];
+    if (F(composed_sizes)(h, nsub, hs))
+        F(composed_any)(a, i0, i1, nsteps, hs, nsub);
+}
+
+static void F(advance_audited_composed)(const osc_soa *ax, int dim, size_t i0, size_t i1,
+                                        long nsteps, double dt, const double *h, int nsub,
+                                        const osc_costep *cs)
+{
+    (void)dt; /* the co-step's map in cs is made for it */
+    real hs[OSC_COMPOSED_MAX_SUBSTEPS];
+    if (F(composed_sizes)(h, nsub, hs))
+        F(caudited_any)(ax, dim, i0, i1, nsteps, hs, nsub, cs);
+}
+
+#endif
+
+#undef OSC_CBL
+#undef OSC_CBL_V4
+#undef OSC_CBL_V3
+#undef OSC_CREM
+#undef OSC_COMPOSED_COEFS
+#undef OSC_DEFINE_COMPOSED_BLOCK
+#undef OSC_DEFINE_COMPOSED_BLOCK_N
+#undef OSC_DEFINE_ADVANCE_COMPOSED
+#undef OSC_DEFINE_COMPOSED_FUSED_BLOCK
+#undef OSC_COMPOSED_AXIS
+#undef OSC_COMPOSED_COSTEP
+#undef OSC_DEFINE_AUDITED_COMPOSED
+
+#endif /* OSC_COMPOSABLE */
 
 static inline coef F(lane_coef)(const osc_soa *a, size_t i)
 {

@@ -38,6 +38,15 @@
 /* Per-lane step coefficients a method may prepare once per block (kernel_loops.h). */
 #define OSC_NCOEF 4
 
+/* Whether the method can be composed (composition.h): its state is (x, v) as given, i.e. two
+ * components and the default lane_init and lane_readout. kernel_loops.h then builds its
+ * composed kernels. */
+#if OSC_NSTATE == 2 && !defined(OSC_CUSTOM_INIT)
+#define OSC_COMPOSABLE 1
+#else
+#define OSC_COMPOSABLE 0
+#endif
+
 #define OSC_PASS
 
 #define real double
@@ -72,9 +81,20 @@
 
 #undef OSC_PASS
 
+/* The composed kernels (kernel_loops.h) exist for a method whose state is (x, v) as given. */
+#if OSC_COMPOSABLE
+#define OSC_COMPOSED_D advance_composed_d, advance_audited_composed_d
+#define OSC_COMPOSED_F advance_composed_f, advance_audited_composed_f
+#else
+#define OSC_COMPOSED_D NULL, NULL
+#define OSC_COMPOSED_F NULL, NULL
+#endif
+
 #define OSC_KERNELS                                                                              \
     .nstate = OSC_NSTATE,                                                                        \
-    .kernels = {[OSC_DOUBLE] = {advance_d, init_soa_d, readout_soa_d, advance_audited_d},        \
-                [OSC_FLOAT] = {advance_f, init_soa_f, readout_soa_f, advance_audited_f}},        \
+    .kernels = {[OSC_DOUBLE] = {advance_d, init_soa_d, readout_soa_d, advance_audited_d,         \
+                                OSC_COMPOSED_D},                                                 \
+                [OSC_FLOAT] = {advance_f, init_soa_f, readout_soa_f, advance_audited_f,          \
+                               OSC_COMPOSED_F}},                                                 \
     .ref_d = {ref_init_d, ref_step_d, ref_readout_d}, .ref_f = {ref_init_f, ref_step_f, ref_readout_f}, \
     .ref_ld = {ref_init_ld, ref_step_ld, ref_readout_ld}
