@@ -1,6 +1,10 @@
 /* Runge-Kutta-Nystrom methods from their tableau, run by the batch like any method
  * (osc_method_from_rkn in rkn.h). As tableau_method.c: the coefficients in slots with their own
- * entry points (method_slots.h), scalar kernels over a stage count known at run time. */
+ * entry points (method_slots.h) that pass the slot to the generic kernels of rkn_kernel.h: on
+ * x86-64-v4 and v3 the SIMD kernels of coef_simd.h with rkn_simd.h's chain (one per stage count,
+ * coefficients broadcast, zero coefficients skipped), on the baseline path the plain kernels
+ * (scalar loops over a stage count known at run time), which the SIMD ones reproduce bit for bit
+ * (fma, the same operations in the same order on every ISA and thread count). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <tgmath.h> /* fma on float is fmaf in the float kernel */
@@ -8,6 +12,7 @@
 #include "lane_kernels.h"
 #include "method_slots.h"
 #include "rkn.h"
+#include "rkn_internal.h"
 
 _Static_assert(OSC_RKN_METHOD_SLOTS == OSC_COEF_SLOTS && OSC_RKN_NAME_MAX == OSC_COEF_NAME_MAX,
                "RKN methods take the shared slots");
@@ -23,6 +28,20 @@ typedef struct rkn_slot {
 static rkn_slot rkn_slots[OSC_RKN_METHOD_SLOTS];
 static osc_slot_pool rkn_pool;
 
+/* Bit of abar_ij and a_ij in the kernels' nonzero masks (8 x 8 = 64 bits). */
+#define RKN_NZ_BIT(i, j) ((i) * OSC_RKN_MAX_STAGES + (j))
+_Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 bits");
+
+/* Vectors per register block of the SIMD kernels (coef_simd.h, rkn_simd.h's chain) for s stages
+ * on x86-64-v3 (16 ymm) and v4 (32 zmm); a power of two, so that blocks divide every lane
+ * range. For now the tableau's sizes (TAB_BLOCK_VECTORS in tableau_method.c); an RKN step holds
+ * s + 7 vectors, fewer than a tableau's 2 s + 4. */
+#define RKN_MAX_BLOCK_VECTORS 8
+#define RKN_BLOCK_VECTORS(s, level)                                                                \
+    ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
+
+#define CS_PD 1
+#define CS_SUF d
 #define real double
 #define coef osc_coef_d
 #define F(name) name##_d
@@ -30,7 +49,11 @@ static osc_slot_pool rkn_pool;
 #undef real
 #undef coef
 #undef F
+#undef CS_PD
+#undef CS_SUF
 
+#define CS_PD 0
+#define CS_SUF f
 #define real float
 #define coef osc_coef_f
 #define F(name) name##_f
@@ -38,6 +61,8 @@ static osc_slot_pool rkn_pool;
 #undef real
 #undef coef
 #undef F
+#undef CS_PD
+#undef CS_SUF
 
 #define RKN_REF_ONLY
 #define real long double
@@ -95,4 +120,18 @@ int osc_method_from_rkn(const osc_rkn_tableau *t, const char *name, int declared
 int osc_rkn_method_release(const osc_method *m)
 {
     return osc_slot_release(&rkn_pool, rkn_entries, m);
+}
+
+int osc_rkn_kernel_fma(const osc_method *m, osc_precision p)
+{
+    for (int k = 0; m && k < OSC_RKN_METHOD_SLOTS; k++)
+        if (m->kernels[OSC_DOUBLE].advance == rkn_entries[k].advance_d) {
+            if (p == OSC_FLOAT) {
+                const rkn_scaled_f sc = rkn_scale_f(&rkn_slots[k], 1);
+                return rkn_chain_ops_f(&sc);
+            }
+            const rkn_scaled_d sc = rkn_scale_d(&rkn_slots[k], 1);
+            return rkn_chain_ops_d(&sc);
+        }
+    return -1;
 }
