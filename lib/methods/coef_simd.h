@@ -29,9 +29,10 @@
  * are per stage count and ISA (the family's CS_BLOCK_VECTORS, where they were measured), powers
  * of two that divide every lane range (a multiple of OSC_LANE_ALIGN).
  *
- * The audited chunk steps CS_AV vectors of lanes of every axis, the axes in a loop (dim is known
- * at run time only: one chunk per stage count, not one per stage count and dim, which kept the
- * compile time of the rk and rkn kernels together below that of the rk kernels alone). */
+ * The audited chunk steps CS_AV vectors of lanes of every axis, the axes in a loop. Per stage
+ * count two builds: dim = 1 a constant (its state and sums stay in registers) and dim 2 or 3
+ * known at run time only (one build for both: with a constant dim each axis would be a copy of
+ * the unrolled chain, and one build per dim made the audited chunks most of the compile time). */
 
 #include <immintrin.h>
 
@@ -171,6 +172,31 @@ CS_ATTR static inline __attribute__((always_inline)) void CS_FN(audited_axis_ste
     }
 }
 
+/* The exact motion's co-step of one axis of the chunk's lanes and its error sums (first: the
+ * sums start; last: gravity's terms), exactly as costep_lane.h's osc_costep_axis. */
+CS_ATTR static inline __attribute__((always_inline)) void CS_FN(costep_axis)(
+    const osc_costep *cs, size_t i, const bool first, const bool last, const real *restrict xs,
+    const real *restrict vs, double *restrict xe, double *restrict ve, double *restrict err2,
+    double *restrict sum_v, double *restrict sum_x, double *restrict dx_last)
+{
+    const double *restrict p11 = cs->p11 + i, *restrict p12 = cs->p12 + i;
+    const double *restrict p21 = cs->p21 + i, *restrict p22 = cs->p22 + i;
+    const double *restrict q1 = cs->q1 + i, *restrict q2 = cs->q2 + i;
+#pragma omp simd
+    for (int j = 0; j < CS_AW; j++) {
+        const double x = (double)xs[j], v = (double)vs[j], xo = xe[j], vo = ve[j];
+        const double c1 = last ? q1[j] : 0.0, c2 = last ? q2[j] : 0.0;
+        const double xn = fma(p11[j], xo, fma(p12[j], vo, c1));
+        const double vn = fma(p21[j], xo, fma(p22[j], vo, c2));
+        xe[j] = xn, ve[j] = vn;
+        const double ddx = x - xn, ddv = v - vn;
+        err2[j] = first ? ddx * ddx : fma(ddx, ddx, err2[j]);
+        sum_v[j] = first ? ddv * (v + vn) : fma(ddv, v + vn, sum_v[j]);
+        sum_x[j] = first ? ddx * (x + xn) : fma(ddx, x + xn, sum_x[j]);
+        dx_last[j] = ddx;
+    }
+}
+
 CS_ATTR static inline __attribute__((always_inline)) void CS_FN(audited_chunk)(
     const CS_SCALED *restrict k, const int s, const osc_soa *ax, int dim, size_t i, long nsteps,
     const osc_costep *cs)
@@ -180,9 +206,6 @@ CS_ATTR static inline __attribute__((always_inline)) void CS_FN(audited_chunk)(
     double err2[CS_AW], sum_v[CS_AW], sum_x[CS_AW], dx_last[CS_AW];
     const real *restrict w2 = (const real *)ax[0].w2 + i, *restrict gam = (const real *)ax[0].gam + i;
     const real *restrict g = (const real *)ax[dim - 1].g + i;
-    const double *restrict p11 = cs->p11 + i, *restrict p12 = cs->p12 + i;
-    const double *restrict p21 = cs->p21 + i, *restrict p22 = cs->p22 + i;
-    const double *restrict q1 = cs->q1 + i, *restrict q2 = cs->q2 + i;
     const double *restrict hm = cs->half_m + i, *restrict hk = cs->half_k + i;
     const double *restrict mg = cs->mg + i;
     for (int a = 0; a < dim; a++)
@@ -196,19 +219,19 @@ CS_ATTR static inline __attribute__((always_inline)) void CS_FN(audited_chunk)(
         for (int a = 0; a < dim; a++) {
             const bool last = a == dim - 1;
             CS_FN(audited_axis_step)(k, s, xs[a], vs[a], w2, gam, g, last);
-#pragma omp simd
-            for (int j = 0; j < CS_AW; j++) {
-                const double x = (double)xs[a][j], v = (double)vs[a][j], xo = xe[a][j], vo = ve[a][j];
-                const double c1 = last ? q1[j] : 0.0, c2 = last ? q2[j] : 0.0;
-                const double xn = fma(p11[j], xo, fma(p12[j], vo, c1));
-                const double vn = fma(p21[j], xo, fma(p22[j], vo, c2));
-                xe[a][j] = xn, ve[a][j] = vn;
-                const double ddx = x - xn, ddv = v - vn;
-                err2[j] = a == 0 ? ddx * ddx : fma(ddx, ddx, err2[j]);
-                sum_v[j] = a == 0 ? ddv * (v + vn) : fma(ddv, v + vn, sum_v[j]);
-                sum_x[j] = a == 0 ? ddx * (x + xn) : fma(ddx, x + xn, sum_x[j]);
-                dx_last[j] = ddx;
-            }
+            /* the co-step with first and last constants in each call: its loop vectorizes */
+            if (a == 0 && last)
+                CS_FN(costep_axis)(cs, i, true, true, xs[a], vs[a], xe[a], ve[a], err2, sum_v,
+                                   sum_x, dx_last);
+            else if (a == 0)
+                CS_FN(costep_axis)(cs, i, true, false, xs[a], vs[a], xe[a], ve[a], err2, sum_v,
+                                   sum_x, dx_last);
+            else if (last)
+                CS_FN(costep_axis)(cs, i, false, true, xs[a], vs[a], xe[a], ve[a], err2, sum_v,
+                                   sum_x, dx_last);
+            else
+                CS_FN(costep_axis)(cs, i, false, false, xs[a], vs[a], xe[a], ve[a], err2, sum_v,
+                                   sum_x, dx_last);
         }
 #pragma omp simd
         for (int j = 0; j < CS_AW; j++) {
@@ -232,8 +255,12 @@ _Static_assert(OSC_LANE_ALIGN % CS_AW == 0, "audited chunks divide every lane ra
         const CS_SCALED *restrict k, const osc_soa *ax, int dim, size_t i0, size_t i1,             \
         long nsteps, const osc_costep *cs)                                                         \
     {                                                                                              \
+        /* one axis with dim a constant (the chunk's state in registers); 2 and 3 in one    */  \
         for (size_t i = i0; i < i1; i += CS_AW)                                                    \
-            CS_FN(audited_chunk)(k, S, ax, dim, i, nsteps, cs);                                    \
+            if (dim == 1)                                                                          \
+                CS_FN(audited_chunk)(k, S, ax, 1, i, nsteps, cs);                                  \
+            else                                                                                   \
+                CS_FN(audited_chunk)(k, S, ax, dim, i, nsteps, cs);                                \
     }
 CS_DEFINE_AUDITED(1)
 CS_DEFINE_AUDITED(2)

@@ -34,8 +34,13 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
 
 /* Vectors per register block of the SIMD kernels (coef_simd.h, rkn_simd.h's chain) for s stages
  * on x86-64-v3 (16 ymm) and v4 (32 zmm); a power of two, so that blocks divide every lane
- * range. For now the tableau's sizes (TAB_BLOCK_VECTORS in tableau_method.c); an RKN step holds
- * s + 7 vectors, fewer than a tableau's 2 s + 4. */
+ * range. The tableau's sizes (TAB_BLOCK_VECTORS in tableau_method.c). On v3 only rk4's Nystrom
+ * form (s = 4) was measured here (Zen 3, AVX2, one thread, 65536 lanes, medians of 3 runs'
+ * cpu_roof_fraction on a machine loaded 3-7 by other builds, so differences under ~20% are
+ * noise): 4 vectors 0.41-0.44, 2 vectors 0.37, 8 vectors 0.28 (double and float alike); stepping
+ * the block's vectors coefficient by coefficient instead of vector by vector (one zero test and
+ * broadcast per block) spilled and was slower (0.36-0.43). The other stage counts keep the
+ * tableau's sizes unmeasured; the v4 sizes are not measured (no AVX-512 machine at hand). */
 #define RKN_MAX_BLOCK_VECTORS 8
 #define RKN_BLOCK_VECTORS(s, level)                                                                \
     ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
