@@ -113,12 +113,10 @@ int osc_method_from_rkn(const osc_rkn_tableau *t, const char *name, int declared
     if (k < 0)
         return k;
     fill_slot(&rkn_slots[k], t);
-    *out = osc_slot_method(&rkn_pool, k, &rkn_entries[k]);
-    out->summary = "explicit Runge-Kutta-Nystrom method given by its tableau, on x'' = f(x, v)";
-    out->order = out->order_damped = declared_order;
-    out->force_evals = t->stages;
-    out->fma_per_step = fma_count(t);
-    out->symplectic = false;
+    *out = osc_slot_explicit_method(
+        &rkn_pool, k, &rkn_entries[k],
+        "explicit Runge-Kutta-Nystrom method given by its tableau, on x'' = f(x, v)",
+        declared_order, t->stages, fma_count(t));
     return OSC_OK;
 }
 

@@ -119,12 +119,10 @@ int osc_method_from_tableau(const osc_tableau *t, const char *name, int declared
     if (k < 0)
         return k;
     fill_slot(&tab_slots[k], t);
-    *out = osc_slot_method(&tab_pool, k, &tab_entries[k]);
-    out->summary = "explicit Runge-Kutta method given by its Butcher tableau, on (x, v)";
-    out->order = out->order_damped = declared_order;
-    out->force_evals = t->stages;
-    out->fma_per_step = fma_count(t);
-    out->symplectic = false;
+    *out = osc_slot_explicit_method(
+        &tab_pool, k, &tab_entries[k],
+        "explicit Runge-Kutta method given by its Butcher tableau, on (x, v)", declared_order,
+        t->stages, fma_count(t));
     return OSC_OK;
 }
 
