@@ -12,8 +12,9 @@ usage: check_kernels.py [--emit HEADER] OBJDUMP SOURCE_DIR
                        METHOD:V3_LANES:V4_LANES:COMP_V3_LANES:COMP_V4_LANES:LIBRARY...
                        [tableau:LIBRARY]
   (one argument per method: its file name, its double block sizes from lib/meson.build's
-  tuning table (advance()'s, then the composed blocks'), and its static library; SOURCE_DIR/lib/methods/METHOD.c gives OSC_NSTATE;
-  tableau:LIBRARY checks the tableau methods' SIMD kernels in LIBRARY, see check_tableau)
+  tuning table (advance()'s, then the composed blocks'), and its static library;
+  SOURCE_DIR/lib/methods/METHOD.c gives OSC_NSTATE; tableau:LIBRARY checks the SIMD kernels of the
+  methods made from coefficients, the rk (tableau) and rkn families, in LIBRARY, see check_tableau)
 
 Which code is checked, per function:
   advance_<isa>_blk_<p>    advance()'s whole register blocks: no division; on v3/v4 fewer
@@ -303,27 +304,41 @@ def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4):
     return failures, ops
 
 
-TABFUNC = re.compile(r'^[0-9a-f]+ <(tabv_(blk|aud)_(v3|v4)_s(\d)_([df]))(\.[a-z]+\.\d+)*>:$')
+TABFUNC = re.compile(r'^[0-9a-f]+ <((tabv|rknv)_(blk|aud)_(v3|v4)_s(\d)_([df]))(\.[a-z]+\.\d+)*>:$')
+
+# Per family: the FMAs of one vector's step with every coefficient of s stages applied (the code
+# holds each once, behind its branch), and what they are.
+COEF_FAMILIES = {
+    'tabv': ('tableau', lambda s: s * s + 3 * s, '2 s forces + s (s - 1) entries of a + 2 s weights'),
+    'rknv': ('rkn', lambda s: s * s + 4 * s + 1,
+             '2 s forces + s nodes c + s (s - 1) entries of abar and a + 1 (x + h v) + 2 s weights'),
+}
 
 
 def check_tableau(objdump, lib):
-    """The tableau methods' SIMD kernels (lib/methods/tableau_simd.h), one per stage count s, ISA
-    path and precision: tabv_blk_<isa>_s<s>_<p>, advance()'s register blocks, and tabv_aud_...,
-    the audited chunks. Their coefficients are known at run time only, and each a_ij and b_i
-    is guarded by a branch on the tableau's nonzero mask, so the code holds every coefficient's
-    two FMAs once per vector of the block, whether it is zero or not: a block's FMAs must be
-    (vectors) x (2 s forces + s (s - 1) entries of a + 2 s weights), a whole number of
-    vectors, each a power of two (the block divides the lane ranges); fewer mean a coefficient
-    the kernel never applies, more a duplicated or unrolled-and-jammed step. (What runs per step
-    is 2 per stage plus 2 per nonzero coefficient: the declared fma_per_step, which
-    tests/test_tableau_method.c checks against the kernels' masks.) Their step loops: no
-    division, no scalar arithmetic or shuffles, and fewer than half the block's state vectors
-    carried on the stack from one step to the next (as for the methods' blocks); the audited
-    chunks: no division, no scalar arithmetic in the method's step."""
+    """The SIMD kernels of the methods made from coefficients (lib/methods/coef_simd.h with a
+    family's chain: tableau_simd.h's for tabv_, rkn_simd.h's for rknv_), one per stage count s,
+    ISA path and precision: <fam>_blk_<isa>_s<s>_<p>, advance()'s register blocks, and
+    <fam>_aud_..., the audited chunks. Their coefficients are known at run time only, and each is
+    guarded by a branch on the method's nonzero masks, so the code holds every coefficient's
+    FMAs once per vector of the block, whether it is zero or not: a block's FMAs must be
+    (vectors) x (the family's per-vector count, COEF_FAMILIES: for the rk family 2 s forces +
+    s (s - 1) entries of a + 2 s weights; for the rkn family 2 s forces + s nodes + s (s - 1)
+    entries of abar and a + 1 + 2 s weights), a whole number of vectors, each a power of two
+    (the block divides the lane ranges); fewer mean a coefficient the kernel never applies, more
+    a duplicated or unrolled-and-jammed step. (What runs per step counts only the nonzero
+    coefficients: the declared fma_per_step, which tests/test_tableau_method.c and
+    tests/test_rkn.c check against the kernels' masks.) Their step loops: no division, no scalar
+    arithmetic or shuffles, and fewer than half the block's state vectors carried on the stack
+    from one step to the next (as for the methods' blocks); the audited chunks: no division, no
+    scalar arithmetic in the method's step. Both families must be found."""
     failures, checked = [], 0
-    for (fname, kind, isa, stages, prec, _), body in functions(objdump, lib, TABFUNC):
+    found = set()
+    for (fname, fam, kind, isa, stages, prec, _), body in functions(objdump, lib, TABFUNC):
         s = int(stages)
-        where = f'tableau {fname}'
+        family, per_vector_of, what = COEF_FAMILIES[fam]
+        found.add(fam)
+        where = f'{family} {fname}'
         counts, insns = step_loop(body)
         if counts is None:
             failures.append(f'{where}: no step loop found')
@@ -335,11 +350,11 @@ def check_tableau(objdump, lib):
                             f'{counts.get("sqrt", 0)} square roots in the step loop')
         if kind == 'aud':
             continue
-        per_vector = s * s + 3 * s
+        per_vector = per_vector_of(s)
         fmas = sum(1 for _, m, o in body if classify(m, o) == 'fma')
         vectors = fmas / per_vector
         print(f'{where}: {fmas} FMAs in the block = {vectors:g} vectors x {per_vector} '
-              f'(2 s + s (s - 1) + 2 s for s = {s})')
+              f'({what} for s = {s})')
         if fmas % per_vector or int(vectors) & (int(vectors) - 1) or vectors < 1:
             failures.append(f'{where}: {fmas} FMAs, not a power-of-two number of vectors of '
                             f'{per_vector} (every coefficient of {s} stages once per vector)')
@@ -352,8 +367,9 @@ def check_tableau(objdump, lib):
         if len(carried) >= state_vectors / 2:
             failures.append(f'{where}: {len(carried)} of the block\'s {state_vectors} state '
                             f'vectors live on the stack from one step to the next (it spills)')
-    if checked == 0:
-        failures.append('tableau: no tabv_ kernel found in ' + lib)
+    for fam, (family, _, _) in COEF_FAMILIES.items():
+        if fam not in found:
+            failures.append(f'{family}: no {fam}_ kernel found in ' + lib)
     return failures, checked
 
 

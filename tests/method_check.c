@@ -11,6 +11,7 @@
 
 #include "audit.h"
 #include "exact.h"
+#include "rkn.h"
 
 double check_lane_k(size_t i)
 {
@@ -157,4 +158,30 @@ osc_order_fit check_measure_order(const osc_method *m, double c)
     osc_order_fit f;
     assert_int_equal(osc_fit_order(pts, 8, &par, &f, NULL), OSC_OK);
     return f;
+}
+
+/* A valid RKN tableau of s stages with zeros scattered in abar, a, bbar and b, and a node c_i = 0
+ * beyond the first (row 3 of a sums to 0), so that every mask the kernels branch on has both
+ * kinds of bits (c the row sums of a, bbar summing to 1/2, b to 1; the order does not matter
+ * here). */
+osc_rkn_tableau check_rkn_with_zeros(int s)
+{
+    osc_rkn_tableau t = {.stages = s};
+    int nbbar = 0, nb = 0;
+    for (int i = 0; i < s; i++) {
+        for (int j = 0; j < i; j++) {
+            t.abar[i][j] = (i + j) % 2 ? 0.1 / (1 + i * j) : 0;
+            t.a[i][j] = (i + 2 * j) % 3 ? 0.3 / (1 + i + j) : 0;
+        }
+        if (i == 3)
+            t.a[i][0] = 0.5, t.a[i][1] = 0, t.a[i][2] = -0.5;
+        for (int j = 0; j < i; j++)
+            t.c[i] += t.a[i][j];
+        nbbar += s == 1 || i != 1, nb += s == 1 || i != s - 2;
+    }
+    for (int i = 0; i < s; i++) {
+        t.bbar[i] = s == 1 || i != 1 ? 0.5 / nbbar : 0;
+        t.b[i] = s == 1 || i != s - 2 ? 1.0 / nb : 0;
+    }
+    return t;
 }

@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "audit.h"
 #include "oscbench.h"
+#include "rkn.h"
 
 /* The lanes of check_run: omega0 in [0.5, 2] (k 0.25, 1, 4; m 1), drag 0, 0.3, 1 (or 0 only),
  * x0, v0 in [-1, 1] per axis, gravity CHECK_GRAVITY; CHECK_STEPS steps of CHECK_DT. */
@@ -46,5 +47,11 @@ double check_roundoff_tol(osc_precision p, double scale);
  * (k 1, m 1, drag c, x0 1, v0 0.5, no gravity) run to t = 4 at 50, 100, ..., 6400 steps in double,
  * the final |x - x_exact| fitted by osc_fit_order against m's declared order. */
 osc_order_fit check_measure_order(const osc_method *m, double c);
+
+/* A valid RKN tableau of s stages (1..8) with zeros scattered in abar, a, bbar and b and a zero
+ * node beyond the first (from 4 stages): every nonzero mask of the kernels has both kinds of
+ * bits. For s = 8: 16 of the 28 abar_ij nonzero, 21 of the a_ij, 6 of the c_i, 7 of the bbar_i
+ * and b_i each. */
+osc_rkn_tableau check_rkn_with_zeros(int s);
 
 #endif

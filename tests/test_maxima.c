@@ -16,7 +16,9 @@
 #include "audit.h"
 #include "audit_internal.h"
 #include "exact.h"
+#include "method_check.h"
 #include "oscbench.h"
+#include "rkn.h"
 #include "tableau.h"
 
 /* Lane i's metrics by value (osc_audit_lane_metrics must succeed). */
@@ -538,6 +540,35 @@ static void test_tableau_isa_levels_same_bits(void **state)
     }
 }
 
+/* Methods from an RKN tableau likewise: their SIMD kernels (coef_simd.h with rkn_simd.h's chain,
+ * one per stage count) against the baseline path's plain kernel (rkn_kernel.h's rkn_step): the
+ * same bits, plain and audited (state and maxima), in double and float, 1-3 axes, for every stage
+ * count 1..8 with zero coefficients, and rk4's Nystrom form; the batch's lane count is not a
+ * multiple of any block (check_isa_levels). */
+static void test_rkn_isa_levels_same_bits(void **state)
+{
+    (void)state;
+    osc_rkn_tableau ts[OSC_RKN_MAX_STAGES + 1];
+    for (int s = 1; s <= OSC_RKN_MAX_STAGES; s++)
+        ts[s - 1] = check_rkn_with_zeros(s);
+    ts[OSC_RKN_MAX_STAGES] = (osc_rkn_tableau){.stages = 4,
+                                               .abar = {{0}, {0}, {0.25}, {0, 0.5}},
+                                               .a = {{0}, {0.5}, {0, 0.5}, {0, 0, 1}},
+                                               .bbar = {1.0 / 6, 1.0 / 6, 1.0 / 6, 0},
+                                               .b = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
+                                               .c = {0, 0.5, 0.5, 1}};
+    for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) {
+        osc_rkn_where where;
+        if (osc_rkn_validate(&ts[k], &where) != OSC_RKN_OK)
+            fail_msg("rkn tableau %zu invalid at %s (%d, %d)", k,
+                     osc_rkn_field_name(where.field), where.row, where.col);
+        osc_method m;
+        assert_int_equal(osc_method_from_rkn(&ts[k], "rkn", 1, &m), OSC_OK);
+        check_isa_levels(&m);
+        assert_int_equal(osc_rkn_method_release(&m), OSC_OK);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -548,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_fused_bits),
         cmocka_unit_test(test_isa_levels_same_bits),
         cmocka_unit_test(test_tableau_isa_levels_same_bits),
+        cmocka_unit_test(test_rkn_isa_levels_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

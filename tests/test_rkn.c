@@ -15,6 +15,7 @@
 #include "analysis.h"
 #include "method_check.h"
 #include "rkn.h"
+#include "rkn_internal.h"
 
 /* ---- the known tableaus ---------------------------------------------------------------------- */
 
@@ -454,6 +455,35 @@ static void test_fma_count(void **state)
     release(&r), release(&h), release(&e);
 }
 
+/* fma_per_step is what the kernels execute: the count of the FMAs the kernels run per lane and
+ * step, from the nonzero masks they branch on (osc_rkn_kernel_fma), equals the declared number,
+ * in both precisions, for 1 to 8 stages with zeros in every coefficient array (the 8-stage one:
+ * 16 forces + 6 nonzero c_i + 16 abar_ij + 21 a_ij + 1 + 7 bbar_i + 7 b_i = 74), and for a
+ * coefficient that scales to 0 in float (abar_21 = 1e-50: counted, so applied, as an fma by 0). */
+static void test_fma_count_is_executed(void **state)
+{
+    (void)state;
+    static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
+    osc_rkn_tableau ts[OSC_RKN_MAX_STAGES + 2];
+    for (int s = 1; s <= OSC_RKN_MAX_STAGES; s++)
+        ts[s - 1] = check_rkn_with_zeros(s);
+    ts[OSC_RKN_MAX_STAGES] = rk4n();
+    ts[OSC_RKN_MAX_STAGES + 1] = kutta3n();
+    ts[OSC_RKN_MAX_STAGES + 1].abar[2][1] = 1e-50;
+    for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) {
+        osc_method m = make(ts[k], "count", 1);
+        for (size_t p = 0; p < 2; p++)
+            if (osc_rkn_kernel_fma(&m, precisions[p]) != m.fma_per_step)
+                fail_msg("tableau %zu, %s: the kernel executes %d FMAs, fma_per_step says %d", k,
+                         osc_precision_name(precisions[p]), osc_rkn_kernel_fma(&m, precisions[p]),
+                         m.fma_per_step);
+        if (ts[k].stages == 8)
+            assert_int_equal(m.fma_per_step, 74);
+        release(&m);
+    }
+    assert_int_equal(osc_rkn_kernel_fma(builtin("rk4"), OSC_DOUBLE), -1);
+}
+
 /* Needs every slot free: a test above that failed before releasing its method fails this too. */
 static void test_slots_and_arguments(void **state)
 {
@@ -507,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_measured_orders),
         cmocka_unit_test(test_stability_theory),
         cmocka_unit_test(test_fma_count),
+        cmocka_unit_test(test_fma_count_is_executed),
         cmocka_unit_test(test_slots_and_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,13 +5,17 @@
  *   step/tableau-rk4/<precision>/<lanes>[/threads:1] the same for classical rk4 given by its
  *                                                     Butcher tableau (osc_method_from_tableau:
  *                                                     the generic tableau kernel), beside rk4
+ *   step/rkn-rk4/<precision>/<lanes>[/threads:1]     the same for rk4's Nystrom form
+ *                                                     (osc_method_from_rkn: the generic RKN
+ *                                                     kernel)
  *   step/yoshida-verlet/..., step/yoshida-rk4/...     Yoshida's triple jump over verlet (forest-
  *                                                     ruth's map, beside it) and over rk4, as
  *                                                     compositions (the composed kernels)
  *   baseline/naive/<precision>/<lanes>               semi-implicit Euler, one pass over all lanes
  *                                                     per step, arrays in memory: the yardstick
  *   audited/<method>/double/1048576                  stepping with the sweep harness's audit
- *                                                     (tableau-rk4 and the compositions too)
+ *                                                     (tableau-rk4, rkn-rk4 and the compositions
+ *                                                     too)
  *                                                     (the fused kernel: maxima over every step)
  *   default/<method>                                 configs/default.yaml's batches for one
  *                                                     method, bare, then audited exactly as
@@ -74,6 +78,7 @@
 #include "oscbench.h"
 #include "layout.h"
 #include "sweep.h"
+#include "rkn.h"
 #include "tableau.h"
 
 /* The compiled kernels' operation counts (generated at build time; absent: an empty table). */
@@ -609,6 +614,22 @@ static void release_compositions(void)
             osc_composition_method_release(&compositions[c].method);
 }
 
+/* rk4's Nystrom form (abar = A^2, bbar = b^T A, a = A: the same map as the tableau's), the
+ * generic RKN kernel's figures beside them. Its fma_per_step (24: 4 forces' 8, c_2..c_4, abar_31,
+ * abar_42, the 3 a_ij, x + h v, 3 bbar_i, 4 b_i) is what that kernel executes, all FMAs. */
+static osc_method rkn_rk4;
+
+static const osc_method *make_rkn_rk4(void)
+{
+    const osc_rkn_tableau t = {.stages = 4,
+                               .abar = {{0}, {0}, {0.25}, {0, 0.5}},
+                               .a = {{0}, {0.5}, {0, 0.5}, {0, 0, 1}},
+                               .bbar = {1.0 / 6, 1.0 / 6, 1.0 / 6, 0},
+                               .b = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
+                               .c = {0, 0.5, 0.5, 1}};
+    return osc_method_from_rkn(&t, "rkn-rk4", 4, &rkn_rk4) == OSC_OK ? &rkn_rk4 : NULL;
+}
+
 /* ---- registration ------------------------------------------------------------------------- */
 
 /* Every case, allocated once at its final size: the benchmarks keep pointers into it. */
@@ -636,7 +657,8 @@ static const char bench_help[] =
     "\n"
     "benchmarks (--benchmark_filter=REGEX picks them):\n"
     "  step/<method>/<precision>/<lanes>[/threads:1]  bare stepping; lanes 4096, 65536, 1048576\n"
-    "                                                  (method tableau-rk4: rk4 by its tableau;\n"
+    "                                                  (method tableau-rk4: rk4 by its tableau,\n"
+    "                                                  rkn-rk4: rk4 by its Nystrom form;\n"
     "                                                  yoshida-verlet, yoshida-rk4: compositions)\n"
     "  baseline/naive/<precision>/<lanes>             semi-implicit Euler written the obvious way\n"
     "  audited/<method>/double/1048576                 stepping with the run's audit\n"
@@ -659,12 +681,6 @@ static const char bench_help[] =
     "\n"
     "Google Benchmark's own flags follow.\n\n";
 
-/* The i-th method benchmarked: the built-in ones, tableau-rk4, the compositions. */
-static const osc_method *bench_method(size_t i, size_t nbuiltin, const osc_method *tab_rk4)
-{
-    return i < nbuiltin ? osc_method_at(i) : i == nbuiltin ? tab_rk4
-                                                          : &compositions[i - nbuiltin - 1].method;
-}
 
 int main(int argc, char **argv)
 {
@@ -694,17 +710,20 @@ int main(int argc, char **argv)
 
     /* Count the cases first, so the array never moves once benchmarks point into it. */
     const size_t nbuiltin = osc_method_count();
-    const osc_method *tab_rk4 = make_tableau_rk4();
-    if (!tab_rk4) {
-        fputs("oscbench-bench: cannot build rk4 from its tableau\n", stderr);
+    const osc_method *tab_rk4 = make_tableau_rk4(), *rkn_rk4_m = make_rkn_rk4();
+    if (!tab_rk4 || !rkn_rk4_m) {
+        fputs("oscbench-bench: cannot build rk4 from its tableau or its Nystrom form\n", stderr);
         return 1;
     }
     if (!make_compositions()) {
         fputs("oscbench-bench: cannot build the compositions\n", stderr);
         return 1;
     }
-    /* the built-in methods, then tableau-rk4, then the compositions */
-    const size_t nmethods = nbuiltin + 1 + NCOMPOSITIONS;
+    /* the built-in methods, then tableau-rk4, rkn-rk4 and the compositions */
+    const osc_method *coef_methods[2 + NCOMPOSITIONS] = {tab_rk4, rkn_rk4_m};
+    for (int c = 0; c < NCOMPOSITIONS; c++)
+        coef_methods[2 + c] = &compositions[c].method;
+    const size_t nmethods = nbuiltin + 2 + NCOMPOSITIONS;
     cases_cap = nmethods * OSC_NPRECISION * (nlanes + 1) + OSC_NPRECISION * nlanes + 2 * nmethods + 1;
     cases = calloc(cases_cap, sizeof *cases);
     if (!cases) {
@@ -752,7 +771,7 @@ int main(int argc, char **argv)
     char name[256];
     bool ok = true;
     for (size_t mi = 0; mi < nmethods; mi++) {
-        const osc_method *m = bench_method(mi, nbuiltin, tab_rk4);
+        const osc_method *m = mi < nbuiltin ? osc_method_at(mi) : coef_methods[mi - nbuiltin];
         for (int p = 0; p < OSC_NPRECISION; p++) {
             for (size_t li = 0; li < nlanes; li++) {
                 snprintf(name, sizeof name, "step/%s/%s/%zu", m->name,
@@ -771,7 +790,7 @@ int main(int argc, char **argv)
             ok &= add_bench(name, (bench_case){BENCH_NAIVE, NULL, (osc_precision)p, lanes[li], false});
         }
     for (size_t mi = 0; mi < nmethods; mi++) {
-        const osc_method *m = bench_method(mi, nbuiltin, tab_rk4);
+        const osc_method *m = mi < nbuiltin ? osc_method_at(mi) : coef_methods[mi - nbuiltin];
         snprintf(name, sizeof name, "audited/%s/double/%zu", m->name, base_lanes[2]);
         ok &= add_bench(name, (bench_case){BENCH_AUDITED, m, OSC_DOUBLE, base_lanes[2], false});
     }
@@ -795,6 +814,7 @@ int main(int argc, char **argv)
     config_free(&default_cfg);
     osc_tableau_method_release(tab_rk4);
     release_compositions();
+    osc_rkn_method_release(rkn_rk4_m);
     free(cases);
     return status;
 }

@@ -81,3 +81,15 @@ osc_method osc_slot_method(const osc_slot_pool *pool, int k, const osc_slot_entr
         .ref_ld = {xv_ref_init_ld, e->ref_ld, xv_ref_readout_ld},
     };
 }
+
+osc_method osc_slot_explicit_method(const osc_slot_pool *pool, int k, const osc_slot_entries *e,
+                                    const char *summary, int declared_order, int stages, int fma)
+{
+    osc_method m = osc_slot_method(pool, k, e);
+    m.summary = summary;
+    m.order = m.order_damped = declared_order;
+    m.force_evals = stages;
+    m.fma_per_step = fma;
+    m.symplectic = false;
+    return m;
+}

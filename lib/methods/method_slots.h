@@ -50,6 +50,12 @@ OSC_HIDDEN int osc_slot_release(osc_slot_pool *pool, const osc_slot_entries entr
 /* The method of slot k: its name, nstate 2, the kernels and references of e with the (x, v)
  * init and readout. The caller fills in summary, orders, force_evals, fma_per_step, symplectic. */
 OSC_HIDDEN osc_method osc_slot_method(const osc_slot_pool *pool, int k, const osc_slot_entries *e);
+/* The method of slot k of an explicit family whose methods are declared, not measured: as
+ * osc_slot_method, with summary, order = order_damped = declared_order, force_evals = stages,
+ * fma_per_step = fma (what the family's kernels execute) and symplectic false. */
+OSC_HIDDEN osc_method osc_slot_explicit_method(const osc_slot_pool *pool, int k,
+                                               const osc_slot_entries *e, const char *summary,
+                                               int declared_order, int stages, int fma);
 
 /* ---- the entry points, generated per slot ------------------------------------------------- */
 

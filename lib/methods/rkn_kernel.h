@@ -1,7 +1,9 @@
 /* The per-precision pieces of rkn_method.c: included once per precision with `real`, `coef` and
  * F(name) defined (as method_template.h does); with RKN_REF_ONLY only the reference (the long
- * double pass). A stage count known only at run time: scalar loops, one lane at a time
- * (lane_kernels.h runs the step over the batch's lanes).
+ * double pass). The plain kernels take the stage count at run time (scalar loops, one lane at a
+ * time: lane_kernels.h runs the step over the batch's lanes): they run the baseline ISA path and
+ * are what the SIMD kernels (coef_simd.h with rkn_simd.h's chain, included below for x86-64-v4
+ * and v3) are held to, bit for bit.
  *
  * rkn.h's formula with F_j = -M_j, M = w2 X + gam V + g (minus the force):
  *     X_i = x + c_i h v - h^2 sum_j abar_ij M_j,   V_i = v - h sum_j a_ij M_j,
@@ -33,9 +35,15 @@ static void F(rkn_ref_step)(const rkn_slot *sl, real s[OSC_MAX_STATE], coef c, r
 #ifndef RKN_REF_ONLY
 
 /* The coefficients times -dt^2 (abar, bbar), -dt (a, b) and dt (c), in the kernel's precision,
- * once per call. Zero coefficients are skipped by the kernel (fma_per_step counts nonzero ones). */
+ * once per call, and which of them are nonzero (bit RKN_NZ_BIT(i, j) of nz_abar and nz_a for
+ * abar_ij and a_ij, bit i of nz_bbar, nz_b and nz_c). The kernels skip the zero ones, so that
+ * fma_per_step counts nonzero coefficients only (fma_count in rkn_method.c, rkn_chain_ops below,
+ * and tests/test_rkn.c checks the two agree). The masks are of the coefficients as given, not as
+ * scaled: a coefficient that rounds to 0 times dt^2 is still applied (an fma by 0). */
 typedef struct F(rkn_scaled) {
     int stages;
+    unsigned long long nz_abar, nz_a;
+    unsigned nz_bbar, nz_b, nz_c;
     real nabar[OSC_RKN_MAX_STAGES][OSC_RKN_MAX_STAGES], na[OSC_RKN_MAX_STAGES][OSC_RKN_MAX_STAGES];
     real nbbar[OSC_RKN_MAX_STAGES], nb[OSC_RKN_MAX_STAGES], hc[OSC_RKN_MAX_STAGES];
     real h;
@@ -49,12 +57,31 @@ static F(rkn_scaled) F(rkn_scale)(const rkn_slot *sl, real dt)
         for (int j = 0; j < i; j++) {
             k.nabar[i][j] = -dt2 * (real)sl->abar[i][j];
             k.na[i][j] = -dt * (real)sl->a[i][j];
+            k.nz_abar |= (unsigned long long)(sl->abar[i][j] != 0) << RKN_NZ_BIT(i, j);
+            k.nz_a |= (unsigned long long)(sl->a[i][j] != 0) << RKN_NZ_BIT(i, j);
         }
         k.nbbar[i] = -dt2 * (real)sl->bbar[i];
         k.nb[i] = -dt * (real)sl->b[i];
         k.hc[i] = dt * (real)sl->c[i];
+        k.nz_bbar |= (unsigned)(sl->bbar[i] != 0) << i;
+        k.nz_b |= (unsigned)(sl->b[i] != 0) << i;
+        k.nz_c |= (unsigned)(sl->c[i] != 0) << i;
     }
     return k;
+}
+
+/* The FMAs one step of rkn_step (and of the SIMD kernels' rknv chain) executes per lane, counted
+ * from the kernels' own masks: per stage 2 (the force) + [c_i != 0] + one per nonzero abar_ij
+ * and a_ij; then 1 (x + h v) + one per nonzero bbar_i and b_i. */
+static int F(rkn_chain_ops)(const F(rkn_scaled) *k)
+{
+    int ops = 1;
+    for (int i = 0; i < k->stages; i++) {
+        ops += 2 + (int)(k->nz_c >> i & 1) + (int)(k->nz_bbar >> i & 1) + (int)(k->nz_b >> i & 1);
+        for (int j = 0; j < i; j++)
+            ops += (int)(k->nz_abar >> RKN_NZ_BIT(i, j) & 1) + (int)(k->nz_a >> RKN_NZ_BIT(i, j) & 1);
+    }
+    return ops;
 }
 
 /* One step of one lane with fma: the same bits on every ISA (fma is exact-then-rounded). */
@@ -65,25 +92,85 @@ static inline __attribute__((always_inline)) void F(rkn_step)(const F(rkn_scaled
     real ms[OSC_RKN_MAX_STAGES];
     const real x0 = *x, v0 = *v;
     for (int i = 0; i < k->stages; i++) {
-        real xi = k->hc[i] != 0 ? fma(k->hc[i], v0, x0) : x0, vi = v0;
+        real xi = k->nz_c >> i & 1 ? fma(k->hc[i], v0, x0) : x0, vi = v0;
         for (int j = 0; j < i; j++) {
-            if (k->nabar[i][j] != 0)
+            if (k->nz_abar >> RKN_NZ_BIT(i, j) & 1)
                 xi = fma(k->nabar[i][j], ms[j], xi);
-            if (k->na[i][j] != 0)
+            if (k->nz_a >> RKN_NZ_BIT(i, j) & 1)
                 vi = fma(k->na[i][j], ms[j], vi);
         }
         ms[i] = fma(w2, xi, fma(gam, vi, g));
     }
     real xn = fma(k->h, v0, x0), vn = v0;
     for (int i = 0; i < k->stages; i++) {
-        if (k->nbbar[i] != 0)
+        if (k->nz_bbar >> i & 1)
             xn = fma(k->nbbar[i], ms[i], xn);
-        if (k->nb[i] != 0)
+        if (k->nz_b >> i & 1)
             vn = fma(k->nb[i], ms[i], vn);
     }
     *x = xn, *v = vn;
 }
 
-OSC_LANE_KERNELS(rkn, rkn_slot)
+OSC_LANE_ADVANCE_BODY(rkn, rkn_slot)
+OSC_LANE_AUDITED_BODY(rkn, rkn_slot)
+
+/* The SIMD kernels (coef_simd.h with rkn_simd.h's chain), per stage count, for x86-64-v4 and v3;
+ * the baseline path runs the plain kernels above (fma is a libm call there: the same bits,
+ * slowly). */
+#if OSC_ISA_RUNTIME
+#define CS_PFX rknv
+#define CS_SCALED F(rkn_scaled)
+#define CS_CHAIN_HEADER "rkn_simd.h"
+#define CS_BLOCK_VECTORS RKN_BLOCK_VECTORS
+#define CS_MAX_BLOCK_VECTORS RKN_MAX_BLOCK_VECTORS
+#define CS_MAX_STAGES OSC_RKN_MAX_STAGES
+#define CS_LEVEL 4
+#include "coef_simd.h"
+#undef CS_LEVEL
+#define CS_LEVEL 3
+#include "coef_simd.h"
+#undef CS_LEVEL
+#undef CS_PFX
+#undef CS_SCALED
+#undef CS_CHAIN_HEADER
+#undef CS_BLOCK_VECTORS
+#undef CS_MAX_BLOCK_VECTORS
+#undef CS_MAX_STAGES
+#endif
+
+static void F(rkn_advance)(const rkn_slot *sl, const osc_soa *a, size_t i0, size_t i1,
+                           long nsteps, double dt)
+{
+#if OSC_ISA_RUNTIME
+    const int level = osc_isa_dispatch();
+    if (level >= 3) {
+        const F(rkn_scaled) k = F(rkn_scale)(sl, (real)dt);
+        if (level == 4)
+            F(rknv_advance_v4)(&k, a, i0, i1, nsteps);
+        else
+            F(rknv_advance_v3)(&k, a, i0, i1, nsteps);
+        return;
+    }
+#endif
+    F(rkn_advance_body)(sl, a, i0, i1, nsteps, dt);
+}
+
+static void F(rkn_advance_audited)(const rkn_slot *sl, const osc_soa *ax, int dim, size_t i0,
+                                   size_t i1, long nsteps, double dt, const osc_costep *cs)
+{
+#if OSC_ISA_RUNTIME
+    const int level = osc_isa_dispatch();
+    if (level >= 3) {
+        const F(rkn_scaled) k = F(rkn_scale)(sl, (real)dt);
+        if (level == 4)
+            F(rknv_audited_v4)(&k, ax, dim, i0, i1, nsteps, cs);
+        else
+            F(rknv_audited_v3)(&k, ax, dim, i0, i1, nsteps, cs);
+        return;
+    }
+#endif
+    F(rkn_audited_body)(sl, ax, dim, i0, i1, nsteps, dt, cs);
+}
+
 
 #endif

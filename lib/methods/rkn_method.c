@@ -1,6 +1,10 @@
 /* Runge-Kutta-Nystrom methods from their tableau, run by the batch like any method
  * (osc_method_from_rkn in rkn.h). As tableau_method.c: the coefficients in slots with their own
- * entry points (method_slots.h), scalar kernels over a stage count known at run time. */
+ * entry points (method_slots.h) that pass the slot to the generic kernels of rkn_kernel.h: on
+ * x86-64-v4 and v3 the SIMD kernels of coef_simd.h with rkn_simd.h's chain (one per stage count,
+ * coefficients broadcast, zero coefficients skipped), on the baseline path the plain kernels
+ * (scalar loops over a stage count known at run time), which the SIMD ones reproduce bit for bit
+ * (fma, the same operations in the same order on every ISA and thread count). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <tgmath.h> /* fma on float is fmaf in the float kernel */
@@ -8,6 +12,7 @@
 #include "lane_kernels.h"
 #include "method_slots.h"
 #include "rkn.h"
+#include "rkn_internal.h"
 
 _Static_assert(OSC_RKN_METHOD_SLOTS == OSC_COEF_SLOTS && OSC_RKN_NAME_MAX == OSC_COEF_NAME_MAX,
                "RKN methods take the shared slots");
@@ -23,6 +28,25 @@ typedef struct rkn_slot {
 static rkn_slot rkn_slots[OSC_RKN_METHOD_SLOTS];
 static osc_slot_pool rkn_pool;
 
+/* Bit of abar_ij and a_ij in the kernels' nonzero masks (8 x 8 = 64 bits). */
+#define RKN_NZ_BIT(i, j) ((i) * OSC_RKN_MAX_STAGES + (j))
+_Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 bits");
+
+/* Vectors per register block of the SIMD kernels (coef_simd.h, rkn_simd.h's chain) for s stages
+ * on x86-64-v3 (16 ymm) and v4 (32 zmm); a power of two, so that blocks divide every lane
+ * range. The tableau's sizes (TAB_BLOCK_VECTORS in tableau_method.c). On v3 only rk4's Nystrom
+ * form (s = 4) was measured here (Zen 3, AVX2, one thread, 65536 lanes, medians of 3 runs'
+ * cpu_roof_fraction on a machine loaded 3-7 by other builds, so differences under ~20% are
+ * noise): 4 vectors 0.41-0.44, 2 vectors 0.37, 8 vectors 0.28 (double and float alike); stepping
+ * the block's vectors coefficient by coefficient instead of vector by vector (one zero test and
+ * broadcast per block) spilled and was slower (0.36-0.43). The other stage counts keep the
+ * tableau's sizes unmeasured; the v4 sizes are not measured (no AVX-512 machine at hand). */
+#define RKN_MAX_BLOCK_VECTORS 8
+#define RKN_BLOCK_VECTORS(s, level)                                                                \
+    ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
+
+#define CS_PD 1
+#define CS_SUF d
 #define real double
 #define coef osc_coef_d
 #define F(name) name##_d
@@ -30,7 +54,11 @@ static osc_slot_pool rkn_pool;
 #undef real
 #undef coef
 #undef F
+#undef CS_PD
+#undef CS_SUF
 
+#define CS_PD 0
+#define CS_SUF f
 #define real float
 #define coef osc_coef_f
 #define F(name) name##_f
@@ -38,6 +66,8 @@ static osc_slot_pool rkn_pool;
 #undef real
 #undef coef
 #undef F
+#undef CS_PD
+#undef CS_SUF
 
 #define RKN_REF_ONLY
 #define real long double
@@ -83,16 +113,28 @@ int osc_method_from_rkn(const osc_rkn_tableau *t, const char *name, int declared
     if (k < 0)
         return k;
     fill_slot(&rkn_slots[k], t);
-    *out = osc_slot_method(&rkn_pool, k, &rkn_entries[k]);
-    out->summary = "explicit Runge-Kutta-Nystrom method given by its tableau, on x'' = f(x, v)";
-    out->order = out->order_damped = declared_order;
-    out->force_evals = t->stages;
-    out->fma_per_step = fma_count(t);
-    out->symplectic = false;
+    *out = osc_slot_explicit_method(
+        &rkn_pool, k, &rkn_entries[k],
+        "explicit Runge-Kutta-Nystrom method given by its tableau, on x'' = f(x, v)",
+        declared_order, t->stages, fma_count(t));
     return OSC_OK;
 }
 
 int osc_rkn_method_release(const osc_method *m)
 {
     return osc_slot_release(&rkn_pool, rkn_entries, m);
+}
+
+int osc_rkn_kernel_fma(const osc_method *m, osc_precision p)
+{
+    for (int k = 0; m && k < OSC_RKN_METHOD_SLOTS; k++)
+        if (m->kernels[OSC_DOUBLE].advance == rkn_entries[k].advance_d) {
+            if (p == OSC_FLOAT) {
+                const rkn_scaled_f sc = rkn_scale_f(&rkn_slots[k], 1);
+                return rkn_chain_ops_f(&sc);
+            }
+            const rkn_scaled_d sc = rkn_scale_d(&rkn_slots[k], 1);
+            return rkn_chain_ops_d(&sc);
+        }
+    return -1;
 }

@@ -1,8 +1,8 @@
 /* The per-precision pieces of tableau_method.c: included once per precision with `real`, `coef`
  * and F(name) defined (as method_template.h does); with TAB_REF_ONLY only the reference (the
  * long double pass). The plain kernels here take the stage count at run time (scalar loops, one
- * lane at a time): they run the baseline ISA path and are what the SIMD kernels (tableau_simd.h,
- * included at the end for x86-64-v4 and v3) are held to, bit for bit.
+ * lane at a time): they run the baseline ISA path and are what the SIMD kernels (coef_simd.h with
+ * tableau_simd.h's chain, included at the end for x86-64-v4 and v3) are held to, bit for bit.
  *
  * For the system (x, v)' = (v, -m(x, v)), m = w2 x + gam v + g (minus the acceleration),
  * stage i is
@@ -97,15 +97,28 @@ static inline __attribute__((always_inline)) void F(tab_step)(const F(tab_scaled
 OSC_LANE_ADVANCE_BODY(tab, tab_slot)
 OSC_LANE_AUDITED_BODY(tab, tab_slot)
 
-/* The SIMD kernels (tableau_simd.h), per stage count, for x86-64-v4 and v3; the baseline path
- * runs the plain kernels above (fma is a libm call there: the same bits, slowly). */
+/* The SIMD kernels (coef_simd.h with tableau_simd.h's chain), per stage count, for x86-64-v4
+ * and v3; the baseline path runs the plain kernels above (fma is a libm call there: the same
+ * bits, slowly). */
 #if OSC_ISA_RUNTIME
-#define TS_LEVEL 4
-#include "tableau_simd.h"
-#undef TS_LEVEL
-#define TS_LEVEL 3
-#include "tableau_simd.h"
-#undef TS_LEVEL
+#define CS_PFX tabv
+#define CS_SCALED F(tab_scaled)
+#define CS_CHAIN_HEADER "tableau_simd.h"
+#define CS_BLOCK_VECTORS TAB_BLOCK_VECTORS
+#define CS_MAX_BLOCK_VECTORS TAB_MAX_BLOCK_VECTORS
+#define CS_MAX_STAGES OSC_TABLEAU_MAX_STAGES
+#define CS_LEVEL 4
+#include "coef_simd.h"
+#undef CS_LEVEL
+#define CS_LEVEL 3
+#include "coef_simd.h"
+#undef CS_LEVEL
+#undef CS_PFX
+#undef CS_SCALED
+#undef CS_CHAIN_HEADER
+#undef CS_BLOCK_VECTORS
+#undef CS_MAX_BLOCK_VECTORS
+#undef CS_MAX_STAGES
 #endif
 
 static void F(tab_advance)(const tab_slot *sl, const osc_soa *a, size_t i0, size_t i1,

@@ -48,8 +48,8 @@ _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask 
 #define TAB_BLOCK_VECTORS(s, level)                                                                \
     ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
 
-#define TAB_PD 1
-#define TAB_SUF d
+#define CS_PD 1
+#define CS_SUF d
 #define real double
 #define coef osc_coef_d
 #define F(name) name##_d
@@ -57,11 +57,11 @@ _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask 
 #undef real
 #undef coef
 #undef F
-#undef TAB_PD
-#undef TAB_SUF
+#undef CS_PD
+#undef CS_SUF
 
-#define TAB_PD 0
-#define TAB_SUF f
+#define CS_PD 0
+#define CS_SUF f
 #define real float
 #define coef osc_coef_f
 #define F(name) name##_f
@@ -69,8 +69,8 @@ _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask 
 #undef real
 #undef coef
 #undef F
-#undef TAB_PD
-#undef TAB_SUF
+#undef CS_PD
+#undef CS_SUF
 
 #define TAB_REF_ONLY
 #define real long double
@@ -119,12 +119,10 @@ int osc_method_from_tableau(const osc_tableau *t, const char *name, int declared
     if (k < 0)
         return k;
     fill_slot(&tab_slots[k], t);
-    *out = osc_slot_method(&tab_pool, k, &tab_entries[k]);
-    out->summary = "explicit Runge-Kutta method given by its Butcher tableau, on (x, v)";
-    out->order = out->order_damped = declared_order;
-    out->force_evals = t->stages;
-    out->fma_per_step = fma_count(t);
-    out->symplectic = false;
+    *out = osc_slot_explicit_method(
+        &tab_pool, k, &tab_entries[k],
+        "explicit Runge-Kutta method given by its Butcher tableau, on (x, v)", declared_order,
+        t->stages, fma_count(t));
     return OSC_OK;
 }
 

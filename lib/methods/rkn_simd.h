@@ -1,0 +1,48 @@
+/* The rkn family's chain for the SIMD kernels (coef_simd.h includes this once per precision and
+ * ISA path, after its per-ISA macros CS_VT, CS_SET1, CS_FMA and CS_FN; `real`, F(name) defined):
+ * one step of one vector of lanes by an s-stage RKN tableau, s a constant after inlining.
+ *
+ * The coefficients (times -dt^2, -dt, dt: F(rkn_scaled)) are broadcast, one register each. A
+ * zero coefficient is skipped at run time by a test of the tableau's nonzero masks (the same for
+ * every lane, vector and step: a perfectly predicted branch around its FMA), so that the kernel
+ * executes per stage 2 (the force) + [c_i != 0] + one per nonzero abar_ij and a_ij, then 1
+ * (x + h v) + one per nonzero bbar_i and b_i: the method's fma_per_step (rkn_chain_ops counts it
+ * from the same masks; tests/test_rkn.c checks the two agree). A step holds its s force vectors
+ * M_i, the state, the stage's X_i and V_i and the lane coefficients: s + 7 vectors, fewer than a
+ * tableau's 2 s + 4.
+ *
+ * Bits. The step is rkn_step's (rkn_kernel.h), operation for operation and in its order; the
+ * signs are in the scaled coefficients (-dt^2 abar_ij, -dt a_ij, ...), so every operation is an
+ * fma of a coefficient, as in rkn_step: the fast kernel gives the plain kernel's bits on every
+ * ISA path. */
+
+CS_ATTR static inline __attribute__((always_inline)) void CS_FN(chain)(
+    const F(rkn_scaled) *restrict k, const int s, CS_VT *restrict x, CS_VT *restrict v, CS_VT w2,
+    CS_VT gam, CS_VT g)
+{
+    CS_VT ms[OSC_RKN_MAX_STAGES];
+    const CS_VT x0 = *x, v0 = *v;
+    const unsigned long long nzabar = k->nz_abar, nza = k->nz_a;
+    const unsigned nzc = k->nz_c, nzbbar = k->nz_bbar, nzb = k->nz_b;
+#pragma GCC unroll 8
+    for (int i = 0; i < s; i++) {
+        CS_VT xi = nzc >> i & 1 ? CS_FMA(CS_SET1(k->hc[i]), v0, x0) : x0, vi = v0;
+#pragma GCC unroll 8
+        for (int j = 0; j < i; j++) {
+            if (nzabar >> RKN_NZ_BIT(i, j) & 1)
+                xi = CS_FMA(CS_SET1(k->nabar[i][j]), ms[j], xi);
+            if (nza >> RKN_NZ_BIT(i, j) & 1)
+                vi = CS_FMA(CS_SET1(k->na[i][j]), ms[j], vi);
+        }
+        ms[i] = CS_FMA(w2, xi, CS_FMA(gam, vi, g));
+    }
+    CS_VT xn = CS_FMA(CS_SET1(k->h), v0, x0), vn = v0;
+#pragma GCC unroll 8
+    for (int i = 0; i < s; i++) {
+        if (nzbbar >> i & 1)
+            xn = CS_FMA(CS_SET1(k->nbbar[i]), ms[i], xn);
+        if (nzb >> i & 1)
+            vn = CS_FMA(CS_SET1(k->nb[i]), ms[i], vn);
+    }
+    *x = xn, *v = vn;
+}
