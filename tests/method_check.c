@@ -75,6 +75,48 @@ void check_run_steps(const osc_method *m, osc_precision p, int dim, bool undampe
     run_lanes(m, p, dim, undamped, dt, steps, out, NULL);
 }
 
+void check_matches(const osc_method *m, const osc_method *ref, bool undamped, int dim_step,
+                   bool same_errors)
+{
+    static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
+    static double got[2 * OSC_MAX_DIM * CHECK_LANES], want[2 * OSC_MAX_DIM * CHECK_LANES];
+    static double audited[2 * OSC_MAX_DIM * CHECK_LANES];
+    for (size_t k = 0; k < 2; k++)
+        for (int dim = 1; dim <= OSC_MAX_DIM; dim += dim_step) {
+            const char *prec = osc_precision_name(precisions[k]);
+            osc_audit_summary s = {0}, sr = {0};
+            check_run(m, precisions[k], dim, undamped, false, got, NULL);
+            check_run(ref, precisions[k], dim, undamped, false, want, NULL);
+            const double tol = check_roundoff_tol(precisions[k], check_state_scale(want, dim));
+            const double d = check_max_diff(got, want, dim);
+            if (!(d <= tol))
+                fail_msg("%s against %s, %s dim %d: differs by %g > %g", m->name, ref->name, prec,
+                         dim, d, tol);
+            check_run(m, precisions[k], dim, undamped, true, audited, &s);
+            assert_memory_equal(audited, got, 2 * (size_t)dim * CHECK_LANES * sizeof(double));
+            assert_int_equal(s.unstable, 0);
+            if (!same_errors)
+                continue;
+            check_run(ref, precisions[k], dim, undamped, true, want, &sr);
+            assert_true(s.max_error > 0);
+            if (!(fabs(s.max_error - sr.max_error) <= sqrt(dim) * tol))
+                fail_msg("%s against %s, %s dim %d: largest error %g, the other's %g", m->name,
+                         ref->name, prec, dim, s.max_error, sr.max_error);
+        }
+}
+
+void check_at_every_level(void (*check)(void))
+{
+    static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
+    for (size_t c = 0; c < 3; c++) {
+        if (caps[c] > osc_isa_cpu_level())
+            continue;
+        assert_int_equal(osc_isa_set_cap(caps[c]), caps[c]);
+        check();
+    }
+    osc_isa_set_cap(OSC_ISA_NATIVE);
+}
+
 void check_reference_run(const osc_method *m, bool long_double, double *out)
 {
     for (size_t i = 0; i < CHECK_LANES; i++) {

@@ -43,6 +43,18 @@ double check_max_diff(const double *a, const double *b, int dim);
  * method_check.c): 64 CHECK_STEPS u (scale + gravity dt). */
 double check_roundoff_tol(osc_precision p, double scale);
 
+/* m against ref, another coding of the same map, over check_run's lanes (drag unless undamped),
+ * in double and float, dim = 1, 1 + dim_step, ... <= OSC_MAX_DIM axes: the readouts within
+ * check_roundoff_tol of ref's; m's audited kernel leaves its plain kernel's state bit for bit,
+ * every lane stable; with same_errors, the audited largest error within sqrt(dim) times the
+ * tolerance of ref's (a Euclidean distance's maximum over the steps moves by at most sqrt(dim)
+ * times the states' max-norm difference). */
+void check_matches(const osc_method *m, const osc_method *ref, bool undamped, int dim_step,
+                   bool same_errors);
+
+/* check(), once per ISA level the CPU has (osc_isa_set_cap), then the cap lifted. */
+void check_at_every_level(void (*check)(void));
+
 /* The order of m measured as tests/test_convergence.c measures the built-in methods: one lane
  * (k 1, m 1, drag c, x0 1, v0 0.5, no gravity) run to t = 4 at 50, 100, ..., 6400 steps in double,
  * the final |x - x_exact| fitted by osc_fit_order against m's declared order. */

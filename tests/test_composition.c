@@ -66,32 +66,9 @@ static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
 static void matches_forest_ruth_at_level(void)
 {
     osc_method comp = make("verlet", yoshida(), 2, true, 4);
-    static double got[2 * OSC_MAX_DIM * CHECK_LANES], want[2 * OSC_MAX_DIM * CHECK_LANES];
-    static double audited[2 * OSC_MAX_DIM * CHECK_LANES];
-    for (size_t k = 0; k < 2; k++)
-        for (int dim = 1; dim <= OSC_MAX_DIM; dim++) {
-            osc_audit_summary s;
-            check_run(&comp, precisions[k], dim, true, false, got, NULL);
-            check_run(builtin("forest-ruth"), precisions[k], dim, true, false, want, NULL);
-            const double tol = check_roundoff_tol(precisions[k], check_state_scale(want, dim));
-            const double d = check_max_diff(got, want, dim);
-            if (!(d <= tol))
-                fail_msg("%s dim %d: differs by %g > %g", osc_precision_name(precisions[k]), dim,
-                         d, tol);
-            osc_audit_summary fr;
-            check_run(&comp, precisions[k], dim, true, true, audited, &s);
-            assert_memory_equal(audited, got, 2 * (size_t)dim * CHECK_LANES * sizeof(double));
-            assert_int_equal(s.unstable, 0);
-            /* the audited kernel's co-stepped error, against forest-ruth's: the largest
-             * Euclidean distance to the exact motion over the steps moves by at most
-             * sqrt(dim) times the states' max-norm difference, bounded as above */
-            check_run(builtin("forest-ruth"), precisions[k], dim, true, true, want, &fr);
-            assert_true(s.max_error > 0);
-            if (!(fabs(s.max_error - fr.max_error) <= sqrt(dim) * tol))
-                fail_msg("%s dim %d: largest error %g, forest-ruth's %g",
-                         osc_precision_name(precisions[k]), dim, s.max_error, fr.max_error);
-        }
+    check_matches(&comp, builtin("forest-ruth"), true, 1, true);
     /* the tolerance tells maps apart: verlet itself (order 2) differs far beyond it */
+    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES];
     check_run(builtin("verlet"), OSC_DOUBLE, 1, true, false, got, NULL);
     check_run(builtin("forest-ruth"), OSC_DOUBLE, 1, true, false, want, NULL);
     assert_true(check_max_diff(got, want, 1) >
@@ -102,14 +79,7 @@ static void matches_forest_ruth_at_level(void)
 static void test_matches_forest_ruth(void **state)
 {
     (void)state;
-    static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
-    for (size_t c = 0; c < 3; c++) {
-        if (caps[c] > osc_isa_cpu_level())
-            continue;
-        assert_int_equal(osc_isa_set_cap(caps[c]), caps[c]);
-        matches_forest_ruth_at_level();
-    }
-    osc_isa_set_cap(OSC_ISA_NATIVE);
+    check_at_every_level(matches_forest_ruth_at_level);
 }
 
 /* Two substeps of weight 1/2 are the base at dt/2 bit for bit (0.5 dt is exact, and the base's

@@ -308,8 +308,6 @@ static const osc_method *builtin(const char *name)
     return m;
 }
 
-static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
-
 /* rk4's Nystrom form is rk4's map, coded otherwise: the two agree to round-off
  * (check_roundoff_tol, method_check.c), with drag and gravity, double and float, 1-3 axes; the
  * audited kernel leaves the state the plain one does, bit for bit, at every ISA level the CPU
@@ -317,30 +315,8 @@ static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
 static void rk4_matches_at_level(void)
 {
     osc_method rkn = make(rk4n(), "rkn-rk4", 4);
-    static double got[2 * OSC_MAX_DIM * CHECK_LANES], want[2 * OSC_MAX_DIM * CHECK_LANES];
-    static double audited[2 * OSC_MAX_DIM * CHECK_LANES];
-    for (size_t k = 0; k < 2; k++)
-        for (int dim = 1; dim <= OSC_MAX_DIM; dim++) {
-            osc_audit_summary s;
-            check_run(&rkn, precisions[k], dim, false, false, got, NULL);
-            check_run(builtin("rk4"), precisions[k], dim, false, false, want, NULL);
-            const double tol = check_roundoff_tol(precisions[k], check_state_scale(want, dim));
-            const double d = check_max_diff(got, want, dim);
-            if (!(d <= tol))
-                fail_msg("%s dim %d: differs by %g > %g", osc_precision_name(precisions[k]), dim,
-                         d, tol);
-            osc_audit_summary s4;
-            check_run(&rkn, precisions[k], dim, false, true, audited, &s);
-            assert_memory_equal(audited, got, 2 * (size_t)dim * CHECK_LANES * sizeof(double));
-            assert_int_equal(s.unstable, 0);
-            /* the co-stepped largest error, against rk4's: it moves by at most sqrt(dim) times
-             * the states' max-norm difference (a Euclidean distance's maximum over the steps) */
-            check_run(builtin("rk4"), precisions[k], dim, false, true, want, &s4);
-            assert_true(s.max_error > 0);
-            if (!(fabs(s.max_error - s4.max_error) <= sqrt(dim) * tol))
-                fail_msg("%s dim %d: largest error %g, rk4's %g", osc_precision_name(precisions[k]),
-                         dim, s.max_error, s4.max_error);
-        }
+    check_matches(&rkn, builtin("rk4"), false, 1, true);
+    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES];
     osc_method heun = make(heunn(), "rkn-heun", 2);
     check_run(&heun, OSC_DOUBLE, 1, false, false, got, NULL);
     check_run(builtin("rk4"), OSC_DOUBLE, 1, false, false, want, NULL);
@@ -353,14 +329,7 @@ static void rk4_matches_at_level(void)
 static void test_rk4_matches_builtin(void **state)
 {
     (void)state;
-    static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
-    for (size_t c = 0; c < 3; c++) {
-        if (caps[c] > osc_isa_cpu_level())
-            continue;
-        assert_int_equal(osc_isa_set_cap(caps[c]), caps[c]);
-        rk4_matches_at_level();
-    }
-    osc_isa_set_cap(OSC_ISA_NATIVE);
+    check_at_every_level(rk4_matches_at_level);
 }
 
 /* The kernel against the method's own scalar references (no fma, every coefficient), for a

@@ -83,34 +83,13 @@ static void euler_matches_builtin_at_level(void);
 static void test_euler_matches_builtin(void **state)
 {
     (void)state;
-    static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
-    for (size_t c = 0; c < 3; c++) {
-        if (caps[c] > osc_isa_cpu_level())
-            continue;
-        assert_int_equal(osc_isa_set_cap(caps[c]), caps[c]);
-        euler_matches_builtin_at_level();
-    }
-    osc_isa_set_cap(OSC_ISA_NATIVE);
+    check_at_every_level(euler_matches_builtin_at_level);
 }
 
 static void euler_matches_builtin_at_level(void)
 {
     osc_method tab = make(euler_tableau(), "tableau-euler", 1);
-    static double got[2 * OSC_MAX_DIM * CHECK_LANES], want[2 * OSC_MAX_DIM * CHECK_LANES];
-    static double audited[2 * OSC_MAX_DIM * CHECK_LANES];
-    for (size_t k = 0; k < 2; k++)
-        for (int dim = 1; dim <= OSC_MAX_DIM; dim++) {
-            osc_audit_summary s = {0};
-            run(&tab, precisions[k], dim, false, got, NULL);
-            run(builtin("euler"), precisions[k], dim, false, want, NULL);
-            double tol = check_roundoff_tol(precisions[k], check_state_scale(want, dim));
-            double d = check_max_diff(got, want, dim);
-            if (!(d <= tol))
-                fail_msg("%s dim %d: differs by %g > %g", osc_precision_name(precisions[k]), dim,
-                         d, tol);
-            run(&tab, precisions[k], dim, true, audited, &s);
-            assert_memory_equal(audited, got, 2 * (size_t)dim * CHECK_LANES * sizeof(double));
-        }
+    check_matches(&tab, builtin("euler"), false, 1, true);
     assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
 }
 
@@ -119,24 +98,8 @@ static void test_rk4_matches_builtin(void **state)
     (void)state;
     osc_method tab = make(rk4_tableau(), "tableau-rk4", 4);
     assert_int_equal(tab.fma_per_step, builtin("rk4")->fma_per_step);
-    static double got[2 * OSC_MAX_DIM * CHECK_LANES], want[2 * OSC_MAX_DIM * CHECK_LANES];
-    static double audited[2 * OSC_MAX_DIM * CHECK_LANES];
-    for (size_t k = 0; k < 2; k++)
-        for (int dim = 1; dim <= OSC_MAX_DIM; dim += 2) {
-            osc_audit_summary s;
-            run(&tab, precisions[k], dim, false, got, NULL);
-            run(builtin("rk4"), precisions[k], dim, false, want, NULL);
-            double scale = check_state_scale(want, dim);
-            double tol = check_roundoff_tol(precisions[k], scale);
-            double d = check_max_diff(got, want, dim);
-            if (!(d <= tol))
-                fail_msg("%s dim %d: differs by %g > %g", osc_precision_name(precisions[k]), dim,
-                         d, tol);
-            /* the audited kernel leaves the state the plain one does, bit for bit */
-            run(&tab, precisions[k], dim, true, audited, &s);
-            assert_memory_equal(audited, got, 2 * (size_t)dim * CHECK_LANES * sizeof(double));
-            assert_int_equal(s.unstable, 0);
-        }
+    check_matches(&tab, builtin("rk4"), false, 2, true);
+    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES];
     /* the tolerance tells maps apart: Heun's (order 2) differs from rk4's far beyond it */
     osc_method heun = make(heun_tableau(), "tableau-heun", 2);
     run(&heun, OSC_DOUBLE, 1, false, got, NULL);
