@@ -109,4 +109,48 @@
     OSC_LANE_DISPATCH(FAM##_advance_audited, FAM##_audited_body, SLOT, OSC_LANE_AUDITED_PARAMS,    \
                       OSC_LANE_AUDITED_ARGS)
 
+/* For a family with SIMD kernels (coef_simd.h, prefix PFX): F(FAM##_advance) and
+ * F(FAM##_advance_audited) run them on x86-64-v4 and v3 with the slot's coefficients scaled once
+ * per call (F(FAM##_scale)), and the plain bodies (OSC_LANE_ADVANCE_BODY, OSC_LANE_AUDITED_BODY)
+ * on the baseline, where fma is a libm call: the same bits, slowly. */
+#if OSC_ISA_RUNTIME
+#define OSC_COEF_SIMD_DISPATCH(FAM, PFX, SLOT)                                                     \
+    static void F(FAM##_advance)(const SLOT *sl, OSC_LANE_ADVANCE_PARAMS)                          \
+    {                                                                                              \
+        const int level = osc_isa_dispatch();                                                      \
+        if (level < 3) {                                                                           \
+            F(FAM##_advance_body)(sl, OSC_LANE_ADVANCE_ARGS);                                      \
+            return;                                                                                \
+        }                                                                                          \
+        const F(FAM##_scaled) k = F(FAM##_scale)(sl, (real)dt);                                    \
+        if (level == 4)                                                                            \
+            F(PFX##_advance_v4)(&k, a, i0, i1, nsteps);                                            \
+        else                                                                                       \
+            F(PFX##_advance_v3)(&k, a, i0, i1, nsteps);                                            \
+    }                                                                                              \
+    static void F(FAM##_advance_audited)(const SLOT *sl, OSC_LANE_AUDITED_PARAMS)                  \
+    {                                                                                              \
+        const int level = osc_isa_dispatch();                                                      \
+        if (level < 3) {                                                                           \
+            F(FAM##_audited_body)(sl, OSC_LANE_AUDITED_ARGS);                                      \
+            return;                                                                                \
+        }                                                                                          \
+        const F(FAM##_scaled) k = F(FAM##_scale)(sl, (real)dt);                                    \
+        if (level == 4)                                                                            \
+            F(PFX##_audited_v4)(&k, ax, dim, i0, i1, nsteps, cs);                                  \
+        else                                                                                       \
+            F(PFX##_audited_v3)(&k, ax, dim, i0, i1, nsteps, cs);                                  \
+    }
+#else
+#define OSC_COEF_SIMD_DISPATCH(FAM, PFX, SLOT)                                                     \
+    static void F(FAM##_advance)(const SLOT *sl, OSC_LANE_ADVANCE_PARAMS)                          \
+    {                                                                                              \
+        F(FAM##_advance_body)(sl, OSC_LANE_ADVANCE_ARGS);                                          \
+    }                                                                                              \
+    static void F(FAM##_advance_audited)(const SLOT *sl, OSC_LANE_AUDITED_PARAMS)                  \
+    {                                                                                              \
+        F(FAM##_audited_body)(sl, OSC_LANE_AUDITED_ARGS);                                          \
+    }
+#endif
+
 #endif

@@ -138,39 +138,6 @@ OSC_LANE_AUDITED_BODY(rkn, rkn_slot)
 #undef CS_MAX_STAGES
 #endif
 
-static void F(rkn_advance)(const rkn_slot *sl, const osc_soa *a, size_t i0, size_t i1,
-                           long nsteps, double dt)
-{
-#if OSC_ISA_RUNTIME
-    const int level = osc_isa_dispatch();
-    if (level >= 3) {
-        const F(rkn_scaled) k = F(rkn_scale)(sl, (real)dt);
-        if (level == 4)
-            F(rknv_advance_v4)(&k, a, i0, i1, nsteps);
-        else
-            F(rknv_advance_v3)(&k, a, i0, i1, nsteps);
-        return;
-    }
-#endif
-    F(rkn_advance_body)(sl, a, i0, i1, nsteps, dt);
-}
-
-static void F(rkn_advance_audited)(const rkn_slot *sl, const osc_soa *ax, int dim, size_t i0,
-                                   size_t i1, long nsteps, double dt, const osc_costep *cs)
-{
-#if OSC_ISA_RUNTIME
-    const int level = osc_isa_dispatch();
-    if (level >= 3) {
-        const F(rkn_scaled) k = F(rkn_scale)(sl, (real)dt);
-        if (level == 4)
-            F(rknv_audited_v4)(&k, ax, dim, i0, i1, nsteps, cs);
-        else
-            F(rknv_audited_v3)(&k, ax, dim, i0, i1, nsteps, cs);
-        return;
-    }
-#endif
-    F(rkn_audited_body)(sl, ax, dim, i0, i1, nsteps, dt, cs);
-}
-
+OSC_COEF_SIMD_DISPATCH(rkn, rknv, rkn_slot)
 
 #endif
