@@ -64,6 +64,20 @@ osc_composition_error osc_composition_validate(const osc_method *base, const dou
 /* One line for an error code, e.g. "the weights do not sum to 1". */
 const char *osc_composition_error_text(osc_composition_error e);
 
+/* The order conditions the weights satisfy for a base of order base_order, symmetric
+ * (Phi(-h) = Phi(h)^-1) or not: the largest q <= OSC_COMPOSITION_MAX_CHECKED_ORDER such that the
+ * composition is of order q for EVERY base of that order and symmetry (OSC_COMPOSITION_MAX_CHECKED_
+ * ORDER: that order or higher). E.g. any weights summing to 1: base_order; sum w^(p+1) = 0 as
+ * well: p + 1, and p + 2 for a symmetric base in a palindrome (the triple jump over a symmetric
+ * order-2 base: 4; over verlet with drag, order 1 and not symmetric: 1). Evaluated on a generic
+ * model of the base (composition_order.c explains it and the tolerance). 0 when the weights do
+ * not sum to 1 (osc_composition_validate refuses them); -1 for NULL weights, a
+ * substep count out of range, a non-finite weight or base_order < 1. Weights as
+ * osc_composition_validate reads them. */
+#define OSC_COMPOSITION_MAX_CHECKED_ORDER 8
+int osc_composition_coefficient_order(const double *weights, int nweights, bool symmetric,
+                                      int base_order, bool base_symmetric);
+
 /* Fills *out with the composition as a method: kernels that run the base's composed kernels
  * (base->kernels[p].advance_composed and advance_audited_composed: the base's register blocks
  * through every substep of w_k dt, the exact motion co-stepped after each whole step), which

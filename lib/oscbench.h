@@ -178,6 +178,12 @@ typedef struct osc_method {
     osc_ref_d ref_d;
     osc_ref_f ref_f;
     osc_ref_ld ref_ld;
+    /* Symmetric (self-adjoint, time-reversible): a step of -dt undoes a step of dt, on the
+     * state as init sets it up, without drag (symmetric) and with drag (symmetric_damped).
+     * A symmetric method's error expansion is odd in dt: compositions of it gain two orders
+     * where another gains one (composition.h); tests/test_methods checks both declarations. */
+    bool symmetric;
+    bool symmetric_damped;
 } osc_method;
 
 /* The registry: every method, in a fixed order. */

@@ -365,7 +365,105 @@ static void test_counts(void **state)
     assert_int_equal(y.nstate, 2);
     assert_string_equal(y.summary, "composition of 3 verlet steps");
     assert_string_equal(s.summary, "composition of 5 rk4 steps");
-    release(&y), release(&s);
+    /* a palindrome of symmetric steps is symmetric (verlet: without drag only); rk4's are not */
+    assert_true(y.symmetric);
+    assert_false(y.symmetric_damped);
+    assert_false(s.symmetric);
+    osc_method z = make("verlet-implicit-drag", (const double[]){0.25, 0.75}, 2, false, 2);
+    assert_false(z.symmetric); /* not a palindrome */
+    release(&y), release(&s), release(&z);
+}
+
+/* ---- order conditions from the weights ------------------------------------------------------ */
+
+/* Yoshida's sixth-order triple-jump-of-triple-jumps, his "solution A" (Phys. Lett. A 150, 1990):
+ * 7 substeps w3 w2 w1 w0 w1 w2 w3, w0 = 1 - 2 (w1 + w2 + w3), given to 15 digits. */
+static const double yoshida6[] = {0.784513610477560, 0.235573213359357, -1.17767998417887,
+                                  1 - 2 * (0.784513610477560 + 0.235573213359357 -
+                                           1.17767998417887)};
+/* Kahan and Li's (Math. Comp. 66, 1997) symmetric compositions s9odr6a (9 substeps, order 6)
+ * and s17odr8a (17 substeps, order 8), given as their first halves with the middle weight. */
+static const double kahan_li6[] = {0.39216144400731413928, 0.33259913678935943860,
+                                   -0.70624617255763935981, 0.08221359629355080023,
+                                   0.79854399093482996340};
+static const double kahan_li8[] = {0.13020248308889008088, 0.56116298177510838456,
+                                   -0.38947496264484728641, 0.15884190655515560090,
+                                   -0.39590389413323757734, 0.18453964097831570709,
+                                   0.25837438768632204729, 0.29501172360931029887,
+                                   -0.60550853383003451170};
+
+/* The orders the composition theory gives (Hairer, Lubich and Wanner, Geometric Numerical
+ * Integration, II.4 and III.3): a base of order p composed with weights summing to 1 keeps p;
+ * sum w^(p+1) = 0 as well gains one order, two for a symmetric base in a palindrome (whose
+ * order is even). The published sixth- and eighth-order compositions have those orders (8 is
+ * the highest checked: "8 or more"). */
+static void test_coefficient_order_known(void **state)
+{
+    (void)state;
+    const double *y = yoshida();
+    assert_int_equal(osc_composition_coefficient_order(y, 2, true, 2, true), 4);
+    /* sum w^3 = 0 gains one order over a non-symmetric base of order 2 */
+    assert_int_equal(osc_composition_coefficient_order(y, 2, true, 2, false), 3);
+    /* order 1: sum w^2 > 0 for real weights, nothing is gained (verlet with drag) */
+    assert_int_equal(osc_composition_coefficient_order(y, 2, true, 1, false), 1);
+    /* order 4: sum w^5 != 0 */
+    assert_int_equal(osc_composition_coefficient_order(y, 2, true, 4, true), 4);
+    assert_int_equal(osc_composition_coefficient_order(suzuki(), 3, true, 2, true), 4);
+    assert_int_equal(osc_composition_coefficient_order(yoshida6, 4, true, 2, true), 6);
+    assert_int_equal(osc_composition_coefficient_order(kahan_li6, 5, true, 2, true), 6);
+    assert_int_equal(osc_composition_coefficient_order(kahan_li8, 9, true, 2, true), 8);
+    /* two half steps: the base's order, whatever the base */
+    const double half[] = {0.5, 0.5};
+    assert_int_equal(osc_composition_coefficient_order(half, 2, false, 2, true), 2);
+    assert_int_equal(osc_composition_coefficient_order(half, 2, false, 1, false), 1);
+    const double one[] = {1}; /* the base itself */
+    assert_int_equal(osc_composition_coefficient_order(one, 1, false, 4, false), 4);
+    /* one substep of w = 1/2: the weights do not sum to 1, not even order 1 */
+    assert_int_equal(osc_composition_coefficient_order(half, 1, false, 2, true), 0);
+}
+
+/* A composition that is not a palindrome: weights (a, b, c) with a + b + c = 1 and
+ * a^3 + b^3 + c^3 = 0 (a = 3/2: b + c = -1/2, b c = -13/6) gain one order over a symmetric base
+ * of order 2 (3), but not the fourth: its h^4 term is (1/2) sum_{i<j} (w_i^3 w_j - w_i w_j^3)
+ * [A, E_3] (the commutator of the problem's field with the base's third-order error field),
+ * which a palindrome cancels and these weights do not. */
+static void test_coefficient_order_not_palindrome(void **state)
+{
+    (void)state;
+    const double r = sqrt(0.25 + 4 * 13.0 / 6);
+    const double w[] = {1.5, (-0.5 + r) / 2, (-0.5 - r) / 2};
+    double h4 = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            h4 += 0.5 * (w[i] * w[i] * w[i] * w[j] - w[i] * w[j] * w[j] * w[j]);
+    assert_true(fabs(h4) > 0.1);
+    assert_int_equal(osc_composition_coefficient_order(w, 3, false, 2, true), 3);
+    /* reversed, still not a palindrome; the mirror image of a palindrome is itself */
+    const double rev[] = {w[2], w[1], w[0]};
+    assert_int_equal(osc_composition_coefficient_order(rev, 3, false, 2, true), 3);
+}
+
+/* A perturbation of 1e-9 (the sum kept 1) breaks sum w^3 = 0 by ~1e-8, far above the tolerance
+ * (~1e-14 of the terms): back to the base's order; and bad arguments give -1. */
+static void test_coefficient_order_perturbed(void **state)
+{
+    (void)state;
+    const double w1 = yoshida()[0] * (1 + 1e-9), y[] = {w1, 1 - 2 * w1};
+    assert_int_equal(osc_composition_coefficient_order(y, 2, true, 2, true), 2);
+    double k[5];
+    memcpy(k, kahan_li6, sizeof k);
+    k[0] += 1e-9, k[4] -= 2e-9; /* the middle weight takes the change: the sum stays 1 */
+    assert_int_equal(osc_composition_coefficient_order(k, 5, true, 2, true), 2);
+    assert_int_equal(osc_composition_coefficient_order(NULL, 2, true, 2, true), -1);
+    assert_int_equal(osc_composition_coefficient_order(y, 0, true, 2, true), -1);
+    assert_int_equal(osc_composition_coefficient_order(y, 2, true, 0, true), -1);
+    const double bad[] = {NAN, 1};
+    assert_int_equal(osc_composition_coefficient_order(bad, 2, false, 2, true), -1);
+    double many[OSC_COMPOSITION_MAX_SUBSTEPS + 1];
+    for (int i = 0; i <= OSC_COMPOSITION_MAX_SUBSTEPS; i++)
+        many[i] = 1.0 / (OSC_COMPOSITION_MAX_SUBSTEPS + 1);
+    assert_int_equal(osc_composition_coefficient_order(many, OSC_COMPOSITION_MAX_SUBSTEPS + 1,
+                                                       false, 2, true), -1);
 }
 
 /* ---- the composed kernels: the base's bits, substep by substep ------------------------------ */
@@ -650,6 +748,9 @@ int main(void)
         cmocka_unit_test(test_not_finite),
         cmocka_unit_test(test_sum),
         cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_coefficient_order_known),
+        cmocka_unit_test(test_coefficient_order_not_palindrome),
+        cmocka_unit_test(test_coefficient_order_perturbed),
         cmocka_unit_test(test_composed_kernels_are_the_base_bits),
         cmocka_unit_test(test_composed_kernels_exist),
         cmocka_unit_test(test_slots_and_arguments),

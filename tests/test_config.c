@@ -1006,6 +1006,39 @@ static void euler_definitions(char *text, size_t size, int count)
     }
 }
 
+/* A composition's orders with and without drag follow its base's: Yoshida's triple jump over
+ * verlet (order 2 and symmetric undamped; order 1, not symmetric, with drag): 4 and 1; over
+ * verlet-implicit-drag (symmetric order 2 both ways): 4 and 4; over rk4 (order 4, not symmetric:
+ * sum w^5 != 0): 4. Linear orders are not computed for compositions (-1). */
+static void composition_orders_follow_the_base(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *base;
+        int damped, undamped;
+    } want[] = {{"verlet", 1, 4}, {"verlet-implicit-drag", 4, 4}, {"rk4", 4, 4}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "%smethods:\n  - {name: y, family: composition, order: 4, base: %s, "
+                 "weights: [1.3512071919596578, -1.7024143839193153], symmetric: true}\n",
+                 base, want[i].base);
+        osc_config cfg;
+        if (load_text(text, &cfg) != 0)
+            fail_msg("%s", err);
+        const config_user_method *um = config_user_method_of(&cfg, cfg.methods[0]);
+        assert_non_null(um);
+        if (um->coefficient_order != want[i].damped ||
+            um->coefficient_order_undamped != want[i].undamped)
+            fail_msg("over %s: coefficient orders %d (drag) / %d, expected %d / %d", want[i].base,
+                     um->coefficient_order, um->coefficient_order_undamped, want[i].damped,
+                     want[i].undamped);
+        assert_int_equal(um->linear_order, -1);
+        assert_int_equal(um->linear_order_undamped, -1);
+        config_free(&cfg);
+    }
+}
+
 /* Every slot a config takes is given back by config_free, and by a load that fails: else the
  * second load of 16 definitions would find no free slot. */
 static void user_method_slots_given_back(void **state)
@@ -1149,6 +1182,7 @@ int main(void)
         cmocka_unit_test(bad_trace_where),
         cmocka_unit_test(shipped_configs_trace_their_promise),
         cmocka_unit_test(user_method_slots_given_back),
+        cmocka_unit_test(composition_orders_follow_the_base),
         cmocka_unit_test(includes_are_regular_files),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);

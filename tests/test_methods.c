@@ -992,6 +992,43 @@ static void test_registry_descriptors(void **state)
     assert_null(osc_method_find("no-such-method"));
 }
 
+/* How far a step of -dt fails to undo a step of dt, on the state init sets up (long double
+ * reference): max over the state's components, relative to the state's size. */
+static long double reversal_defect(const osc_method *m, long double gam)
+{
+    const osc_coef_ld c = {1.7L, gam, 0.3L};
+    const long double dt = 0.3L;
+    long double s0[OSC_MAX_STATE] = {0}, s[OSC_MAX_STATE] = {0};
+    m->ref_ld.init(s0, 0.8L, -0.45L, c, dt);
+    memcpy(s, s0, sizeof s);
+    m->ref_ld.step(s, c, dt);
+    m->ref_ld.step(s, c, -dt);
+    long double defect = 0, size = 0;
+    for (int i = 0; i < m->nstate; i++)
+        defect = fmaxl(defect, fabsl(s[i] - s0[i])), size = fmaxl(size, fabsl(s0[i]));
+    return defect / size;
+}
+
+/* The declared symmetry (compositions gain orders from it) against the method: a symmetric
+ * one's step of -dt undoes its step of dt to round-off (a few long double roundings per step:
+ * 1e-15 leaves a margin of 1e4), another's leaves its local error, O(dt^(p+1)) with p its order:
+ * at omega0 dt = 0.39, rk4's h^5 term is ~1e-4 of the state, verlet's drag lag ~gam dt^2/2 ~ 1e-2;
+ * 1e-9 is far below any of them and far above round-off. */
+static void test_symmetry_declared(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < osc_method_count(); i++) {
+        const osc_method *m = osc_method_at(i);
+        const long double undamped = reversal_defect(m, 0), damped = reversal_defect(m, 0.4L);
+        if (m->symmetric ? !(undamped <= 1e-15L) : !(undamped >= 1e-9L))
+            fail_msg("%s declares symmetric = %d without drag; a step back leaves %Lg", m->name,
+                     m->symmetric, undamped);
+        if (m->symmetric_damped ? !(damped <= 1e-15L) : !(damped >= 1e-9L))
+            fail_msg("%s declares symmetric_damped = %d; a step back leaves %Lg", m->name,
+                     m->symmetric_damped, damped);
+    }
+}
+
 /* ---- the ISA level: caps, names, what the results file will say --------------------------------- */
 
 static void test_isa_cap(void **state)
@@ -1047,6 +1084,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_descriptors),
+        cmocka_unit_test(test_symmetry_declared),
         cmocka_unit_test(test_isa_cap),
         cmocka_unit_test(test_kernels_match_reference),
         cmocka_unit_test(test_bits_independent_of_splitting_and_threads),

@@ -28,16 +28,21 @@ static const cli_command methods_command = {
 
 static void print_registry(FILE *out)
 {
-    fprintf(out, "%-20s %5s %6s %6s %5s %10s  %s\n", "method", "order", "damped", "forces",
-            "fma", "symplectic", "summary");
+    fprintf(out, "%-20s %5s %6s %6s %5s %10s %9s  %s\n", "method", "order", "damped", "forces",
+            "fma", "symplectic", "symmetric", "summary");
     for (size_t i = 0; i < osc_method_count(); i++) {
         const osc_method *m = osc_method_at(i);
-        fprintf(out, "%-20s %5d %6d %6d %5d %10s  %s\n", m->name, m->order, m->order_damped,
-                m->force_evals, m->fma_per_step, m->symplectic ? "yes" : "no", m->summary);
+        char symmetric[16];
+        snprintf(symmetric, sizeof symmetric, "%s/%s", m->symmetric ? "yes" : "no",
+                 m->symmetric_damped ? "yes" : "no");
+        fprintf(out, "%-20s %5d %6d %6d %5d %10s %9s  %s\n", m->name, m->order, m->order_damped,
+                m->force_evals, m->fma_per_step, m->symplectic ? "yes" : "no", symmetric,
+                m->summary);
     }
     fprintf(out, "\norder: declared order without drag; damped: with drag; forces: evaluations of "
                  "a(x,v) per step;\nfma: FMA-unit operations per oscillator-step per axis in the "
-                 "vector kernel.\n");
+                 "vector kernel;\nsymmetric: a step of -dt undoes a step of dt, without/with drag "
+                 "(compositions gain\norders from it).\n");
 }
 
 static void print_user_methods(FILE *out, const osc_config *cfg)
@@ -53,12 +58,21 @@ static void print_user_methods(FILE *out, const osc_config *cfg)
     }
     if (!cfg->nuser_methods)
         fprintf(out, "(none)\n");
-    fprintf(out, "\ncoefficient_order: the order conditions the coefficients satisfy (rk: the "
-                 "rooted trees to\norder 5; rkn: the Nystrom trees to order 4; composition: "
-                 "-1, none computed);\nlinear_order: the order to which the one-step map of "
-                 "the linear problem matches the\nexact one, all a linear problem such as the "
-                 "oscillator checks; fma: from the nonzero\ncoefficients (a composition: its "
-                 "substeps times the base's).\n");
+    for (size_t i = 0; i < cfg->nuser_methods; i++) {
+        const config_user_method *um = &cfg->user_methods[i];
+        if (um->coefficient_order_undamped != um->coefficient_order ||
+            um->linear_order_undamped != um->linear_order)
+            fprintf(out, "%s without drag: coefficient_order %d, linear_order %d\n",
+                    um->method.name, um->coefficient_order_undamped, um->linear_order_undamped);
+    }
+    fprintf(out, "\ncoefficient_order: the order conditions the coefficients satisfy on every "
+                 "problem, with drag\n(rk: the rooted trees to order 5; rkn: the Nystrom trees "
+                 "to order 4; composition: its\nconditions to order 8 for a base of the base's "
+                 "order and symmetry); linear_order: the\norder to which the one-step map of "
+                 "the linear problem matches the exact one, all a\nlinear problem such as the "
+                 "oscillator checks (composition: -1, not computed); 'without\ndrag': the same "
+                 "for x'' = f(x) where they differ; fma: from the nonzero coefficients\n(a "
+                 "composition: its substeps times the base's).\n");
 }
 
 int cmd_methods(int argc, char **argv, FILE *out)

@@ -982,8 +982,8 @@ static int define_rk(const definition *d, const ynode *const *v, config_user_met
         return fail_node(d->c, d->map, d->prefix, "cannot make a method of this tableau");
     out->family = "rk";
     out->release = osc_tableau_method_release;
-    out->coefficient_order = osc_tableau_coefficient_order(&t);
-    out->linear_order = osc_tableau_linear_order(&t);
+    out->coefficient_order = out->coefficient_order_undamped = osc_tableau_coefficient_order(&t);
+    out->linear_order = out->linear_order_undamped = osc_tableau_linear_order(&t);
     return 0;
 }
 
@@ -1101,6 +1101,8 @@ static int define_rkn(const definition *d, const ynode *const *v, config_user_me
     /* with drag the force depends on v: the general (velocity-dependent) conditions */
     out->coefficient_order = osc_rkn_coefficient_order(&t, true);
     out->linear_order = osc_rkn_linear_order(&t, true);
+    out->coefficient_order_undamped = osc_rkn_coefficient_order(&t, false);
+    out->linear_order_undamped = osc_rkn_linear_order(&t, false);
     return 0;
 }
 
@@ -1189,8 +1191,13 @@ static int define_composition(const definition *d, const ynode *const *v, config
         return fail_node(d->c, d->map, d->prefix, "cannot make a method of this composition");
     out->family = "composition";
     out->release = osc_composition_method_release;
-    out->coefficient_order = -1; /* no order conditions computed for compositions */
-    out->linear_order = -1;
+    /* With drag the base's damped order and symmetry (verlet: 1, not symmetric), without its
+     * own. The linear problem's one-step map is the base's kernel's: not computed (-1). */
+    out->coefficient_order = osc_composition_coefficient_order(
+        w, (int)count, symmetric, base->order_damped, base->symmetric_damped);
+    out->coefficient_order_undamped = osc_composition_coefficient_order(
+        w, (int)count, symmetric, base->order, base->symmetric);
+    out->linear_order = out->linear_order_undamped = -1;
     return 0;
 }
 

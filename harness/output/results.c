@@ -265,11 +265,13 @@ static const h5_column_doc column_docs[] = {
     {"dt_fit_min", "s", "smallest dt fitted (NaN: no fit)", NULL},
     {"dt_fit_max", "s", "largest dt fitted (NaN: no fit)", NULL},
     {"coefficient_order", "1",
-     "order of the conditions the coefficients satisfy: rooted trees to 5 (rk), Nystrom trees "
-     "to 4 (rkn) (-1: a registry method or a composition, none computed)", NULL},
+     "order of the conditions the coefficients satisfy on the row's problem (with drag: "
+     "x'' = f(x, v); without: x'' = f(x)): rooted trees to 5 (rk), Nystrom trees to 4 (rkn), "
+     "a composition's to 8 for a base of its base's order and symmetry (-1: a registry method)",
+     NULL},
     {"linear_order", "1",
-     "order to which the one-step map of the linear problem matches the exact one, all a "
-     "linear problem checks (-1: a registry method or a composition)", NULL},
+     "order to which the one-step map of the row's linear problem matches the exact one, all a "
+     "linear problem checks (-1: a registry method or a composition, not computed)", NULL},
     {"order_note", "", "set when linear_order > coefficient_order: the oscillator measures the "
                        "linear order", NULL},
     {"dt_low", "s", "the smaller dt of the pair", NULL},

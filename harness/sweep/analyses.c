@@ -193,15 +193,17 @@ static const char linear_only_note[] =
     "linear_order > coefficient_order: the oscillator is a linear problem and checks only the "
     "linear order conditions; on nonlinear problems the order is coefficient_order";
 
-/* A fit's coefficient and linear orders (-1 for a method not defined by coefficients) and its
- * note. */
-static void coefficient_orders(const osc_config *cfg, const osc_method *m, convergence_rows *c,
-                               size_t r)
+/* A fit's coefficient and linear orders for its problem (with drag c, or without: x'' = f(x));
+ * -1 for a method not defined by coefficients; and its note. */
+static void coefficient_orders(const osc_config *cfg, const osc_method *m, double c,
+                               convergence_rows *rows, size_t r)
 {
     const config_user_method *um = config_user_method_of(cfg, m);
-    c->coefficient_order[r] = um ? um->coefficient_order : -1;
-    c->linear_order[r] = um ? um->linear_order : -1;
-    c->order_note[r] = um && um->linear_order > um->coefficient_order ? linear_only_note : "";
+    const bool damped = c != 0;
+    const int coef = !um ? -1 : damped ? um->coefficient_order : um->coefficient_order_undamped;
+    const int lin = !um ? -1 : damped ? um->linear_order : um->linear_order_undamped;
+    rows->coefficient_order[r] = coef, rows->linear_order[r] = lin;
+    rows->order_note[r] = lin > coef ? linear_only_note : "";
 }
 
 /* Room for every pair of successive dt of every group; rows counts those filled. */
@@ -282,7 +284,7 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
         out->dt_fit_min[r] = fit.dt_min, out->dt_fit_max[r] = fit.dt_max;
         out->verdict[r] = fit.verdict, out->reason[r] = fit.reason;
         out->pass[r] = fit.pass;
-        coefficient_orders(cfg, m, out, r);
+        coefficient_orders(cfg, m, s.c, out, r);
         add_local(&out->local, m->name, s, local, nlocal);
     }
     free(pts), free(local), free(used);

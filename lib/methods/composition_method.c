@@ -175,6 +175,14 @@ static void fill_slot(comp_slot *sl, const osc_method *base, const double *weigh
              base->name);
 }
 
+static bool is_palindrome(const comp_slot *sl)
+{
+    for (int k = 0; k < sl->substeps / 2; k++)
+        if (sl->w[k] != sl->w[sl->substeps - 1 - k])
+            return false;
+    return true;
+}
+
 int osc_method_from_composition(const osc_method *base, const double *weights, int nweights,
                                 bool symmetric, const char *name, int declared_order,
                                 osc_method *out)
@@ -193,6 +201,10 @@ int osc_method_from_composition(const osc_method *base, const double *weights, i
     out->force_evals = sl->substeps * base->force_evals;
     out->fma_per_step = sl->substeps * base->fma_per_step;
     out->symplectic = base->symplectic;
+    /* a palindrome of symmetric steps is symmetric: its adjoint is the reversed composition of
+     * the steps' adjoints, the same steps */
+    out->symmetric = base->symmetric && is_palindrome(sl);
+    out->symmetric_damped = base->symmetric_damped && is_palindrome(sl);
     return OSC_OK;
 }
 

@@ -16,6 +16,8 @@ const osc_method osc_method_forest_ruth = {
                          * one's first for most vectors. The drag decrements are lane constants
                          * that the compiler hoists out of the loop (no division per step). */
     .symplectic = true,
+    .symmetric = true,
+    .symmetric_damped = true,
     OSC_KERNELS,
 };
 #else

@@ -13,6 +13,8 @@ const osc_method osc_method_implicit_midpoint = {
     .fma_per_step = 7, /* in the step loop; 1/det is a lane constant prepared once per block
                         * (no division per step) */
     .symplectic = true,
+    .symmetric = true,
+    .symmetric_damped = true,
     OSC_KERNELS,
 };
 #else

@@ -91,5 +91,6 @@ osc_method osc_slot_explicit_method(const osc_slot_pool *pool, int k, const osc_
     m.force_evals = stages;
     m.fma_per_step = fma;
     m.symplectic = false;
+    m.symmetric = m.symmetric_damped = false; /* no explicit Runge-Kutta(-Nystrom) method is */
     return m;
 }

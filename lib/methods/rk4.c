@@ -12,6 +12,8 @@ const osc_method osc_method_rk4 = {
     .force_evals = 4,
     .fma_per_step = 22,
     .symplectic = false,
+    .symmetric = false,
+    .symmetric_damped = false,
     OSC_KERNELS,
 };
 #else

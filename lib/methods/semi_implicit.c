@@ -12,6 +12,8 @@ const osc_method osc_method_semi_implicit = {
     .force_evals = 1,
     .fma_per_step = 4, /* 3 FMAs and an add */
     .symplectic = true,
+    .symmetric = false,
+    .symmetric_damped = false,
     OSC_KERNELS,
 };
 #else

@@ -14,6 +14,8 @@ const osc_method osc_method_stormer = {
     .fma_per_step = 4, /* in the step loop; dt^2/(1 + gam dt/2) and gam dt/(1 + gam dt/2) are
                         * lane constants prepared once per block (no division per step) */
     .symplectic = true,
+    .symmetric = false, /* a step of -dt does not give back its state (x, x_n - x_{n-1}) */
+    .symmetric_damped = false,
     OSC_KERNELS,
 };
 #else

@@ -12,6 +12,8 @@ const osc_method osc_method_verlet = {
     .force_evals = 2,
     .fma_per_step = 7, /* 5 FMAs and 2 adds */
     .symplectic = true,
+    .symmetric = true,
+    .symmetric_damped = false,
     OSC_KERNELS,
 };
 #else

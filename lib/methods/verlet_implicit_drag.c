@@ -13,6 +13,8 @@ const osc_method osc_method_verlet_implicit_drag = {
     .fma_per_step = 7, /* in the step loop; q = (gam dt/2)/(1 + gam dt/2) is a lane constant
                         * prepared once per block (no division per step) */
     .symplectic = true,
+    .symmetric = true,
+    .symmetric_damped = true,
     OSC_KERNELS,
 };
 #else

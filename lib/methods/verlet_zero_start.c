@@ -13,6 +13,8 @@ const osc_method osc_method_verlet_zero_start = {
     .force_evals = 1,
     .fma_per_step = 5,
     .symplectic = true,
+    .symmetric = false, /* a step of -dt restores a = a(x), not the 0 it started with */
+    .symmetric_damped = false,
     OSC_KERNELS,
 };
 #else
