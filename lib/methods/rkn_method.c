@@ -44,6 +44,16 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
 #define RKN_MAX_BLOCK_VECTORS 8
 #define RKN_BLOCK_VECTORS(s, level)                                                                \
     ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
+/* Vectors per chain call (coef_simd.h). Its step runs one FMA per coefficient, so stepping
+ * one vector at a time pays a mask test and a broadcast per FMA; for s = 4 on v3 two vectors
+ * per call (the 4-vector block in two calls) halve that: rk4's Nystrom form, double, 4.4 -> 3.0
+ * instructions per FMA in the block (callgrind), 1.87-2.17 -> 1.56-1.63 ns per osc-step (Zen 3,
+ * one thread, 65536 lanes, 10-12 interleaved runs on a loaded machine, best and median). Four
+ * per call (the block in lockstep: 2.6 per FMA, 2.2 ns) and an 8-vector block of two-vector
+ * calls (2.4 ns) were slower, and so were two per call at other stage counts measured (s = 2
+ * and 3, and s = 6 and 8 with their 2-vector blocks: +10-30%, except a dense 6-stage tableau,
+ * -15%), so they keep one. The v4 widths are not measured (kept at one). */
+#define RKN_CHAIN_VECTORS(s, level) ((level) == 3 && (s) == 4 ? 2 : 1)
 
 #define CS_PD 1
 #define CS_SUF d

@@ -17,32 +17,65 @@
  * ISA path. */
 
 CS_ATTR static inline __attribute__((always_inline)) void CS_FN(chain)(
-    const F(rkn_scaled) *restrict k, const int s, CS_VT *restrict x, CS_VT *restrict v, CS_VT w2,
-    CS_VT gam, CS_VT g)
+    const F(rkn_scaled) *restrict k, const int s, const int nv, CS_VT *restrict x,
+    CS_VT *restrict v, const CS_VT *restrict w2, const CS_VT *restrict gam,
+    const CS_VT *restrict g)
 {
-    CS_VT ms[OSC_RKN_MAX_STAGES];
-    const CS_VT x0 = *x, v0 = *v;
+    CS_VT ms[OSC_RKN_MAX_STAGES][CS_MAX_BLOCK_VECTORS];
     const unsigned long long nzabar = k->nz_abar, nza = k->nz_a;
     const unsigned nzc = k->nz_c, nzbbar = k->nz_bbar, nzb = k->nz_b;
 #pragma GCC unroll 8
     for (int i = 0; i < s; i++) {
-        CS_VT xi = nzc >> i & 1 ? CS_FMA(CS_SET1(k->hc[i]), v0, x0) : x0, vi = v0;
+        CS_VT xi[CS_MAX_BLOCK_VECTORS], vi[CS_MAX_BLOCK_VECTORS];
+        if (__builtin_expect(nzc >> i & 1, 1)) {
+            const CS_VT h = CS_SET1(k->hc[i]);
+#pragma GCC unroll 16
+            for (int q = 0; q < nv; q++)
+                xi[q] = CS_FMA(h, v[q], x[q]);
+        } else {
+#pragma GCC unroll 16
+            for (int q = 0; q < nv; q++)
+                xi[q] = x[q];
+        }
+#pragma GCC unroll 16
+        for (int q = 0; q < nv; q++)
+            vi[q] = v[q];
 #pragma GCC unroll 8
         for (int j = 0; j < i; j++) {
-            if (nzabar >> RKN_NZ_BIT(i, j) & 1)
-                xi = CS_FMA(CS_SET1(k->nabar[i][j]), ms[j], xi);
-            if (nza >> RKN_NZ_BIT(i, j) & 1)
-                vi = CS_FMA(CS_SET1(k->na[i][j]), ms[j], vi);
+            if (__builtin_expect(nzabar >> RKN_NZ_BIT(i, j) & 1, 1)) {
+                const CS_VT h = CS_SET1(k->nabar[i][j]);
+#pragma GCC unroll 16
+                for (int q = 0; q < nv; q++)
+                    xi[q] = CS_FMA(h, ms[j][q], xi[q]);
+            }
+            if (__builtin_expect(nza >> RKN_NZ_BIT(i, j) & 1, 1)) {
+                const CS_VT h = CS_SET1(k->na[i][j]);
+#pragma GCC unroll 16
+                for (int q = 0; q < nv; q++)
+                    vi[q] = CS_FMA(h, ms[j][q], vi[q]);
+            }
         }
-        ms[i] = CS_FMA(w2, xi, CS_FMA(gam, vi, g));
+#pragma GCC unroll 16
+        for (int q = 0; q < nv; q++)
+            ms[i][q] = CS_FMA(w2[q], xi[q], CS_FMA(gam[q], vi[q], g[q]));
     }
-    CS_VT xn = CS_FMA(CS_SET1(k->h), v0, x0), vn = v0;
+    const CS_VT h = CS_SET1(k->h);
+#pragma GCC unroll 16
+    for (int q = 0; q < nv; q++)
+        x[q] = CS_FMA(h, v[q], x[q]);
 #pragma GCC unroll 8
     for (int i = 0; i < s; i++) {
-        if (nzbbar >> i & 1)
-            xn = CS_FMA(CS_SET1(k->nbbar[i]), ms[i], xn);
-        if (nzb >> i & 1)
-            vn = CS_FMA(CS_SET1(k->nb[i]), ms[i], vn);
+        if (__builtin_expect(nzbbar >> i & 1, 1)) {
+            const CS_VT hb = CS_SET1(k->nbbar[i]);
+#pragma GCC unroll 16
+            for (int q = 0; q < nv; q++)
+                x[q] = CS_FMA(hb, ms[i][q], x[q]);
+        }
+        if (__builtin_expect(nzb >> i & 1, 1)) {
+            const CS_VT hb = CS_SET1(k->nb[i]);
+#pragma GCC unroll 16
+            for (int q = 0; q < nv; q++)
+                v[q] = CS_FMA(hb, ms[i][q], v[q]);
+        }
     }
-    *x = xn, *v = vn;
 }

@@ -16,31 +16,38 @@
  * kernel itself: fma there is a libm call anyway). */
 
 CS_ATTR static inline __attribute__((always_inline)) void CS_FN(chain)(
-    const F(tab_scaled) *restrict k, const int s, CS_VT *restrict x, CS_VT *restrict v, CS_VT w2,
-    CS_VT gam, CS_VT g)
+    const F(tab_scaled) *restrict k, const int s, const int nv, CS_VT *restrict x,
+    CS_VT *restrict v, const CS_VT *restrict w2, const CS_VT *restrict gam,
+    const CS_VT *restrict g)
 {
-    CS_VT vs[OSC_TABLEAU_MAX_STAGES], ms[OSC_TABLEAU_MAX_STAGES];
-    const CS_VT x0 = *x, v0 = *v;
+    CS_VT vs[OSC_TABLEAU_MAX_STAGES][CS_MAX_BLOCK_VECTORS];
+    CS_VT ms[OSC_TABLEAU_MAX_STAGES][CS_MAX_BLOCK_VECTORS];
     const unsigned long long nz = k->nz_a;
     const unsigned nzb = k->nz_b;
 #pragma GCC unroll 8
     for (int i = 0; i < s; i++) {
-        CS_VT xi = x0, vi = v0;
+        CS_VT xi[CS_MAX_BLOCK_VECTORS], vi[CS_MAX_BLOCK_VECTORS];
+#pragma GCC unroll 16
+        for (int q = 0; q < nv; q++)
+            xi[q] = x[q], vi[q] = v[q];
 #pragma GCC unroll 8
         for (int j = 0; j < i; j++)
-            if (nz >> TAB_NZ_BIT(i, j) & 1) {
+            if (__builtin_expect(nz >> TAB_NZ_BIT(i, j) & 1, 1)) {
                 const CS_VT h = CS_SET1(k->ha[i][j]);
-                xi = CS_FMA(h, vs[j], xi), vi = CS_FNMA(h, ms[j], vi);
+#pragma GCC unroll 16
+                for (int q = 0; q < nv; q++)
+                    xi[q] = CS_FMA(h, vs[j][q], xi[q]), vi[q] = CS_FNMA(h, ms[j][q], vi[q]);
             }
-        vs[i] = vi;
-        ms[i] = CS_FMA(w2, xi, CS_FMA(gam, vi, g));
+#pragma GCC unroll 16
+        for (int q = 0; q < nv; q++)
+            vs[i][q] = vi[q], ms[i][q] = CS_FMA(w2[q], xi[q], CS_FMA(gam[q], vi[q], g[q]));
     }
-    CS_VT xn = x0, vn = v0;
 #pragma GCC unroll 8
     for (int i = 0; i < s; i++)
-        if (nzb >> i & 1) {
+        if (__builtin_expect(nzb >> i & 1, 1)) {
             const CS_VT h = CS_SET1(k->hb[i]);
-            xn = CS_FMA(h, vs[i], xn), vn = CS_FNMA(h, ms[i], vn);
+#pragma GCC unroll 16
+            for (int q = 0; q < nv; q++)
+                x[q] = CS_FMA(h, vs[i][q], x[q]), v[q] = CS_FNMA(h, ms[i][q], v[q]);
         }
-    *x = xn, *v = vn;
 }
