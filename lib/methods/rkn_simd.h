@@ -1,15 +1,17 @@
 /* The rkn family's chain for the SIMD kernels (coef_simd.h includes this once per precision and
  * ISA path, after its per-ISA macros CS_VT, CS_SET1, CS_FMA and CS_FN; `real`, F(name) defined):
- * one step of one vector of lanes by an s-stage RKN tableau, s a constant after inlining.
+ * one step of nv vectors of lanes by an s-stage RKN tableau, s and nv constants after inlining.
  *
- * The coefficients (times -dt^2, -dt, dt: F(rkn_scaled)) are broadcast, one register each. A
+ * The coefficients (times -dt^2, -dt, dt: F(rkn_scaled)) are broadcast, one register each, once
+ * per call: each coefficient's test and broadcast, then its FMA on each of the nv vectors. A
  * zero coefficient is skipped at run time by a test of the tableau's nonzero masks (the same for
- * every lane, vector and step: a perfectly predicted branch around its FMA), so that the kernel
+ * every lane, vector and step: a perfectly predicted branch around its FMAs), so that the kernel
  * executes per stage 2 (the force) + [c_i != 0] + one per nonzero abar_ij and a_ij, then 1
  * (x + h v) + one per nonzero bbar_i and b_i: the method's fma_per_step (rkn_chain_ops counts it
- * from the same masks; tests/test_rkn.c checks the two agree). A step holds its s force vectors
- * M_i, the state, the stage's X_i and V_i and the lane coefficients: s + 7 vectors, fewer than a
- * tableau's 2 s + 4.
+ * from the same masks; tests/test_rkn.c checks the two agree; the test is marked likely true,
+ * so a nonzero coefficient's code falls through). A step holds its s force vectors
+ * M_i, the state, the stage's X_i and V_i and the lane coefficients: s + 7 vectors per vector of
+ * lanes, fewer than a tableau's 2 s + 4.
  *
  * Bits. The step is rkn_step's (rkn_kernel.h), operation for operation and in its order; the
  * signs are in the scaled coefficients (-dt^2 abar_ij, -dt a_ij, ...), so every operation is an

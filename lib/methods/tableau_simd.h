@@ -1,14 +1,17 @@
 /* The rk family's chain for the SIMD kernels (coef_simd.h includes this once per precision and
  * ISA path, after its per-ISA macros CS_VT, CS_SET1, CS_FMA, CS_FNMA and CS_FN; `real`, F(name)
- * defined): one step of one vector of lanes by an s-stage tableau, s a constant after inlining.
+ * defined): one step of nv vectors of lanes by an s-stage tableau, s and nv constants after
+ * inlining.
  *
- * The tableau's coefficients (times dt, F(tab_scaled)) are broadcast, one register each. A zero
- * coefficient is skipped at run time: the step tests the tableau's nonzero mask (the same for
- * every lane, vector and step: a perfectly predicted branch around the two FMAs of the entry),
+ * The tableau's coefficients (times dt, F(tab_scaled)) are broadcast, one register each, once
+ * per call: each coefficient's test and broadcast, then its two FMAs on each of the nv vectors.
+ * A zero coefficient is skipped at run time: the step tests the tableau's nonzero mask (the same
+ * for every lane, vector and step: a perfectly predicted branch around the entry's FMAs),
  * so that the kernel executes 2 per nonzero a_ij, 2 per stage (the force) and 2 per nonzero
  * b_i, the method's fma_per_step (tab_chain_ops counts it the same way, and
- * tests/test_tableau_method.c checks the two agree). A step of 8 stages holds about 20 vectors,
- * more than AVX2's 16.
+ * tests/test_tableau_method.c checks the two agree; the test is marked likely true, so a
+ * nonzero entry's code falls through and a zero one jumps over it). A step of 8 stages holds
+ * about 20 vectors per vector of lanes, more than AVX2's 16.
  *
  * Bits. The step is tab_step's (tableau_kernel.h), operation for operation and in its order:
  * fma(-h, M, v) is written as fnmadd(h, M, v), -(h M) + v rounded once, the same number. So the
