@@ -11,23 +11,31 @@
  *                        CS_PFX_advance_<isa>_<p> and CS_PFX_audited_<isa>_<p> (their dispatch)
  *     CS_SCALED          the family's coefficients times dt (a struct with `int stages`)
  *     CS_CHAIN_HEADER    the header that defines the chain (after this file's ISA macros):
- *                            void CS_FN(chain)(const CS_SCALED *k, int s, CS_VT *x, CS_VT *v,
- *                                              CS_VT w2, CS_VT gam, CS_VT g)
- *                        one step of one vector of lanes by an s-stage method (s a compile-time
- *                        constant after inlining), always_inline, the plain kernel's operations
- *                        in its order (the same bits)
+ *                            void CS_FN(chain)(const CS_SCALED *k, int s, int nv, CS_VT *x,
+ *                                              CS_VT *v, const CS_VT *w2, const CS_VT *gam,
+ *                                              const CS_VT *g)
+ *                        one step of nv vectors of lanes by an s-stage method (s and nv
+ *                        compile-time constants after inlining), coefficient by coefficient: each
+ *                        coefficient's mask test and broadcast once, then its FMA on each of
+ *                        the nv vectors; always_inline, each lane's operations those of the
+ *                        plain kernel in its order (the same bits)
  *     CS_BLOCK_VECTORS(s, level), CS_MAX_BLOCK_VECTORS, CS_MAX_STAGES (8)
+ *     CS_CHAIN_VECTORS(s, level)  the vectors one chain call steps (a power of two dividing the
+ *                        block's vectors and the audited chunk's CS_AV)
  *
  * One kernel per stage count s = 1..CS_MAX_STAGES: the chain's stage loops have s as a constant
  * and unroll completely, so its stage vectors are registers (as many as fit). Coefficients are
  * the same for every lane: the chain broadcasts each (a register), never stores it per lane; the
  * lane coefficients (w2, gam, g) are vectors of lanes.
  *
- * Blocks. A register block is a few vectors of lanes; per step the kernel runs each vector's
- * whole step in turn (one dependency chain of a few FMAs per stage, 4 cycles each), and the
- * CPU's out-of-order window overlaps the chains of consecutive vectors. The vectors per block
- * are per stage count and ISA (the family's CS_BLOCK_VECTORS, where they were measured), powers
- * of two that divide every lane range (a multiple of OSC_LANE_ALIGN).
+ * Blocks. A register block is a few vectors of lanes; per step the kernel runs the chain on
+ * CS_CHAIN_VECTORS of them at a time, group after group (one dependency chain of a few FMAs per
+ * stage, 4 cycles each), and the CPU's out-of-order window overlaps the chains of consecutive
+ * groups. A wider group pays each coefficient's mask test and broadcast once for more FMAs but
+ * holds more vectors and steps them in lockstep (its step's latency less hidden): the widths are
+ * per family, stage count and ISA, where they were measured. The vectors per block are per stage
+ * count and ISA too (the family's CS_BLOCK_VECTORS), powers of two that divide every lane range
+ * (a multiple of OSC_LANE_ALIGN).
  *
  * The audited chunk steps CS_AV vectors of lanes of every axis, the axes in a loop. Per stage
  * count two builds: dim = 1 a constant (its state and sums stay in registers) and dim 2 or 3
@@ -90,20 +98,29 @@ _Static_assert(CS_MAX_STAGES == 8, "one kernel per stage count 1..8 below");
 
 #include CS_CHAIN_HEADER
 
-/* NV vectors of lanes from lane i, stepped nsteps times (NV a constant after inlining). */
+/* The audited chunk's vectors per axis (see advance_audited below). */
+#define CS_AV (CS_W == 4 ? 4 : 2)
+#define CS_AW (CS_AV * CS_W)
+
+/* NV vectors of lanes from lane i, stepped nsteps times, CV of them per chain call (NV and CV
+ * constants after inlining). */
 CS_ATTR static inline __attribute__((always_inline)) void CS_FN(block)(
-    const CS_SCALED *restrict k, const int s, const int nv, real *restrict xs, real *restrict vs,
+    const CS_SCALED *restrict k, const int s, const int nv, const int cv, real *restrict xs,
+    real *restrict vs,
     const real *restrict w2, const real *restrict gam, const real *restrict g, long nsteps)
 {
     CS_VT x[CS_MAX_BLOCK_VECTORS], v[CS_MAX_BLOCK_VECTORS];
+    CS_VT w2v[CS_MAX_BLOCK_VECTORS], gamv[CS_MAX_BLOCK_VECTORS], gv[CS_MAX_BLOCK_VECTORS];
 #pragma GCC unroll 16
-    for (int q = 0; q < nv; q++)
+    for (int q = 0; q < nv; q++) {
         x[q] = CS_LOAD(xs + q * CS_W), v[q] = CS_LOAD(vs + q * CS_W);
+        w2v[q] = CS_LOAD(w2 + q * CS_W), gamv[q] = CS_LOAD(gam + q * CS_W);
+        gv[q] = CS_LOAD(g + q * CS_W);
+    }
     for (long n = 0; n < nsteps; n++) {
 #pragma GCC unroll 16
-        for (int q = 0; q < nv; q++)
-            CS_FN(chain)(k, s, &x[q], &v[q], CS_LOAD(w2 + q * CS_W), CS_LOAD(gam + q * CS_W),
-                         CS_LOAD(g + q * CS_W));
+        for (int q = 0; q < nv; q += cv)
+            CS_FN(chain)(k, s, cv, x + q, v + q, w2v + q, gamv + q, gv + q);
     }
 #pragma GCC unroll 16
     for (int q = 0; q < nv; q++)
@@ -115,11 +132,15 @@ CS_ATTR static inline __attribute__((always_inline)) void CS_FN(block)(
     _Static_assert(OSC_LANE_ALIGN % (CS_BLOCK_VECTORS(S, CS_LEVEL) * CS_W) == 0 &&                 \
                        CS_BLOCK_VECTORS(S, CS_LEVEL) <= CS_MAX_BLOCK_VECTORS,                     \
                    "register blocks divide every lane range");                                    \
+    _Static_assert(CS_BLOCK_VECTORS(S, CS_LEVEL) % CS_CHAIN_VECTORS(S, CS_LEVEL) == 0 &&           \
+                       CS_AV % CS_CHAIN_VECTORS(S, CS_LEVEL) == 0,                                 \
+                   "chain calls divide the blocks and the audited chunks");                       \
     CS_ATTR __attribute__((noinline)) static void CS_NAME(blk, S)(                                 \
         const CS_SCALED *restrict k, real *restrict xs, real *restrict vs,                         \
         const real *restrict w2, const real *restrict gam, const real *restrict g, long nsteps)    \
     {                                                                                              \
-        CS_FN(block)(k, S, CS_BLOCK_VECTORS(S, CS_LEVEL), xs, vs, w2, gam, g, nsteps);             \
+        CS_FN(block)(k, S, CS_BLOCK_VECTORS(S, CS_LEVEL), CS_CHAIN_VECTORS(S, CS_LEVEL), xs, vs,  \
+                     w2, gam, g, nsteps);                                                          \
     }
 CS_DEFINE_BLOCK(1)
 CS_DEFINE_BLOCK(2)
@@ -154,21 +175,26 @@ static void CS_FN(advance)(const CS_SCALED *k, const osc_soa *a, size_t i0, size
  * the chain (advance()'s bits), then the exact motion's co-step, the error sums and the running
  * maxima exactly as lane_kernels.h's audited body (costep_lane.h) and kernel_loops.h's fused
  * block compute them, as `omp simd` loops over the chunk (all in L1). */
-#define CS_AV (CS_W == 4 ? 4 : 2)
-#define CS_AW (CS_AV * CS_W)
 
 /* The method's step of axis a of the chunk's lanes (gravity on the last axis only). */
 CS_ATTR static inline __attribute__((always_inline)) void CS_FN(audited_axis_step)(
-    const CS_SCALED *restrict k, const int s, real *restrict xs, real *restrict vs,
+    const CS_SCALED *restrict k, const int s, const int cv, real *restrict xs, real *restrict vs,
     const real *restrict w2, const real *restrict gam, const real *restrict g, bool last)
 {
-    const CS_VT zero = CS_SET1(0);
 #pragma GCC unroll 16
-    for (int q = 0; q < CS_AV; q++) {
-        CS_VT x = CS_LOAD(xs + q * CS_W), v = CS_LOAD(vs + q * CS_W);
-        CS_FN(chain)(k, s, &x, &v, CS_LOAD(w2 + q * CS_W), CS_LOAD(gam + q * CS_W),
-                     last ? CS_LOAD(g + q * CS_W) : zero);
-        CS_STORE(xs + q * CS_W, x), CS_STORE(vs + q * CS_W, v);
+    for (int q0 = 0; q0 < CS_AV; q0 += cv) {
+        CS_VT x[CS_AV], v[CS_AV], w2v[CS_AV], gamv[CS_AV], gv[CS_AV];
+#pragma GCC unroll 16
+        for (int q = 0; q < cv; q++) {
+            const int o = (q0 + q) * CS_W;
+            x[q] = CS_LOAD(xs + o), v[q] = CS_LOAD(vs + o);
+            w2v[q] = CS_LOAD(w2 + o), gamv[q] = CS_LOAD(gam + o);
+            gv[q] = last ? CS_LOAD(g + o) : CS_SET1(0);
+        }
+        CS_FN(chain)(k, s, cv, x, v, w2v, gamv, gv);
+#pragma GCC unroll 16
+        for (int q = 0; q < cv; q++)
+            CS_STORE(xs + (q0 + q) * CS_W, x[q]), CS_STORE(vs + (q0 + q) * CS_W, v[q]);
     }
 }
 
@@ -218,7 +244,8 @@ CS_ATTR static inline __attribute__((always_inline)) void CS_FN(audited_chunk)(
     for (long n = 0; n < nsteps; n++) {
         for (int a = 0; a < dim; a++) {
             const bool last = a == dim - 1;
-            CS_FN(audited_axis_step)(k, s, xs[a], vs[a], w2, gam, g, last);
+            CS_FN(audited_axis_step)(k, s, CS_CHAIN_VECTORS(s, CS_LEVEL), xs[a], vs[a], w2, gam,
+                                     g, last);
             /* the co-step with first and last constants in each call: its loop vectorizes */
             if (a == 0 && last)
                 CS_FN(costep_axis)(cs, i, true, true, xs[a], vs[a], xe[a], ve[a], err2, sum_v,

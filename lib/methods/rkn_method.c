@@ -37,13 +37,23 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
  * range. The tableau's sizes (TAB_BLOCK_VECTORS in tableau_method.c). On v3 only rk4's Nystrom
  * form (s = 4) was measured here (Zen 3, AVX2, one thread, 65536 lanes, medians of 3 runs'
  * cpu_roof_fraction on a machine loaded 3-7 by other builds, so differences under ~20% are
- * noise): 4 vectors 0.41-0.44, 2 vectors 0.37, 8 vectors 0.28 (double and float alike); stepping
- * the block's vectors coefficient by coefficient instead of vector by vector (one zero test and
- * broadcast per block) spilled and was slower (0.36-0.43). The other stage counts keep the
+ * noise): 4 vectors 0.41-0.44, 2 vectors 0.37, 8 vectors 0.28 (double and float alike; one vector
+ * per chain call, for the chain's width see RKN_CHAIN_VECTORS). The other stage counts keep the
  * tableau's sizes unmeasured; the v4 sizes are not measured (no AVX-512 machine at hand). */
 #define RKN_MAX_BLOCK_VECTORS 8
 #define RKN_BLOCK_VECTORS(s, level)                                                                \
     ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
+/* Vectors per chain call (coef_simd.h). Its step runs one FMA per coefficient, so stepping
+ * one vector at a time pays a mask test and a broadcast per FMA; for s = 4 on v3 two vectors
+ * per call (the 4-vector block in two calls) halve that: rk4's Nystrom form, double, 4.1 -> 3.0
+ * instructions per FMA in the block (callgrind), best of 10-12 interleaved runs 1.87 -> 1.56 ns
+ * per osc-step (Zen 3, one thread, 65536 lanes, a loaded machine). Four per call (the block in
+ * lockstep: 2.6 per FMA, 2.2 ns) and an 8-vector block of two-vector calls (2.4 ns) were
+ * slower. At other stage counts two per call (a 2-vector block's lockstep for s >= 5) was no
+ * better or slower: s = 1 and 2 within the noise, s = 3 dense, 6 subdiagonal and 8 dense
+ * tableaus 6-30% slower, a dense 6-stage one 15% faster (best and median of 6 runs), so they
+ * keep one. The v4 widths are not measured (kept at one). */
+#define RKN_CHAIN_VECTORS(s, level) ((level) == 3 && (s) == 4 ? 2 : 1)
 
 #define CS_PD 1
 #define CS_SUF d

@@ -47,6 +47,15 @@ _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask 
 #define TAB_MAX_BLOCK_VECTORS 8
 #define TAB_BLOCK_VECTORS(s, level)                                                                \
     ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
+/* Vectors per chain call (coef_simd.h): one, each vector's whole step in turn. Stepping 2 or 4
+ * of a block's vectors coefficient by coefficient (one mask test and broadcast per coefficient
+ * for 4-8 FMAs instead of 2) runs fewer instructions (rk4's tableau, double, v3: 2.4 per FMA at
+ * 2 and 4 vectors against 2.9) but was slower on Zen 3 (one thread, 65536 lanes, 12 interleaved
+ * runs on a loaded machine, best: 1.41 and 2.12 ns per osc-step against 1.15; a dense 6-stage
+ * tableau 4.1 against 2.9): the vectors then hold more registers (the block spills its
+ * accumulators) and run in lockstep, each step's chain of dependent FMAs less hidden. The v4
+ * width is not measured (kept at one). */
+#define TAB_CHAIN_VECTORS(s, level) 1
 
 #define CS_PD 1
 #define CS_SUF d
