@@ -62,6 +62,7 @@ _Static_assert(OSC_BL_V4 % 8 == 0 && OSC_BL_V3 % 8 == 0 && OSC_BL_BASE % 8 == 0,
 _Static_assert(OSC_BL_V4 <= 512 && OSC_BL_V3 <= 512 && OSC_BL_BASE <= 512,
                "register blocks of more than 512 lanes cannot live in registers");
 
+#include "costep_lane.h"      /* the exact motion's co-step and maxima of the fused blocks */
 #include "method_reference.h" /* lane_init/readout defaults, ref_init/readout */
 
 /* Per-lane coefficients, prepared once per register block (that is, once per batch run and
@@ -319,27 +320,6 @@ static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt
                   (A) == (D) - 1 ? kl[0][j] : kz[0][j], (A) == (D) - 1 ? kl[1][j] : kz[1][j],     \
                   (A) == (D) - 1 ? kl[2][j] : kz[2][j], (A) == (D) - 1 ? kl[3][j] : kz[3][j])
 
-/* The exact motion's step of one axis beside the method's (x, v) after its step, and the error
- * sums, in double whatever the precision (defined once): the composed fused block's, the same
- * arithmetic as F(fused_axis) below. */
-#ifndef OSC_COSTEP_XV_DEFINED
-#define OSC_COSTEP_XV_DEFINED
-static inline __attribute__((always_inline)) void osc_costep_xv(
-    double x, double v, double p11, double p12, double p21, double p22, double q1, double q2,
-    double *restrict xe, double *restrict ve, bool first, double *restrict err2,
-    double *restrict sum_v, double *restrict sum_x, double *restrict dx_last)
-{
-    const double xo = *xe, vo = *ve;
-    const double xn = fma(p11, xo, fma(p12, vo, q1)), vn = fma(p21, xo, fma(p22, vo, q2));
-    *xe = xn, *ve = vn;
-    const double dx = x - xn, dv = v - vn;
-    *err2 = first ? dx * dx : fma(dx, dx, *err2);
-    *sum_v = first ? dv * (v + vn) : fma(dv, v + vn, *sum_v);
-    *sum_x = first ? dx * (x + xn) : fma(dx, x + xn, *sum_x);
-    *dx_last = dx; /* the last axis's, as the last call leaves it */
-}
-#endif
-
 /* The method's step of one axis, its readout, the exact motion's step, and the error sums. */
 static inline __attribute__((always_inline)) void F(fused_axis)(
     real *restrict s0, real *restrict s1, real *restrict s2, real w2, real gam, real g, real dt,
@@ -415,10 +395,8 @@ static inline __attribute__((always_inline)) void F(fused_axis)(
                     OSC_FUSED_AXIS(1, D);                                                          \
                 if ((D) > 2)                                                                       \
                     OSC_FUSED_AXIS(2, D);                                                          \
-                const double de = fma(mg[j], dx_last, fma(hk[j], sum_x, hm[j] * sum_v));          \
-                const double ade = fabs(de);                                                       \
-                me2[j] = isgreater(me2[j], err2) ? me2[j] : err2;                                  \
-                mde[j] = isgreater(mde[j], ade) ? mde[j] : ade;                                    \
+                OSC_COSTEP_MAXIMA(mg[j], hk[j], hm[j], err2, sum_v, sum_x, dx_last, me2[j],        \
+                                  mde[j]);                                                         \
             }                                                                                      \
         }                                                                                          \
         for (int a = 0; a < (D); a++) {                                                            \
@@ -682,10 +660,8 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
                     OSC_COMPOSED_COSTEP(1, D);                                                     \
                 if ((D) > 2)                                                                       \
                     OSC_COMPOSED_COSTEP(2, D);                                                     \
-                const double de = fma(mg[j], dx_last, fma(hk[j], sum_x, hm[j] * sum_v));          \
-                const double ade = fabs(de);                                                       \
-                me2[j] = isgreater(me2[j], err2) ? me2[j] : err2;                                  \
-                mde[j] = isgreater(mde[j], ade) ? mde[j] : ade;                                    \
+                OSC_COSTEP_MAXIMA(mg[j], hk[j], hm[j], err2, sum_v, sum_x, dx_last, me2[j],        \
+                                  mde[j]);                                                         \
             }                                                                                      \
         }                                                                                          \
         for (int a = 0; a < (D); a++) {                                                            \
