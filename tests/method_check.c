@@ -140,6 +140,21 @@ void check_reference_run(const osc_method *m, bool long_double, double *out)
     }
 }
 
+void check_matches_reference(const osc_method *m)
+{
+    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES], want_ld[2 * CHECK_LANES];
+    check_run(m, OSC_DOUBLE, 1, false, false, got, NULL);
+    check_reference_run(m, false, want);
+    const double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
+    const double d = check_max_diff(got, want, 1);
+    if (!(d <= tol))
+        fail_msg("%s: kernel and reference differ by %g > %g", m->name, d, tol);
+    check_reference_run(m, true, want_ld);
+    const double d_ld = check_max_diff(want_ld, want, 1);
+    if (!(d_ld <= tol))
+        fail_msg("%s: long double and double references differ by %g > %g", m->name, d_ld, tol);
+}
+
 double check_unit_roundoff(osc_precision p)
 {
     return p == OSC_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;

@@ -34,6 +34,12 @@ void check_run_steps(const osc_method *m, osc_precision p, int dim, bool undampe
  * false) or long double, read out into out as check_run does. */
 void check_reference_run(const osc_method *m, bool long_double, double *out);
 
+/* m's double kernel (check_run, one axis, drag) within check_roundoff_tol of its double scalar
+ * reference, and its long double reference within the same tolerance of the double one: the
+ * kernel (fma, coefficients prepared per block) and the reference (as written, no fma) are two
+ * codings of one map, as are the two references. */
+void check_matches_reference(const osc_method *m);
+
 double check_unit_roundoff(osc_precision p);
 /* Largest |x| + |v| over a readout of check_run. */
 double check_state_scale(const double *xv, int dim);

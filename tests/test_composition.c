@@ -154,15 +154,7 @@ static void test_kernel_matches_reference(void **state)
 {
     (void)state;
     osc_method m = make("verlet-implicit-drag", yoshida(), 2, true, 4);
-    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES], want_ld[2 * CHECK_LANES];
-    check_run(&m, OSC_DOUBLE, 1, false, false, got, NULL);
-    check_reference_run(&m, false, want);
-    const double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
-    const double d = check_max_diff(got, want, 1);
-    if (!(d <= tol))
-        fail_msg("kernel and reference differ by %g > %g", d, tol);
-    check_reference_run(&m, true, want_ld);
-    assert_true(check_max_diff(want_ld, want, 1) <= tol);
+    check_matches_reference(&m);
     release(&m);
 }
 

@@ -116,16 +116,7 @@ static void test_kernel_matches_reference(void **state)
 {
     (void)state;
     osc_method tab = make(kutta3_tableau(), "tableau-kutta3", 3);
-    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES], want_ld[2 * CHECK_LANES];
-    run(&tab, OSC_DOUBLE, 1, false, got, NULL);
-    check_reference_run(&tab, false, want);
-    double d = check_max_diff(got, want, 1);
-    double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
-    if (!(d <= tol))
-        fail_msg("kernel and reference differ by %g > %g", d, tol);
-    /* the long double reference: the same map */
-    check_reference_run(&tab, true, want_ld);
-    assert_true(check_max_diff(want_ld, want, 1) <= tol);
+    check_matches_reference(&tab);
     assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
 }
 
