@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -103,6 +104,31 @@ void check_matches(const osc_method *m, const osc_method *ref, bool undamped, in
                 fail_msg("%s against %s, %s dim %d: largest error %g, the other's %g", m->name,
                          ref->name, prec, dim, s.max_error, sr.max_error);
         }
+}
+
+void check_slot_pool(int nslots, int (*make)(const char *name, osc_method *out),
+                     int (*release)(const osc_method *m))
+{
+    osc_method *ms = calloc((size_t)nslots, sizeof *ms), extra;
+    assert_non_null(ms);
+    const int freed = nslots / 2;
+    for (int k = 0; k < nslots; k++)
+        assert_int_equal(make("slot", &ms[k]), OSC_OK);
+    assert_int_equal(make("one-too-many", &extra), OSC_ENOMEM);
+    assert_int_equal(release(&ms[freed]), OSC_OK);
+    assert_int_equal(release(&ms[freed]), OSC_EINVAL); /* already free */
+    assert_int_equal(make("reused", &extra), OSC_OK);
+    assert_string_equal(extra.name, "reused");
+    assert_string_equal(ms[freed - 1].name, "slot");
+    const osc_method *builtin = osc_method_find("verlet");
+    assert_non_null(builtin);
+    assert_int_equal(release(builtin), OSC_EINVAL);
+    assert_int_equal(release(NULL), OSC_EINVAL);
+    for (int k = 0; k < nslots; k++)
+        if (k != freed)
+            assert_int_equal(release(&ms[k]), OSC_OK);
+    assert_int_equal(release(&extra), OSC_OK);
+    free(ms);
 }
 
 void check_at_every_level(void (*check)(void))

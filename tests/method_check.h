@@ -58,6 +58,14 @@ double check_roundoff_tol(osc_precision p, double scale);
 void check_matches(const osc_method *m, const osc_method *ref, bool undamped, int dim_step,
                    bool same_errors);
 
+/* A coefficient family's slot pool, through make (a method named name into *out: the family's
+ * constructor's result) and release (the family's release): nslots methods made, one more
+ * OSC_ENOMEM; a released slot is free (released again: OSC_EINVAL) and the next make takes it
+ * while the other slots keep their methods; a built-in method and NULL are not the family's
+ * (OSC_EINVAL). Every slot is free before and after. */
+void check_slot_pool(int nslots, int (*make)(const char *name, osc_method *out),
+                     int (*release)(const osc_method *m));
+
 /* check(), once per ISA level the CPU has (osc_isa_set_cap), then the cap lifted. */
 void check_at_every_level(void (*check)(void));
 

@@ -445,27 +445,19 @@ static void test_fma_count_is_executed(void **state)
     assert_int_equal(osc_rkn_kernel_fma(builtin("rk4"), OSC_DOUBLE), -1);
 }
 
+static int make_slot(const char *name, osc_method *out)
+{
+    const osc_rkn_tableau t = rk4n();
+    return osc_method_from_rkn(&t, name, 4, out);
+}
+
 /* Needs every slot free: a test above that failed before releasing its method fails this too. */
 static void test_slots_and_arguments(void **state)
 {
     (void)state;
-    osc_method ms[OSC_RKN_METHOD_SLOTS], extra;
-    osc_rkn_tableau t = rk4n();
-    for (int k = 0; k < OSC_RKN_METHOD_SLOTS; k++)
-        assert_int_equal(osc_method_from_rkn(&t, "slot", 4, &ms[k]), OSC_OK);
-    assert_int_equal(osc_method_from_rkn(&t, "one-too-many", 4, &extra), OSC_ENOMEM);
-    release(&ms[5]);
-    assert_int_equal(osc_rkn_method_release(&ms[5]), OSC_EINVAL); /* already free */
-    assert_int_equal(osc_method_from_rkn(&t, "reused", 4, &extra), OSC_OK);
-    assert_string_equal(extra.name, "reused");
-    assert_string_equal(ms[4].name, "slot");
-    assert_int_equal(osc_rkn_method_release(builtin("rk4")), OSC_EINVAL);
-    assert_int_equal(osc_rkn_method_release(NULL), OSC_EINVAL);
-    for (int k = 0; k < OSC_RKN_METHOD_SLOTS; k++)
-        if (k != 5)
-            release(&ms[k]);
-    release(&extra);
+    check_slot_pool(OSC_RKN_METHOD_SLOTS, make_slot, osc_rkn_method_release);
 
+    osc_rkn_tableau t = rk4n();
     osc_method m;
     char long_name[OSC_RKN_NAME_MAX + 1];
     memset(long_name, 'x', sizeof long_name - 1), long_name[sizeof long_name - 1] = 0;
