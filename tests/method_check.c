@@ -106,6 +106,17 @@ void check_matches(const osc_method *m, const osc_method *ref, bool undamped, in
         }
 }
 
+void check_differs(const osc_method *a, const osc_method *b, bool undamped)
+{
+    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES];
+    check_run(a, OSC_DOUBLE, 1, undamped, false, got, NULL);
+    check_run(b, OSC_DOUBLE, 1, undamped, false, want, NULL);
+    const double d = check_max_diff(got, want, 1);
+    const double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
+    if (!(d > 100 * tol))
+        fail_msg("%s and %s differ by only %g (tolerance %g)", a->name, b->name, d, tol);
+}
+
 void check_slot_pool(int nslots, int (*make)(const char *name, osc_method *out),
                      int (*release)(const osc_method *m))
 {

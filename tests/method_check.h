@@ -66,6 +66,10 @@ void check_matches(const osc_method *m, const osc_method *ref, bool undamped, in
 void check_slot_pool(int nslots, int (*make)(const char *name, osc_method *out),
                      int (*release)(const osc_method *m));
 
+/* The tolerance tells maps apart: a and b, two different maps, run over check_run's lanes (one
+ * axis, double; drag unless undamped) differ by more than 100 times check_roundoff_tol. */
+void check_differs(const osc_method *a, const osc_method *b, bool undamped);
+
 /* check(), once per ISA level the CPU has (osc_isa_set_cap), then the cap lifted. */
 void check_at_every_level(void (*check)(void));
 
