@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -104,6 +105,24 @@ void check_matches(const osc_method *m, const osc_method *ref, bool undamped, in
                 fail_msg("%s against %s, %s dim %d: largest error %g, the other's %g", m->name,
                          ref->name, prec, dim, s.max_error, sr.max_error);
         }
+}
+
+void check_method_names(int name_max, int (*make)(const char *name, osc_method *out),
+                        int (*release)(const osc_method *m))
+{
+    char *long_name = malloc((size_t)name_max + 1);
+    assert_non_null(long_name);
+    memset(long_name, 'x', (size_t)name_max), long_name[name_max] = 0;
+    osc_method m;
+    assert_int_equal(make(NULL, &m), OSC_EINVAL);
+    assert_int_equal(make("", &m), OSC_EINVAL);
+    assert_int_equal(make(long_name, &m), OSC_EINVAL);
+    long_name[name_max - 1] = 0; /* the longest that fits */
+    assert_int_equal(make(long_name, &m), OSC_OK);
+    assert_string_equal(m.name, long_name);
+    assert_int_equal(release(&m), OSC_OK);
+    assert_int_equal(make("a", NULL), OSC_EINVAL);
+    free(long_name);
 }
 
 void check_differs(const osc_method *a, const osc_method *b, bool undamped)

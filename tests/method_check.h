@@ -66,6 +66,12 @@ void check_matches(const osc_method *m, const osc_method *ref, bool undamped, in
 void check_slot_pool(int nslots, int (*make)(const char *name, osc_method *out),
                      int (*release)(const osc_method *m));
 
+/* A family's method names, through make and release as for check_slot_pool: NULL, "" and a name
+ * of name_max characters are refused (OSC_EINVAL), one of name_max - 1 (the longest that fits
+ * with its NUL) is taken; a NULL out is refused. */
+void check_method_names(int name_max, int (*make)(const char *name, osc_method *out),
+                        int (*release)(const osc_method *m));
+
 /* The tolerance tells maps apart: a and b, two different maps, run over check_run's lanes (one
  * axis, double; drag unless undamped) differ by more than 100 times check_roundoff_tol. */
 void check_differs(const osc_method *a, const osc_method *b, bool undamped);

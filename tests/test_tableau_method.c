@@ -219,17 +219,12 @@ static void test_slots_and_arguments(void **state)
 {
     (void)state;
     check_slot_pool(OSC_TABLEAU_METHOD_SLOTS, make_slot, osc_tableau_method_release);
+    check_method_names(OSC_TABLEAU_NAME_MAX, make_slot, osc_tableau_method_release);
 
     osc_tableau t = rk4_tableau();
     osc_method m;
-    char long_name[OSC_TABLEAU_NAME_MAX + 1];
-    memset(long_name, 'x', sizeof long_name - 1), long_name[sizeof long_name - 1] = 0;
     assert_int_equal(osc_method_from_tableau(NULL, "a", 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_tableau(&t, NULL, 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_tableau(&t, "", 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_tableau(&t, long_name, 4, &m), OSC_EINVAL);
     assert_int_equal(osc_method_from_tableau(&t, "a", 0, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_tableau(&t, "a", 4, NULL), OSC_EINVAL);
     t.b[0] = 0.5; /* invalid: b sums to 4/3 */
     assert_int_equal(osc_method_from_tableau(&t, "a", 4, &m), OSC_EINVAL);
 }
