@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -105,6 +107,60 @@ void check_matches(const osc_method *m, const osc_method *ref, bool undamped, in
         }
 }
 
+void check_method_names(int name_max, int (*make)(const char *name, osc_method *out),
+                        int (*release)(const osc_method *m))
+{
+    char *long_name = malloc((size_t)name_max + 1);
+    assert_non_null(long_name);
+    memset(long_name, 'x', (size_t)name_max), long_name[name_max] = 0;
+    osc_method m;
+    assert_int_equal(make(NULL, &m), OSC_EINVAL);
+    assert_int_equal(make("", &m), OSC_EINVAL);
+    assert_int_equal(make(long_name, &m), OSC_EINVAL);
+    long_name[name_max - 1] = 0; /* the longest that fits */
+    assert_int_equal(make(long_name, &m), OSC_OK);
+    assert_string_equal(m.name, long_name);
+    assert_int_equal(release(&m), OSC_OK);
+    assert_int_equal(make("a", NULL), OSC_EINVAL);
+    free(long_name);
+}
+
+void check_differs(const osc_method *a, const osc_method *b, bool undamped)
+{
+    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES];
+    check_run(a, OSC_DOUBLE, 1, undamped, false, got, NULL);
+    check_run(b, OSC_DOUBLE, 1, undamped, false, want, NULL);
+    const double d = check_max_diff(got, want, 1);
+    const double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
+    if (!(d > 100 * tol))
+        fail_msg("%s and %s differ by only %g (tolerance %g)", a->name, b->name, d, tol);
+}
+
+void check_slot_pool(int nslots, int (*make)(const char *name, osc_method *out),
+                     int (*release)(const osc_method *m))
+{
+    osc_method *ms = calloc((size_t)nslots, sizeof *ms), extra;
+    assert_non_null(ms);
+    const int freed = nslots / 2;
+    for (int k = 0; k < nslots; k++)
+        assert_int_equal(make("slot", &ms[k]), OSC_OK);
+    assert_int_equal(make("one-too-many", &extra), OSC_ENOMEM);
+    assert_int_equal(release(&ms[freed]), OSC_OK);
+    assert_int_equal(release(&ms[freed]), OSC_EINVAL); /* already free */
+    assert_int_equal(make("reused", &extra), OSC_OK);
+    assert_string_equal(extra.name, "reused");
+    assert_string_equal(ms[freed - 1].name, "slot");
+    const osc_method *builtin = osc_method_find("verlet");
+    assert_non_null(builtin);
+    assert_int_equal(release(builtin), OSC_EINVAL);
+    assert_int_equal(release(NULL), OSC_EINVAL);
+    for (int k = 0; k < nslots; k++)
+        if (k != freed)
+            assert_int_equal(release(&ms[k]), OSC_OK);
+    assert_int_equal(release(&extra), OSC_OK);
+    free(ms);
+}
+
 void check_at_every_level(void (*check)(void))
 {
     static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
@@ -138,6 +194,21 @@ void check_reference_run(const osc_method *m, bool long_double, double *out)
             m->ref_d.readout(s, cd, CHECK_DT, &out[i], &out[i + CHECK_LANES]);
         }
     }
+}
+
+void check_matches_reference(const osc_method *m)
+{
+    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES], want_ld[2 * CHECK_LANES];
+    check_run(m, OSC_DOUBLE, 1, false, false, got, NULL);
+    check_reference_run(m, false, want);
+    const double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
+    const double d = check_max_diff(got, want, 1);
+    if (!(d <= tol))
+        fail_msg("%s: kernel and reference differ by %g > %g", m->name, d, tol);
+    check_reference_run(m, true, want_ld);
+    const double d_ld = check_max_diff(want_ld, want, 1);
+    if (!(d_ld <= tol))
+        fail_msg("%s: long double and double references differ by %g > %g", m->name, d_ld, tol);
 }
 
 double check_unit_roundoff(osc_precision p)

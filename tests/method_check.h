@@ -34,6 +34,12 @@ void check_run_steps(const osc_method *m, osc_precision p, int dim, bool undampe
  * false) or long double, read out into out as check_run does. */
 void check_reference_run(const osc_method *m, bool long_double, double *out);
 
+/* m's double kernel (check_run, one axis, drag) within check_roundoff_tol of its double scalar
+ * reference, and its long double reference within the same tolerance of the double one: the
+ * kernel (fma, coefficients prepared per block) and the reference (as written, no fma) are two
+ * codings of one map, as are the two references. */
+void check_matches_reference(const osc_method *m);
+
 double check_unit_roundoff(osc_precision p);
 /* Largest |x| + |v| over a readout of check_run. */
 double check_state_scale(const double *xv, int dim);
@@ -51,6 +57,24 @@ double check_roundoff_tol(osc_precision p, double scale);
  * times the states' max-norm difference). */
 void check_matches(const osc_method *m, const osc_method *ref, bool undamped, int dim_step,
                    bool same_errors);
+
+/* A coefficient family's slot pool, through make (a method named name into *out: the family's
+ * constructor's result) and release (the family's release): nslots methods made, one more
+ * OSC_ENOMEM; a released slot is free (released again: OSC_EINVAL) and the next make takes it
+ * while the other slots keep their methods; a built-in method and NULL are not the family's
+ * (OSC_EINVAL). Every slot is free before and after. */
+void check_slot_pool(int nslots, int (*make)(const char *name, osc_method *out),
+                     int (*release)(const osc_method *m));
+
+/* A family's method names, through make and release as for check_slot_pool: NULL, "" and a name
+ * of name_max characters are refused (OSC_EINVAL), one of name_max - 1 (the longest that fits
+ * with its NUL) is taken; a NULL out is refused. */
+void check_method_names(int name_max, int (*make)(const char *name, osc_method *out),
+                        int (*release)(const osc_method *m));
+
+/* The tolerance tells maps apart: a and b, two different maps, run over check_run's lanes (one
+ * axis, double; drag unless undamped) differ by more than 100 times check_roundoff_tol. */
+void check_differs(const osc_method *a, const osc_method *b, bool undamped);
 
 /* check(), once per ISA level the CPU has (osc_isa_set_cap), then the cap lifted. */
 void check_at_every_level(void (*check)(void));

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "checkpoint.h"
 #include "config.h"
@@ -248,33 +247,6 @@ static void copy_file(const char *from, const char *to)
     free(bytes);
 }
 
-/* Sets one value (column `name`, lane `lane`) of an item file and makes its CRC32 match again,
- * as only a deliberate forger would: the file's layout is that of checkpoint.h. */
-static void forge_item(const char *path, const char *name, size_t lanes, size_t lane,
-                       const void *value)
-{
-    size_t len = 0;
-    unsigned char *bytes = (unsigned char *)slurp(path, &len);
-    assert_non_null(bytes);
-    size_t at = 56; /* the header */
-    const sweep_column *col = NULL;
-    for (size_t k = 0; k < sweep_points_ncolumns && !col; k++) {
-        if (!strcmp(sweep_points_columns[k].name, name))
-            col = &sweep_points_columns[k];
-        else
-            at += lanes * sweep_column_size(&sweep_points_columns[k]);
-    }
-    assert_non_null(col);
-    memcpy(bytes + at + lane * sweep_column_size(col), value, sweep_column_size(col));
-    uint32_t crc = (uint32_t)crc32(0L, bytes, (uInt)(len - 4));
-    memcpy(bytes + len - 4, &crc, 4);
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(bytes, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
-    free(bytes);
-}
-
 static void damaged_items_are_left_out(void **state)
 {
     fixture *f = *state;
@@ -309,12 +281,12 @@ static void damaged_items_are_left_out(void **state)
     assert_int_equal(unlink(path), 0); /* missing: to do, not damaged */
     const unsigned char not_a_bool = 2;
     item_path(f, 0, path, sizeof path);
-    forge_item(path, "stable", SWEEP_ITEM_LANES, 5, &not_a_bool); /* CRC right, value not */
+    forge_item(path, "stable", SWEEP_ITEM_LANES, 5, &not_a_bool, sizeof not_a_bool); /* CRC right, value not */
     /* A forged value with its CRC made right is restored as it stands: the restored rows come
      * from the file, not from a rerun. */
     const double forged = 12345.0;
     item_path(f, 11, path, sizeof path);
-    forge_item(path, "max_error", sweep_item_at(&f->a, 11).lanes, 3, &forged);
+    forge_item(path, "max_error", sweep_item_at(&f->a, 11).lanes, 3, &forged, sizeof forged);
 
     bool done[NITEMS];
     size_t restored, ignored;

@@ -35,7 +35,6 @@
 
 #include <cmocka.h>
 #include <hdf5.h>
-#include <zlib.h>
 
 #include "audit.h"
 #include "config.h"
@@ -125,11 +124,7 @@ static pid_t spawn(const char *cwd, char *const argv[], const char *path)
 
 static proc finish(pid_t pid)
 {
-    int status;
-    pid_t w;
-    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-        ;
-    assert_int_equal(w, pid);
+    const int status = wait_child(pid);
     proc p = {0};
     if (WIFEXITED(status))
         p.code = WEXITSTATUS(status);
@@ -1331,29 +1326,6 @@ static void test_resume_after_kill(void **state)
     assert_true(n >= 25 + 16 + 8 + 3 * 7);
 }
 
-/* Sets one value of an item file (column `name`, lane `lane` of an item of `lanes` lanes) and
- * makes its CRC32 right again, as only a deliberate forger would (layout: checkpoint.h). */
-static void forge_item(const char *path, const char *name, size_t lanes, size_t lane,
-                       double value)
-{
-    size_t len = 0;
-    unsigned char *bytes = (unsigned char *)slurp(path, &len);
-    assert_non_null(bytes);
-    size_t at = 56; /* the header */
-    size_t k = 0;
-    for (; k < sweep_points_ncolumns && strcmp(sweep_points_columns[k].name, name); k++)
-        at += lanes * sweep_column_size(&sweep_points_columns[k]);
-    assert_true(k < sweep_points_ncolumns && sweep_points_columns[k].type == SWEEP_F64);
-    memcpy(bytes + at + lane * sizeof value, &value, sizeof value);
-    uint32_t crc = (uint32_t)crc32(0L, bytes, (uInt)(len - 4));
-    memcpy(bytes + len - 4, &crc, 4);
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(bytes, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
-    free(bytes);
-}
-
 /* Killed while writing the results file: every item is in the checkpoint and a results
  * temporary is left. Damage three item files (a flipped byte, a truncation, a removal): the
  * resume recomputes exactly those, clears the stale temporary and writes the same file. One
@@ -1390,7 +1362,7 @@ static void test_resume_damaged_items(void **state)
     const size_t forged_row = 2 * 1200 + 512 + 3;
     const double forged = 12345.0;
     fmt(path, sizeof path, "%s/res.h5.ckpt/item-000007", f->dir);
-    forge_item(path, "last_stable_drift", 512, 3, forged);
+    forge_item(path, "last_stable_drift", 512, 3, &forged, sizeof forged);
 
     p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--threads", "1", "--resume", NULL);
     assert_finished(f, &p, "res.h5");

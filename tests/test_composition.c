@@ -68,11 +68,7 @@ static void matches_forest_ruth_at_level(void)
     osc_method comp = make("verlet", yoshida(), 2, true, 4);
     check_matches(&comp, builtin("forest-ruth"), true, 1, true);
     /* the tolerance tells maps apart: verlet itself (order 2) differs far beyond it */
-    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES];
-    check_run(builtin("verlet"), OSC_DOUBLE, 1, true, false, got, NULL);
-    check_run(builtin("forest-ruth"), OSC_DOUBLE, 1, true, false, want, NULL);
-    assert_true(check_max_diff(got, want, 1) >
-                100 * check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1)));
+    check_differs(builtin("verlet"), builtin("forest-ruth"), true);
     release(&comp);
 }
 
@@ -154,15 +150,7 @@ static void test_kernel_matches_reference(void **state)
 {
     (void)state;
     osc_method m = make("verlet-implicit-drag", yoshida(), 2, true, 4);
-    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES], want_ld[2 * CHECK_LANES];
-    check_run(&m, OSC_DOUBLE, 1, false, false, got, NULL);
-    check_reference_run(&m, false, want);
-    const double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
-    const double d = check_max_diff(got, want, 1);
-    if (!(d <= tol))
-        fail_msg("kernel and reference differ by %g > %g", d, tol);
-    check_reference_run(&m, true, want_ld);
-    assert_true(check_max_diff(want_ld, want, 1) <= tol);
+    check_matches_reference(&m);
     release(&m);
 }
 
@@ -702,36 +690,21 @@ static void test_composed_kernels_exist(void **state)
     osc_batch_free(a), osc_batch_free(b);
 }
 
+static int make_slot(const char *name, osc_method *out)
+{
+    return osc_method_from_composition(builtin("verlet"), yoshida(), 2, true, name, 4, out);
+}
+
 /* Needs every slot free: a test above that failed before releasing its method fails this too. */
 static void test_slots_and_arguments(void **state)
 {
     (void)state;
-    const osc_method *v = builtin("verlet");
-    const double *y = yoshida();
-    osc_method ms[OSC_COMPOSITION_METHOD_SLOTS], extra;
-    for (int k = 0; k < OSC_COMPOSITION_METHOD_SLOTS; k++)
-        assert_int_equal(osc_method_from_composition(v, y, 2, true, "slot", 4, &ms[k]), OSC_OK);
-    assert_int_equal(osc_method_from_composition(v, y, 2, true, "more", 4, &extra), OSC_ENOMEM);
-    release(&ms[7]);
-    assert_int_equal(osc_composition_method_release(&ms[7]), OSC_EINVAL); /* already free */
-    assert_int_equal(osc_method_from_composition(v, y, 2, true, "reused", 4, &extra), OSC_OK);
-    assert_string_equal(extra.name, "reused");
-    assert_string_equal(ms[6].name, "slot");
-    assert_int_equal(osc_composition_method_release(v), OSC_EINVAL);
-    assert_int_equal(osc_composition_method_release(NULL), OSC_EINVAL);
-    for (int k = 0; k < OSC_COMPOSITION_METHOD_SLOTS; k++)
-        if (k != 7)
-            release(&ms[k]);
-    release(&extra);
+    check_slot_pool(OSC_COMPOSITION_METHOD_SLOTS, make_slot, osc_composition_method_release);
+    check_method_names(OSC_COMPOSITION_NAME_MAX, make_slot, osc_composition_method_release);
 
     osc_method m;
-    char long_name[OSC_COMPOSITION_NAME_MAX + 1];
-    memset(long_name, 'x', sizeof long_name - 1), long_name[sizeof long_name - 1] = 0;
-    assert_int_equal(osc_method_from_composition(v, y, 2, true, NULL, 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_composition(v, y, 2, true, "", 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_composition(v, y, 2, true, long_name, 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_composition(v, y, 2, true, "a", 0, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_composition(v, y, 2, true, "a", 4, NULL), OSC_EINVAL);
+    assert_int_equal(osc_method_from_composition(builtin("verlet"), yoshida(), 2, true, "a", 0, &m),
+                     OSC_EINVAL);
 }
 
 int main(void)

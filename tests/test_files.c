@@ -3,6 +3,7 @@
 #include "test_files.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,8 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
+#include <zlib.h>
+
+#include "sweep.h"
 
 #define PATHLEN 4096
 
@@ -245,4 +250,40 @@ size_t compare_files_except(const char *dir, const char *a, const char *b, const
 size_t compare_files(const char *dir, const char *a, const char *b)
 {
     return compare_files_except(dir, a, b, NULL);
+}
+
+void forge_item(const char *path, const char *name, size_t lanes, size_t lane, const void *value,
+                size_t size)
+{
+    size_t len = 0;
+    unsigned char *bytes = (unsigned char *)slurp(path, &len);
+    assert_non_null(bytes);
+    size_t at = 56; /* the header */
+    const sweep_column *col = NULL;
+    for (size_t k = 0; k < sweep_points_ncolumns && !col; k++) {
+        if (!strcmp(sweep_points_columns[k].name, name))
+            col = &sweep_points_columns[k];
+        else
+            at += lanes * sweep_column_size(&sweep_points_columns[k]);
+    }
+    assert_non_null(col);
+    assert_int_equal(sweep_column_size(col), size);
+    memcpy(bytes + at + lane * size, value, size);
+    uint32_t crc = (uint32_t)crc32(0L, bytes, (uInt)(len - 4));
+    memcpy(bytes + len - 4, &crc, 4);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    free(bytes);
+}
+
+int wait_child(pid_t pid)
+{
+    int status;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    assert_int_equal(w, pid);
+    return status;
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <hdf5.h>
 
@@ -19,6 +20,16 @@ void remove_tree(const char *root);
 
 /* How many entries of dir (".", ".." included) have names starting with prefix. */
 size_t count_prefixed(const char *dir, const char *prefix);
+
+/* Sets one value (column `name` of the sweep's points, lane `lane` of an item of `lanes` lanes;
+ * size: the value's bytes, which must be the column's) of the checkpoint item file at path and
+ * makes its CRC32 right again, as only a deliberate forger would (layout: checkpoint.h). */
+void forge_item(const char *path, const char *name, size_t lanes, size_t lane, const void *value,
+                size_t size);
+
+/* The status of child pid once it has ended (waitpid through EINTR; fails the running test if
+ * the wait does). */
+int wait_child(pid_t pid);
 
 /* snprintf that fails the running cmocka test rather than truncate. */
 void fmt(char *buf, size_t size, const char *format, ...) __attribute__((format(printf, 3, 4)));

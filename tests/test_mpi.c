@@ -12,7 +12,6 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -66,11 +65,7 @@ static pid_t start(const fixture *f, char *const argv[])
 /* The exit code, or -1 if killed by a signal. */
 static int wait_for(pid_t pid)
 {
-    int status;
-    pid_t w;
-    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-        ;
-    assert_int_equal(w, pid);
+    const int status = wait_child(pid);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -316,12 +316,8 @@ static void rk4_matches_at_level(void)
 {
     osc_method rkn = make(rk4n(), "rkn-rk4", 4);
     check_matches(&rkn, builtin("rk4"), false, 1, true);
-    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES];
     osc_method heun = make(heunn(), "rkn-heun", 2);
-    check_run(&heun, OSC_DOUBLE, 1, false, false, got, NULL);
-    check_run(builtin("rk4"), OSC_DOUBLE, 1, false, false, want, NULL);
-    assert_true(check_max_diff(got, want, 1) >
-                100 * check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1)));
+    check_differs(&heun, builtin("rk4"), false);
     release(&heun);
     release(&rkn);
 }
@@ -338,15 +334,7 @@ static void test_kernel_matches_reference(void **state)
 {
     (void)state;
     osc_method m = make(rkn4_kutta_a(), "rkn4", 4);
-    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES], want_ld[2 * CHECK_LANES];
-    check_run(&m, OSC_DOUBLE, 1, false, false, got, NULL);
-    check_reference_run(&m, false, want);
-    const double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
-    const double d = check_max_diff(got, want, 1);
-    if (!(d <= tol))
-        fail_msg("kernel and reference differ by %g > %g", d, tol);
-    check_reference_run(&m, true, want_ld);
-    assert_true(check_max_diff(want_ld, want, 1) <= tol);
+    check_matches_reference(&m);
     release(&m);
 }
 
@@ -453,39 +441,23 @@ static void test_fma_count_is_executed(void **state)
     assert_int_equal(osc_rkn_kernel_fma(builtin("rk4"), OSC_DOUBLE), -1);
 }
 
+static int make_slot(const char *name, osc_method *out)
+{
+    const osc_rkn_tableau t = rk4n();
+    return osc_method_from_rkn(&t, name, 4, out);
+}
+
 /* Needs every slot free: a test above that failed before releasing its method fails this too. */
 static void test_slots_and_arguments(void **state)
 {
     (void)state;
-    osc_method ms[OSC_RKN_METHOD_SLOTS], extra;
-    osc_rkn_tableau t = rk4n();
-    for (int k = 0; k < OSC_RKN_METHOD_SLOTS; k++)
-        assert_int_equal(osc_method_from_rkn(&t, "slot", 4, &ms[k]), OSC_OK);
-    assert_int_equal(osc_method_from_rkn(&t, "one-too-many", 4, &extra), OSC_ENOMEM);
-    release(&ms[5]);
-    assert_int_equal(osc_rkn_method_release(&ms[5]), OSC_EINVAL); /* already free */
-    assert_int_equal(osc_method_from_rkn(&t, "reused", 4, &extra), OSC_OK);
-    assert_string_equal(extra.name, "reused");
-    assert_string_equal(ms[4].name, "slot");
-    assert_int_equal(osc_rkn_method_release(builtin("rk4")), OSC_EINVAL);
-    assert_int_equal(osc_rkn_method_release(NULL), OSC_EINVAL);
-    for (int k = 0; k < OSC_RKN_METHOD_SLOTS; k++)
-        if (k != 5)
-            release(&ms[k]);
-    release(&extra);
+    check_slot_pool(OSC_RKN_METHOD_SLOTS, make_slot, osc_rkn_method_release);
+    check_method_names(OSC_RKN_NAME_MAX, make_slot, osc_rkn_method_release);
 
+    osc_rkn_tableau t = rk4n();
     osc_method m;
-    char long_name[OSC_RKN_NAME_MAX + 1];
-    memset(long_name, 'x', sizeof long_name - 1), long_name[sizeof long_name - 1] = 0;
     assert_int_equal(osc_method_from_rkn(NULL, "a", 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_rkn(&t, NULL, 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_rkn(&t, "", 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_rkn(&t, long_name, 4, &m), OSC_EINVAL);
-    long_name[OSC_RKN_NAME_MAX - 1] = 0; /* the longest that fits */
-    assert_int_equal(osc_method_from_rkn(&t, long_name, 4, &m), OSC_OK);
-    release(&m);
     assert_int_equal(osc_method_from_rkn(&t, "a", 0, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_rkn(&t, "a", 4, NULL), OSC_EINVAL);
     t.b[0] = 0.5; /* invalid: b sums to 4/3 */
     assert_int_equal(osc_method_from_rkn(&t, "a", 4, &m), OSC_EINVAL);
 }

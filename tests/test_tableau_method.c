@@ -67,13 +67,6 @@ static const osc_method *builtin(const char *name)
 
 static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
 
-/* The lanes of check_run (method_check.h) with drag: 0, 0.3, 1. */
-static void run(const osc_method *m, osc_precision p, int dim, bool audited, double *out,
-                osc_audit_summary *sum)
-{
-    check_run(m, p, dim, false, audited, out, sum);
-}
-
 /* Euler's tableau against the built-in euler: the same method, coded differently (the built-in
  * takes per-lane coefficients prepared once per block and applies the drag as a decrement, 3
  * FMAs and an add; the tableau kernel applies the tableau as written, 4 FMAs), so the two agree
@@ -99,13 +92,9 @@ static void test_rk4_matches_builtin(void **state)
     osc_method tab = make(rk4_tableau(), "tableau-rk4", 4);
     assert_int_equal(tab.fma_per_step, builtin("rk4")->fma_per_step);
     check_matches(&tab, builtin("rk4"), false, 2, true);
-    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES];
     /* the tolerance tells maps apart: Heun's (order 2) differs from rk4's far beyond it */
     osc_method heun = make(heun_tableau(), "tableau-heun", 2);
-    run(&heun, OSC_DOUBLE, 1, false, got, NULL);
-    run(builtin("rk4"), OSC_DOUBLE, 1, false, want, NULL);
-    assert_true(check_max_diff(got, want, 1) >
-                100 * check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1)));
+    check_differs(&heun, builtin("rk4"), false);
     assert_int_equal(osc_tableau_method_release(&heun), OSC_OK);
     assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
 }
@@ -116,16 +105,7 @@ static void test_kernel_matches_reference(void **state)
 {
     (void)state;
     osc_method tab = make(kutta3_tableau(), "tableau-kutta3", 3);
-    static double got[2 * CHECK_LANES], want[2 * CHECK_LANES], want_ld[2 * CHECK_LANES];
-    run(&tab, OSC_DOUBLE, 1, false, got, NULL);
-    check_reference_run(&tab, false, want);
-    double d = check_max_diff(got, want, 1);
-    double tol = check_roundoff_tol(OSC_DOUBLE, check_state_scale(want, 1));
-    if (!(d <= tol))
-        fail_msg("kernel and reference differ by %g > %g", d, tol);
-    /* the long double reference: the same map */
-    check_reference_run(&tab, true, want_ld);
-    assert_true(check_max_diff(want_ld, want, 1) <= tol);
+    check_matches_reference(&tab);
     assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
 }
 
@@ -228,36 +208,23 @@ static void test_fma_count_is_executed(void **state)
     assert_int_equal(osc_tableau_kernel_fma(builtin("rk4"), OSC_DOUBLE), -1);
 }
 
+static int make_slot(const char *name, osc_method *out)
+{
+    const osc_tableau t = rk4_tableau();
+    return osc_method_from_tableau(&t, name, 4, out);
+}
+
 /* Needs every slot free: a test above that failed before releasing its method fails this too. */
 static void test_slots_and_arguments(void **state)
 {
     (void)state;
-    osc_method ms[OSC_TABLEAU_METHOD_SLOTS], extra;
-    osc_tableau t = rk4_tableau();
-    for (int k = 0; k < OSC_TABLEAU_METHOD_SLOTS; k++)
-        assert_int_equal(osc_method_from_tableau(&t, "slot", 4, &ms[k]), OSC_OK);
-    assert_int_equal(osc_method_from_tableau(&t, "one-too-many", 4, &extra), OSC_ENOMEM);
-    assert_int_equal(osc_tableau_method_release(&ms[3]), OSC_OK);
-    assert_int_equal(osc_tableau_method_release(&ms[3]), OSC_EINVAL); /* already free */
-    assert_int_equal(osc_method_from_tableau(&t, "reused", 4, &extra), OSC_OK);
-    assert_string_equal(extra.name, "reused");
-    assert_string_equal(ms[2].name, "slot");
-    assert_int_equal(osc_tableau_method_release(builtin("rk4")), OSC_EINVAL);
-    assert_int_equal(osc_tableau_method_release(NULL), OSC_EINVAL);
-    for (int k = 0; k < OSC_TABLEAU_METHOD_SLOTS; k++)
-        if (k != 3)
-            assert_int_equal(osc_tableau_method_release(&ms[k]), OSC_OK);
-    assert_int_equal(osc_tableau_method_release(&extra), OSC_OK);
+    check_slot_pool(OSC_TABLEAU_METHOD_SLOTS, make_slot, osc_tableau_method_release);
+    check_method_names(OSC_TABLEAU_NAME_MAX, make_slot, osc_tableau_method_release);
 
+    osc_tableau t = rk4_tableau();
     osc_method m;
-    char long_name[OSC_TABLEAU_NAME_MAX + 1];
-    memset(long_name, 'x', sizeof long_name - 1), long_name[sizeof long_name - 1] = 0;
     assert_int_equal(osc_method_from_tableau(NULL, "a", 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_tableau(&t, NULL, 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_tableau(&t, "", 4, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_tableau(&t, long_name, 4, &m), OSC_EINVAL);
     assert_int_equal(osc_method_from_tableau(&t, "a", 0, &m), OSC_EINVAL);
-    assert_int_equal(osc_method_from_tableau(&t, "a", 4, NULL), OSC_EINVAL);
     t.b[0] = 0.5; /* invalid: b sums to 4/3 */
     assert_int_equal(osc_method_from_tableau(&t, "a", 4, &m), OSC_EINVAL);
 }

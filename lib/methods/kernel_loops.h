@@ -62,6 +62,7 @@ _Static_assert(OSC_BL_V4 % 8 == 0 && OSC_BL_V3 % 8 == 0 && OSC_BL_BASE % 8 == 0,
 _Static_assert(OSC_BL_V4 <= 512 && OSC_BL_V3 <= 512 && OSC_BL_BASE <= 512,
                "register blocks of more than 512 lanes cannot live in registers");
 
+#include "costep_lane.h"      /* the exact motion's co-step and maxima of the fused blocks */
 #include "method_reference.h" /* lane_init/readout defaults, ref_init/readout */
 
 /* Per-lane coefficients, prepared once per register block (that is, once per batch run and
@@ -319,26 +320,31 @@ static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt
                   (A) == (D) - 1 ? kl[0][j] : kz[0][j], (A) == (D) - 1 ? kl[1][j] : kz[1][j],     \
                   (A) == (D) - 1 ? kl[2][j] : kz[2][j], (A) == (D) - 1 ? kl[3][j] : kz[3][j])
 
-/* The exact motion's step of one axis beside the method's (x, v) after its step, and the error
- * sums, in double whatever the precision (defined once): the composed fused block's, the same
- * arithmetic as F(fused_axis) below. */
-#ifndef OSC_COSTEP_XV_DEFINED
-#define OSC_COSTEP_XV_DEFINED
-static inline __attribute__((always_inline)) void osc_costep_xv(
-    double x, double v, double p11, double p12, double p21, double p22, double q1, double q2,
-    double *restrict xe, double *restrict ve, bool first, double *restrict err2,
-    double *restrict sum_v, double *restrict sum_x, double *restrict dx_last)
-{
-    const double xo = *xe, vo = *ve;
-    const double xn = fma(p11, xo, fma(p12, vo, q1)), vn = fma(p21, xo, fma(p22, vo, q2));
-    *xe = xn, *ve = vn;
-    const double dx = x - xn, dv = v - vn;
-    *err2 = first ? dx * dx : fma(dx, dx, *err2);
-    *sum_v = first ? dv * (v + vn) : fma(dv, v + vn, *sum_v);
-    *sum_x = first ? dx * (x + xn) : fma(dx, x + xn, *sum_x);
-    *dx_last = dx; /* the last axis's, as the last call leaves it */
-}
-#endif
+/* The pieces the fused block and the composed fused block share (macros, as the blocks are: the
+ * same tokens in both, so the same code). The co-step's per-lane arrays at the block's first
+ * lane i; */
+#define OSC_COSTEP_ARRAYS                                                                          \
+    const double *restrict p11 = cs->p11 + i, *restrict p12 = cs->p12 + i;                         \
+    const double *restrict p21 = cs->p21 + i, *restrict p22 = cs->p22 + i;                         \
+    const double *restrict q1 = cs->q1 + i, *restrict q2 = cs->q2 + i;                             \
+    const double *restrict hm = cs->half_m + i, *restrict hk = cs->half_k + i;                     \
+    const double *restrict mg = cs->mg + i
+/* lane j's co-step of the D axes, AXIS(A, D) the one of axis A (OSC_FUSED_AXIS: the method's step
+ * and the co-step; OSC_COMPOSED_COSTEP: the co-step alone), then dE and the maxima; */
+#define OSC_COSTEP_LANE(AXIS, D)                                                                   \
+    do {                                                                                           \
+        double err2 = 0, sum_v = 0, sum_x = 0, dx_last = 0;                                        \
+        AXIS(0, D);                                                                                \
+        if ((D) > 1)                                                                               \
+            AXIS(1, D);                                                                            \
+        if ((D) > 2)                                                                               \
+            AXIS(2, D);                                                                            \
+        OSC_COSTEP_MAXIMA(mg[j], hk[j], hm[j], err2, sum_v, sum_x, dx_last, me2[j], mde[j]);      \
+    } while (0)
+/* the block's maxima into the co-step's arrays. */
+#define OSC_COSTEP_STORE_MAXIMA(BL)                                                                \
+    double *restrict oe2 = cs->max_err2 + i, *restrict ode = cs->max_de + i;                       \
+    _Pragma("omp simd") for (size_t j = 0; j < (BL); j++) oe2[j] = me2[j], ode[j] = mde[j]
 
 /* The method's step of one axis, its readout, the exact motion's step, and the error sums. */
 static inline __attribute__((always_inline)) void F(fused_axis)(
@@ -377,11 +383,7 @@ static inline __attribute__((always_inline)) void F(fused_axis)(
         const real *restrict w2 = (const real *)ax[0].w2 + i;                                      \
         const real *restrict gam = (const real *)ax[0].gam + i;                                    \
         const real *restrict g = (const real *)ax[(D) - 1].g + i;                                  \
-        const double *restrict p11 = cs->p11 + i, *restrict p12 = cs->p12 + i;                     \
-        const double *restrict p21 = cs->p21 + i, *restrict p22 = cs->p22 + i;                     \
-        const double *restrict q1 = cs->q1 + i, *restrict q2 = cs->q2 + i;                         \
-        const double *restrict hm = cs->half_m + i, *restrict hk = cs->half_k + i;                 \
-        const double *restrict mg = cs->mg + i;                                                    \
+        OSC_COSTEP_ARRAYS;                                                                         \
         for (int a = 0; a < (D); a++) {                                                            \
             const real *restrict s0 = (const real *)ax[a].s[0] + i;                                \
             const real *restrict s1 = (const real *)ax[a].s[1] + i;                                \
@@ -408,18 +410,7 @@ static inline __attribute__((always_inline)) void F(fused_axis)(
         }                                                                                          \
         for (long n = 0; n < nsteps; n++) {                                                        \
             _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
-            {                                                                                      \
-                double err2 = 0, sum_v = 0, sum_x = 0, dx_last = 0;                                \
-                OSC_FUSED_AXIS(0, D);                                                              \
-                if ((D) > 1)                                                                       \
-                    OSC_FUSED_AXIS(1, D);                                                          \
-                if ((D) > 2)                                                                       \
-                    OSC_FUSED_AXIS(2, D);                                                          \
-                const double de = fma(mg[j], dx_last, fma(hk[j], sum_x, hm[j] * sum_v));          \
-                const double ade = fabs(de);                                                       \
-                me2[j] = isgreater(me2[j], err2) ? me2[j] : err2;                                  \
-                mde[j] = isgreater(mde[j], ade) ? mde[j] : ade;                                    \
-            }                                                                                      \
+                OSC_COSTEP_LANE(OSC_FUSED_AXIS, D);                                                \
         }                                                                                          \
         for (int a = 0; a < (D); a++) {                                                            \
             real *restrict s0 = (real *)ax[a].s[0] + i, *restrict s1 = (real *)ax[a].s[1] + i;     \
@@ -431,9 +422,7 @@ static inline __attribute__((always_inline)) void F(fused_axis)(
                     s2[j] = b2[a][j];                                                              \
             }                                                                                      \
         }                                                                                          \
-        double *restrict oe2 = cs->max_err2 + i, *restrict ode = cs->max_de + i;                   \
-        _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
-            oe2[j] = me2[j], ode[j] = mde[j];                                                      \
+        OSC_COSTEP_STORE_MAXIMA(BL);                                                               \
     }
 
 /* An advance_audited() for one ISA: blocks for D = 1, 2, 3; each divides every lane range. */
@@ -643,11 +632,7 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
         const real *restrict gam = (const real *)ax[0].gam + i;                                    \
         const real *restrict g = (const real *)ax[(D) - 1].g + i;                                  \
         const real zeros[BL] = {0};                                                                \
-        const double *restrict p11 = cs->p11 + i, *restrict p12 = cs->p12 + i;                     \
-        const double *restrict p21 = cs->p21 + i, *restrict p22 = cs->p22 + i;                     \
-        const double *restrict q1 = cs->q1 + i, *restrict q2 = cs->q2 + i;                         \
-        const double *restrict hm = cs->half_m + i, *restrict hk = cs->half_k + i;                 \
-        const double *restrict mg = cs->mg + i;                                                    \
+        OSC_COSTEP_ARRAYS;                                                                         \
         for (int a = 0; a < (D); a++) {                                                            \
             const real *restrict s0 = (const real *)ax[a].s[0] + i;                                \
             const real *restrict s1 = (const real *)ax[a].s[1] + i;                                \
@@ -675,27 +660,14 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
                 }                                                                                  \
             }                                                                                      \
             _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
-            {                                                                                      \
-                double err2 = 0, sum_v = 0, sum_x = 0, dx_last = 0;                                \
-                OSC_COMPOSED_COSTEP(0, D);                                                         \
-                if ((D) > 1)                                                                       \
-                    OSC_COMPOSED_COSTEP(1, D);                                                     \
-                if ((D) > 2)                                                                       \
-                    OSC_COMPOSED_COSTEP(2, D);                                                     \
-                const double de = fma(mg[j], dx_last, fma(hk[j], sum_x, hm[j] * sum_v));          \
-                const double ade = fabs(de);                                                       \
-                me2[j] = isgreater(me2[j], err2) ? me2[j] : err2;                                  \
-                mde[j] = isgreater(mde[j], ade) ? mde[j] : ade;                                    \
-            }                                                                                      \
+                OSC_COSTEP_LANE(OSC_COMPOSED_COSTEP, D);                                           \
         }                                                                                          \
         for (int a = 0; a < (D); a++) {                                                            \
             real *restrict s0 = (real *)ax[a].s[0] + i, *restrict s1 = (real *)ax[a].s[1] + i;     \
             _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                  \
                 s0[j] = b0[a][j], s1[j] = b1[a][j];                                                \
         }                                                                                          \
-        double *restrict oe2 = cs->max_err2 + i, *restrict ode = cs->max_de + i;                   \
-        _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
-            oe2[j] = me2[j], ode[j] = mde[j];                                                      \
+        OSC_COSTEP_STORE_MAXIMA(BL);                                                               \
     }
 
 #define OSC_DEFINE_AUDITED_COMPOSED(NAME, BL, ATTR)                                                \

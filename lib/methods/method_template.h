@@ -2,8 +2,8 @@
  *
  * A method file defines OSC_SELF (its own file name) and OSC_NSTATE, includes this header, then
  * declares its osc_method with OSC_KERNELS. This header includes the method file back twice with
- * OSC_PASS defined, once per precision, where `real` is float or double, `coef` the matching
- * osc_coef_*, and F(name) gives a per-precision name. In that pass the method file provides:
+ * OSC_PASS defined, once per precision (precision_passes.h), where `real` is float or double,
+ * `coef` the matching osc_coef_*, and F(name) gives a per-precision name. In that pass the method file provides:
  *
  *   static inline void F(fast_step)(real *restrict s0, real *restrict s1, real *restrict s2,
  *                                   real w2, real gam, real g, real dt);
@@ -49,34 +49,16 @@
 
 #define OSC_PASS
 
-#define real double
-#define coef osc_coef_d
-#define F(name) name##_d
-#include OSC_SELF
-#include "kernel_loops.h"
-#undef real
-#undef coef
-#undef F
-
-#define real float
-#define coef osc_coef_f
-#define F(name) name##_f
-#include OSC_SELF
-#include "kernel_loops.h"
-#undef real
-#undef coef
-#undef F
+/* Double and float: the method's step, then the kernels around it. */
+#define OSC_PASS_FILE OSC_SELF
+#define OSC_PASS_FILE_AFTER "kernel_loops.h"
+#include "precision_passes.h"
 
 /* Long double: the reference only. F(fast_step) is compiled but unused (static inline). */
 #define OSC_PASS_LD
-#define real long double
-#define coef osc_coef_ld
-#define F(name) name##_ld
-#include OSC_SELF
-#include "method_reference.h"
-#undef real
-#undef coef
-#undef F
+#define OSC_PASS_FILE OSC_SELF
+#define OSC_PASS_FILE_AFTER "method_reference.h"
+#include "precision_passes.h"
 #undef OSC_PASS_LD
 
 #undef OSC_PASS

@@ -55,39 +55,16 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
  * keep one. The v4 widths are not measured (kept at one). */
 #define RKN_CHAIN_VECTORS(s, level) ((level) == 3 && (s) == 4 ? 2 : 1)
 
-#define CS_PD 1
-#define CS_SUF d
-#define real double
-#define coef osc_coef_d
-#define F(name) name##_d
-#include "rkn_kernel.h"
-#undef real
-#undef coef
-#undef F
-#undef CS_PD
-#undef CS_SUF
+/* The kernels for double and float, then the long double reference. */
+#define OSC_PASS_FILE "rkn_kernel.h"
+#include "precision_passes.h"
 
-#define CS_PD 0
-#define CS_SUF f
-#define real float
-#define coef osc_coef_f
-#define F(name) name##_f
-#include "rkn_kernel.h"
-#undef real
-#undef coef
-#undef F
-#undef CS_PD
-#undef CS_SUF
-
+#define OSC_PASS_LD
 #define RKN_REF_ONLY
-#define real long double
-#define coef osc_coef_ld
-#define F(name) name##_ld
-#include "rkn_kernel.h"
-#undef real
-#undef coef
-#undef F
+#define OSC_PASS_FILE "rkn_kernel.h"
+#include "precision_passes.h"
 #undef RKN_REF_ONLY
+#undef OSC_PASS_LD
 
 OSC_SLOT_ENTRIES(rkn)
 

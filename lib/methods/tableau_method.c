@@ -57,39 +57,16 @@ _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask 
  * width is not measured (kept at one). */
 #define TAB_CHAIN_VECTORS(s, level) 1
 
-#define CS_PD 1
-#define CS_SUF d
-#define real double
-#define coef osc_coef_d
-#define F(name) name##_d
-#include "tableau_kernel.h"
-#undef real
-#undef coef
-#undef F
-#undef CS_PD
-#undef CS_SUF
+/* The kernels for double and float, then the long double reference. */
+#define OSC_PASS_FILE "tableau_kernel.h"
+#include "precision_passes.h"
 
-#define CS_PD 0
-#define CS_SUF f
-#define real float
-#define coef osc_coef_f
-#define F(name) name##_f
-#include "tableau_kernel.h"
-#undef real
-#undef coef
-#undef F
-#undef CS_PD
-#undef CS_SUF
-
+#define OSC_PASS_LD
 #define TAB_REF_ONLY
-#define real long double
-#define coef osc_coef_ld
-#define F(name) name##_ld
-#include "tableau_kernel.h"
-#undef real
-#undef coef
-#undef F
+#define OSC_PASS_FILE "tableau_kernel.h"
+#include "precision_passes.h"
 #undef TAB_REF_ONLY
+#undef OSC_PASS_LD
 
 OSC_SLOT_ENTRIES(tab)
 
