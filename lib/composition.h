@@ -51,6 +51,11 @@ typedef enum osc_composition_error {
 /* The substeps of a step: nweights, or 2 nweights - 1 if symmetric (0 for nweights < 1). */
 int osc_composition_substeps(int nweights, bool symmetric);
 
+/* The weight of substep k (0 <= k < osc_composition_substeps) of weights as given: w_k, or past
+ * the middle of a symmetric composition the mirrored weight (substep k >= nweights is substep
+ * 2 (nweights - 1) - k's; a composition given in full has no such k). */
+double osc_composition_substep_weight(const double *weights, int nweights, int k);
+
 /* Whether base can be composed: a registry method whose state is (x, v) as given (above). */
 bool osc_composition_base_ok(const osc_method *base);
 

@@ -135,7 +135,7 @@ int osc_composition_coefficient_order(const double *weights, int nweights, bool 
         return -1;
     long double w[OSC_COMPOSITION_MAX_SUBSTEPS];
     for (int k = 0; k < substeps; k++) {
-        w[k] = weights[k < nweights ? k : 2 * (nweights - 1) - k];
+        w[k] = osc_composition_substep_weight(weights, nweights, k);
         if (!isfinite(w[k]))
             return -1;
     }

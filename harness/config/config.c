@@ -1172,7 +1172,7 @@ static int define_composition(const definition *d, const ynode *const *v, config
     if (e == OSC_COMPOSITION_SUM) {
         double sum = 0;
         for (int k = 0; k < osc_composition_substeps((int)count, symmetric); k++)
-            sum += w[k < (int)count ? k : 2 * ((int)count - 1) - k];
+            sum += osc_composition_substep_weight(w, (int)count, k);
         return fail_node(d->c, v[COMP_WEIGHTS], def_key(d, "weights", key),
                          "%s: the %d substeps' weights sum to %.17g%s", osc_composition_error_text(e),
                          osc_composition_substeps((int)count, symmetric), sum,
@@ -1195,8 +1195,11 @@ static int define_composition(const definition *d, const ynode *const *v, config
      * own. The linear problem's one-step map is the base's kernel's: not computed (-1). */
     out->coefficient_order = osc_composition_coefficient_order(
         w, (int)count, symmetric, base->order_damped, base->symmetric_damped);
-    out->coefficient_order_undamped = osc_composition_coefficient_order(
-        w, (int)count, symmetric, base->order, base->symmetric);
+    out->coefficient_order_undamped =
+        base->order == base->order_damped && base->symmetric == base->symmetric_damped
+            ? out->coefficient_order
+            : osc_composition_coefficient_order(w, (int)count, symmetric, base->order,
+                                                base->symmetric);
     out->linear_order = out->linear_order_undamped = -1;
     return 0;
 }

@@ -37,9 +37,7 @@ int osc_composition_substeps(int nweights, bool symmetric)
     return nweights < 1 ? 0 : symmetric ? 2 * nweights - 1 : nweights;
 }
 
-/* The weight of substep k (k < osc_composition_substeps): w_k, or mirrored past the middle of a
- * symmetric composition (n = 2 nweights - 1 substeps: substep k >= nweights is n - 1 - k's). */
-static double substep_weight(const double *weights, int nweights, int k)
+double osc_composition_substep_weight(const double *weights, int nweights, int k)
 {
     return weights[k < nweights ? k : 2 * (nweights - 1) - k];
 }
@@ -81,7 +79,7 @@ osc_composition_error osc_composition_validate(const osc_method *base, const dou
         }
     double sum = 0, mag = 0;
     for (int k = 0; k < n; k++) {
-        const double w = substep_weight(weights, nweights, k);
+        const double w = osc_composition_substep_weight(weights, nweights, k);
         sum += w, mag += fabs(w);
     }
     if (fabs(sum - 1) > OSC_TABLEAU_SUM_TOL(n) * fmax(1, mag))
@@ -170,7 +168,7 @@ static void fill_slot(comp_slot *sl, const osc_method *base, const double *weigh
     sl->base = base;
     sl->substeps = osc_composition_substeps(nweights, symmetric);
     for (int k = 0; k < sl->substeps; k++)
-        sl->w[k] = substep_weight(weights, nweights, k);
+        sl->w[k] = osc_composition_substep_weight(weights, nweights, k);
     snprintf(sl->summary, sizeof sl->summary, "composition of %d %s steps", sl->substeps,
              base->name);
 }
