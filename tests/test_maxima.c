@@ -463,7 +463,9 @@ static void run_at_level(const osc_method *m, osc_precision p, int dim, size_t n
  * explicitly (fma(), no contraction), so a level that computes other bits is a defect. */
 static void check_isa_levels(const osc_method *m)
 {
-    const size_t n = OSC_TILE_LANES + 300;
+    /* The second tile has 384 lanes, the last one padding: a block size that does not divide
+     * 384 ends it with remainder blocks on real lanes (28 lanes: 13 blocks, then 16 and 4). */
+    const size_t n = OSC_TILE_LANES + 383;
     int levels[3];
     const int nlevels = isa_levels(levels), saved_cap = osc_isa_cap();
     osc_lane_metrics *mt0 = calloc(n, sizeof *mt0), *mt = calloc(n, sizeof *mt);

@@ -20,8 +20,10 @@
  * the state. On Zen 3 (AVX2, 16 ymm, 2 FMA + 2 FP-add pipes): 6-10 ymm per array, per method
  * (lib/meson.build's table says which and why); beyond that GCC keeps the block's state in stack
  * copies, which tests/check_kernels.py detects in the assembly.
- * Any multiple of 8 lanes works: lane ranges are multiples of OSC_LANE_ALIGN, and what is left
- * of a range after whole blocks is stepped in power-of-two blocks (128, 64, ..., 8 lanes).
+ * Any multiple of 4 lanes works: lane ranges are multiples of OSC_LANE_ALIGN, and what is left
+ * of a range after whole blocks is stepped in power-of-two blocks (128, 64, ..., 4 lanes). A
+ * block need not be a power of two: on 16 ymm, 7 vectors per array (28 double lanes) fill the
+ * registers exactly for a two-array state with one temporary.
  *
  * ISAs. With OSC_MULTIVERSION (GCC, x86-64) advance() is compiled three times, for x86-64-v4,
  * x86-64-v3 and the x86-64 baseline, each with its own block size, and picks one per call by
@@ -57,8 +59,8 @@
 #define OSC_BL_BASE (OSC_IS_DOUBLE ? OSC_BLOCK_LANES_BASE_D : OSC_BLOCK_LANES_BASE_F)
 
 _Static_assert(OSC_LANE_ALIGN % 128 == 0, "the remainder blocks below assume 128-lane ranges");
-_Static_assert(OSC_BL_V4 % 8 == 0 && OSC_BL_V3 % 8 == 0 && OSC_BL_BASE % 8 == 0,
-               "register blocks must be multiples of 8 lanes");
+_Static_assert(OSC_BL_V4 % 4 == 0 && OSC_BL_V3 % 4 == 0 && OSC_BL_BASE % 4 == 0,
+               "register blocks must be multiples of 4 lanes");
 _Static_assert(OSC_BL_V4 <= 512 && OSC_BL_V3 <= 512 && OSC_BL_BASE <= 512,
                "register blocks of more than 512 lanes cannot live in registers");
 
@@ -121,8 +123,8 @@ static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_
         }                                                                                          \
     }
 
-/* An advance() for one ISA: whole blocks of BL lanes, then the rest (a multiple of 8 lanes, as
- * ranges are multiples of OSC_LANE_ALIGN) in power-of-two blocks. The remainder blocks exist
+/* An advance() for one ISA: whole blocks of BL lanes, then the rest (a multiple of 4 lanes, as
+ * ranges are multiples of OSC_LANE_ALIGN and BL of 4) in power-of-two blocks. The remainder blocks exist
  * only when BL does not divide OSC_LANE_ALIGN; the constant conditions fold away otherwise. */
 #define OSC_REM_NEEDED(BL, L) ((L) < (BL) && OSC_LANE_ALIGN % (BL) != 0)
 #define OSC_DEFINE_ADVANCE(NAME, BL, ATTR)                                                         \
@@ -132,6 +134,7 @@ static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_
     OSC_DEFINE_BLOCK(F(NAME##_r32), 32, ATTR)                                                      \
     OSC_DEFINE_BLOCK(F(NAME##_r16), 16, ATTR)                                                      \
     OSC_DEFINE_BLOCK(F(NAME##_r8), 8, ATTR)                                                        \
+    OSC_DEFINE_BLOCK(F(NAME##_r4), 4, ATTR)                                                        \
     ATTR static void F(NAME)(const osc_soa *a, size_t i0, size_t i1, long nsteps, real dt)         \
     {                                                                                              \
         real *s0 = a->s[0], *s1 = a->s[1], *s2 = OSC_NSTATE > 2 ? a->s[2] : NULL;                  \
@@ -154,6 +157,9 @@ static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_
         if (OSC_REM_NEEDED(BL, 8))                                                                 \
             for (; i1 - i >= 8; i += 8)                                                            \
                 F(NAME##_r8)(s0, s1, s2, w2, gam, g, i, nsteps, dt);                               \
+        if (OSC_REM_NEEDED(BL, 4))                                                                 \
+            for (; i1 - i >= 4; i += 4)                                                            \
+                F(NAME##_r4)(s0, s1, s2, w2, gam, g, i, nsteps, dt);                               \
     }
 
 #if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
