@@ -18,7 +18,11 @@ const osc_method osc_method_rk4 = {
 };
 #else
 
-/* Stage i is (xi, vi) with slope (vi, -mi); stage 1 is the state itself. */
+/* Stage i is (xi, vi) with slope (vi, -mi); stage 1 is the state itself. The force is summed
+ * as gam vi + (w2 xi + g): xi needs only the previous stage's velocity, so w2 xi + g is ready
+ * while vi still waits for the previous force, and each stage adds two FMAs (vi, then mi) to
+ * the step's dependency chain instead of three (8 cycles per stage, not 12; the step 39, not
+ * 51). */
 /* dt/6 divides: prepared once per lane (kernel_loops.h), not in the step loop. */
 #define OSC_LANE_COEFS
 static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF])
@@ -32,13 +36,13 @@ static inline void F(fast_step)(real *restrict x, real *restrict v, real *restri
     (void)unused;
     const real half_dt = (real)0.5 * dt;
     real x1 = *x, v1 = *v;
-    real m1 = fma(w2, x1, fma(gam, v1, g));
+    real m1 = fma(gam, v1, fma(w2, x1, g));
     real x2 = fma(half_dt, v1, x1), v2 = fma(-half_dt, m1, v1);
-    real m2 = fma(w2, x2, fma(gam, v2, g));
+    real m2 = fma(gam, v2, fma(w2, x2, g));
     real x3 = fma(half_dt, v2, x1), v3 = fma(-half_dt, m2, v1);
-    real m3 = fma(w2, x3, fma(gam, v3, g));
+    real m3 = fma(gam, v3, fma(w2, x3, g));
     real x4 = fma(dt, v3, x1), v4 = fma(-dt, m3, v1);
-    real m4 = fma(w2, x4, fma(gam, v4, g));
+    real m4 = fma(gam, v4, fma(w2, x4, g));
     real vsum = fma((real)2, v2 + v3, v1) + v4;
     real msum = fma((real)2, m2 + m3, m1) + m4;
     *x = fma(sixth_dt, vsum, x1);
