@@ -124,8 +124,9 @@ static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_
     }
 
 /* An advance() for one ISA: whole blocks of BL lanes, then the rest (a multiple of 4 lanes, as
- * ranges are multiples of OSC_LANE_ALIGN and BL of 4) in power-of-two blocks. The remainder blocks exist
- * only when BL does not divide OSC_LANE_ALIGN; the constant conditions fold away otherwise. */
+ * ranges are multiples of OSC_LANE_ALIGN and BL of 4) in power-of-two blocks. The remainder
+ * blocks exist only when BL does not divide OSC_LANE_ALIGN; the constant conditions fold away
+ * otherwise. */
 #define OSC_REM_NEEDED(BL, L) ((L) < (BL) && OSC_LANE_ALIGN % (BL) != 0)
 #define OSC_DEFINE_ADVANCE(NAME, BL, ATTR)                                                         \
     OSC_DEFINE_BLOCK(F(NAME##_blk), BL, ATTR)                                                      \
