@@ -5,7 +5,8 @@
 #     harness/bench/peers/run.sh BUILD_DIR [OUT_DIR]
 # Needs: a release build with oscbench-bench; g++ and Boost (Debian libboost-dev) for odeint;
 # python3-numpy and python3-numba for those peers (each peer is skipped if missing).
-# Writes OUT_DIR/bench.json (Google Benchmark JSON), OUT_DIR/bench.txt and OUT_DIR/peers.txt.
+# Writes OUT_DIR/bench.json (Google Benchmark JSON), OUT_DIR/bench.txt, OUT_DIR/table.md (the
+# README's table, table.py) and OUT_DIR/peers.txt.
 set -eu
 build=${1:?usage: run.sh BUILD_DIR [OUT_DIR]}
 out=${2:-$(mktemp -d)}
@@ -18,6 +19,7 @@ n=1048576
     --benchmark_filter='^(step/[a-z0-9-]+/(double|float)/1048576(/threads:1)?|baseline/naive/(double|float)/1048576)$' \
     --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/bench.json" --benchmark_out_format=json | tee "$out/bench.txt"
+python3 "$here/table.py" "$out/bench.json" | tee "$out/table.md"
 {
     if command -v g++ >/dev/null && [ -e /usr/include/boost/numeric/odeint.hpp ]; then
         g++ -O3 -march=native -o "$out/odeint_peer" "$here/odeint_peer.cc"

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""The README's per-machine performance table from run.sh's Google Benchmark JSON:
+    table.py OUT_DIR/bench.json
+One row per method that ran step/<method>/double/1048576 (medians of the repetitions): ops per
+step from the compiled kernel, osc-steps/s, roof_fraction ("of ceiling") and peak_fraction with 2
+threads, the same in float, float / double, 2 threads / 1, and the one-thread cpu_roof_fraction;
+then the naive baseline, the probe's peaks and the range of the peaks sampled beside the
+benchmarks, so that a row hit by a moment of lost CPU (its own peak sample low) can be told."""
+import json
+import sys
+
+LANES = 1048576
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit('usage: table.py BENCH_JSON')
+    with open(sys.argv[1]) as f:
+        run = json.load(f)
+    medians = {b['run_name']: b for b in run['benchmarks'] if b.get('aggregate_name') == 'median'}
+    methods = []
+    for name in medians:
+        parts = name.split('/')
+        if parts[0] == 'step' and parts[2:] == ['double', str(LANES)] and parts[1] not in methods:
+            methods.append(parts[1])
+
+    def bench(method, precision, one_thread=False):
+        suffix = '/threads:1' if one_thread else ''
+        return medians.get(f'step/{method}/{precision}/{LANES}{suffix}')
+
+    print('| method | ops/step (FMA + add) | double osc-steps/s | of ceiling | peak fraction '
+          '| float osc-steps/s | float of ceiling | float / double | 2 threads / 1 '
+          '| 1 thread, of ceiling per CPU-s | peak beside, double / float |')
+    print('|---' * 11 + '|')
+    for m in methods:
+        d, f, d1 = bench(m, 'double'), bench(m, 'float'), bench(m, 'double', True)
+        cells = [m, f"{d['ops_fma']:g} + {d['ops_add']:g}", f"{d['osc_steps_per_s']:.3g}",
+                 f"{d['roof_fraction']:.2f}", f"{d['peak_fraction']:.2f}"]
+        cells += ([f"{f['osc_steps_per_s']:.3g}", f"{f['roof_fraction']:.2f}",
+                   f"{f['osc_steps_per_s'] / d['osc_steps_per_s']:.2f}"] if f else ['', '', ''])
+        cells += ([f"{d['osc_steps_per_s'] / d1['osc_steps_per_s']:.2f}",
+                   f"{d1['cpu_roof_fraction']:.2f}"] if d1 else ['', ''])
+        cells.append(f"{d['peak_beside_fma_per_s']:.3g} / "
+                     + (f"{f['peak_beside_fma_per_s']:.3g}" if f else '-'))
+        print('| ' + ' | '.join(cells) + ' |')
+    for p in ('double', 'float'):
+        b = medians.get(f'baseline/naive/{p}/{LANES}')
+        if b:
+            print(f"\nnaive baseline {p}: {b['osc_steps_per_s']:.3g} osc-steps/s, "
+                  f"peak_fraction {b['peak_fraction']:.3f}", end='')
+    print()
+    ctx = run['context']
+    print('\nprobe: ' + ', '.join(f'{k} {ctx[k]}' for k in sorted(ctx)
+                                  if 'peak' in k or 'mix' in k or k.endswith('isa')))
+    for p in ('double', 'float'):
+        beside = [b['peak_beside_fma_per_s'] for n, b in medians.items()
+                  if n.startswith('step/') and f'/{p}/' in n and 'peak_beside_fma_per_s' in b]
+        if beside:
+            print(f'peak beside the {p} benchmarks (medians): {min(beside):.3g} to {max(beside):.3g}')
+    spreads = [b['peak_spread'] for b in medians.values() if 'peak_spread' in b]
+    if spreads:
+        print(f'peak_spread (largest - smallest sample over largest, whole run): {max(spreads):.2f}')
+
+
+if __name__ == '__main__':
+    main()
