@@ -19,7 +19,7 @@ n=1048576
     --benchmark_filter='^(step/[a-z0-9-]+/(double|float)/1048576(/threads:1)?|baseline/naive/(double|float)/1048576)$' \
     --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/bench.json" --benchmark_out_format=json | tee "$out/bench.txt"
-python3 "$here/table.py" "$out/bench.json" | tee "$out/table.md"
+"$py" "$here/table.py" "$out/bench.json" | tee "$out/table.md"
 {
     if command -v g++ >/dev/null && [ -e /usr/include/boost/numeric/odeint.hpp ]; then
         g++ -O3 -march=native -o "$out/odeint_peer" "$here/odeint_peer.cc"
