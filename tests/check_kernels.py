@@ -313,8 +313,9 @@ TABFUNC = re.compile(r'^[0-9a-f]+ <((tabv|rknv)_(blk|aud)_(v3|v4)_s(\d)_([df]))(
 # holds each once, behind its branch), and what they are.
 COEF_FAMILIES = {
     'tabv': ('tableau', lambda s: s * s + 3 * s, '2 s forces + s (s - 1) entries of a + 2 s weights'),
-    'rknv': ('rkn', lambda s: s * s + 4 * s + 1,
-             '2 s forces + s nodes c + s (s - 1) entries of abar and a + 1 (x + h v) + 2 s weights'),
+    'rknv': ('rkn', lambda s: s * s + 6 * s + 1,
+             '2 s forces in each of their 2 orders + s nodes c + s (s - 1) entries of abar and a '
+             '+ 1 (x + h v) + 2 s weights'),
 }
 
 
@@ -326,8 +327,9 @@ def check_tableau(objdump, lib):
     guarded by a branch on the method's nonzero masks, so the code holds every coefficient's
     FMAs once per vector of the block, whether it is zero or not: a block's FMAs must be
     (vectors) x (the family's per-vector count, COEF_FAMILIES: for the rk family 2 s forces +
-    s (s - 1) entries of a + 2 s weights; for the rkn family 2 s forces + s nodes + s (s - 1)
-    entries of abar and a + 1 + 2 s weights), a whole number of vectors, each a power of two
+    s (s - 1) entries of a + 2 s weights; for the rkn family 2 s forces in each of the two
+    orders a stage may sum its force in (one runs) + s nodes + s (s - 1) entries of abar and a
+    + 1 + 2 s weights), a whole number of vectors, each a power of two
     (the block divides the lane ranges); fewer mean a coefficient the kernel never applies, more
     a duplicated or unrolled-and-jammed step. (What runs per step counts only the nonzero
     coefficients: the declared fma_per_step, which tests/test_tableau_method.c and

@@ -44,6 +44,7 @@ typedef struct F(rkn_scaled) {
     int stages;
     unsigned long long nz_abar, nz_a;
     unsigned nz_bbar, nz_b, nz_c;
+    unsigned x_inner; /* bit i: stage i sums its force as gam V_i + (w2 X_i + g), rkn_x_first */
     real nabar[OSC_RKN_MAX_STAGES][OSC_RKN_MAX_STAGES], na[OSC_RKN_MAX_STAGES][OSC_RKN_MAX_STAGES];
     real nbbar[OSC_RKN_MAX_STAGES], nb[OSC_RKN_MAX_STAGES], hc[OSC_RKN_MAX_STAGES];
     real h;
@@ -67,6 +68,8 @@ static F(rkn_scaled) F(rkn_scale)(const rkn_slot *sl, real dt)
         k.nz_b |= (unsigned)(sl->b[i] != 0) << i;
         k.nz_c |= (unsigned)(sl->c[i] != 0) << i;
     }
+    for (int i = 0; i < k.stages; i++)
+        k.x_inner |= (unsigned)rkn_x_first(sl, i) << i;
     return k;
 }
 
@@ -99,7 +102,7 @@ static inline __attribute__((always_inline)) void F(rkn_step)(const F(rkn_scaled
             if (k->nz_a >> RKN_NZ_BIT(i, j) & 1)
                 vi = fma(k->na[i][j], ms[j], vi);
         }
-        ms[i] = fma(w2, xi, fma(gam, vi, g));
+        ms[i] = k->x_inner >> i & 1 ? fma(gam, vi, fma(w2, xi, g)) : fma(w2, xi, fma(gam, vi, g));
     }
     real xn = fma(k->h, v0, x0), vn = v0;
     for (int i = 0; i < k->stages; i++) {

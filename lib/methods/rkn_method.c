@@ -52,8 +52,29 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
  * slower. At other stage counts two per call (a 2-vector block's lockstep for s >= 5) was no
  * better or slower: s = 1 and 2 within the noise, s = 3 dense, 6 subdiagonal and 8 dense
  * tableaus 6-30% slower, a dense 6-stage one 15% faster (best and median of 6 runs), so they
- * keep one. The v4 widths are not measured (kept at one). */
+ * keep one. The v4 widths are not measured (kept at one). Re-measured after rkn_x_first shortened
+ * the chain (Zen 3, one thread, 65536 lanes, double, 6 interleaved rounds on an idle machine, best
+ * and median of the rounds' medians of cpu_roof_fraction): 4 vectors in 2 calls 0.62 / 0.55, one
+ * vector per call 0.35 / 0.29, 8 vectors in 2-vector calls 0.34 / 0.31; the coefficients as
+ * pre-broadcast vectors read by the FMAs from memory instead of broadcast ones: 0.48 / 0.46
+ * against 0.62 / 0.60 (5 rounds). */
 #define RKN_CHAIN_VECTORS(s, level) ((level) == 3 && (s) == 4 ? 2 : 1)
+
+/* Which of stage i's X_i and V_i its force M_i = w2 X_i + gam V_i + g adds first. Each is a chain
+ * of FMAs whose last term is the newest force (M_{i-1}; for stage 0, the previous step's M_s via
+ * x' and v'), so the one that does not read it is ready early: that one goes inside,
+ * fma(w2, X_i, g) or fma(gam, V_i, g), and the other outside, one FMA after its own update. For
+ * rk4's Nystrom form X_2..X_4 do not read the newest force (abar_{i,i-1} = 0) nor does x'
+ * (bbar_4 = 0): X inside makes each stage 2 FMAs deep after M_{i-1} instead of 3 (the step's
+ * chain 32 cycles instead of 48 on a 4-cycle FMA). X goes inside unless only X reads the newest
+ * force. */
+static int rkn_x_first(const rkn_slot *sl, int i)
+{
+    const int s = sl->stages;
+    const int x_late = i == 0 ? sl->bbar[s - 1] != 0 : sl->abar[i][i - 1] != 0;
+    const int v_late = i == 0 ? sl->b[s - 1] != 0 : sl->a[i][i - 1] != 0;
+    return !(x_late && !v_late);
+}
 
 /* The kernels for double and float, then the long double reference. */
 #define OSC_PASS_FILE "rkn_kernel.h"

@@ -11,7 +11,9 @@
  * from the same masks; tests/test_rkn.c checks the two agree; the test is marked likely true,
  * so a nonzero coefficient's code falls through). A step holds its s force vectors
  * M_i, the state, the stage's X_i and V_i and the lane coefficients: s + 7 vectors per vector of
- * lanes, fewer than a tableau's 2 s + 4.
+ * lanes, fewer than a tableau's 2 s + 4. Each stage sums its force in the order the tableau's
+ * x_inner mask picks (rkn_x_first in rkn_method.c: the one of X_i and V_i that does not read the
+ * newest force goes inside), again a branch the same for every lane.
  *
  * Bits. The step is rkn_step's (rkn_kernel.h), operation for operation and in its order; the
  * signs are in the scaled coefficients (-dt^2 abar_ij, -dt a_ij, ...), so every operation is an
@@ -25,7 +27,7 @@ CS_ATTR static inline __attribute__((always_inline)) void CS_FN(chain)(
 {
     CS_VT ms[OSC_RKN_MAX_STAGES][CS_MAX_BLOCK_VECTORS];
     const unsigned long long nzabar = k->nz_abar, nza = k->nz_a;
-    const unsigned nzc = k->nz_c, nzbbar = k->nz_bbar, nzb = k->nz_b;
+    const unsigned nzc = k->nz_c, nzbbar = k->nz_bbar, nzb = k->nz_b, xin = k->x_inner;
 #pragma GCC unroll 8
     for (int i = 0; i < s; i++) {
         CS_VT xi[CS_MAX_BLOCK_VECTORS], vi[CS_MAX_BLOCK_VECTORS];
@@ -57,9 +59,15 @@ CS_ATTR static inline __attribute__((always_inline)) void CS_FN(chain)(
                     vi[q] = CS_FMA(h, ms[j][q], vi[q]);
             }
         }
+        if (xin >> i & 1) {
 #pragma GCC unroll 16
-        for (int q = 0; q < nv; q++)
-            ms[i][q] = CS_FMA(w2[q], xi[q], CS_FMA(gam[q], vi[q], g[q]));
+            for (int q = 0; q < nv; q++)
+                ms[i][q] = CS_FMA(gam[q], vi[q], CS_FMA(w2[q], xi[q], g[q]));
+        } else {
+#pragma GCC unroll 16
+            for (int q = 0; q < nv; q++)
+                ms[i][q] = CS_FMA(w2[q], xi[q], CS_FMA(gam[q], vi[q], g[q]));
+        }
     }
     const CS_VT h = CS_SET1(k->h);
 #pragma GCC unroll 16
