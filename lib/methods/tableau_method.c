@@ -43,7 +43,9 @@ _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask 
  *     its ceiling at 4, 0.44 at 2, 0.38 at 8);  s = 5-8: 2 (4: 0.55-0.9x).
  * 3 or 6 vectors were sometimes faster by up to 20% but do not divide the lane ranges. The v4
  * sizes (8 vectors up to 4 stages, 4 beyond: twice v3's for the twice as many registers, at most
- * 128 float lanes) are not measured (no AVX-512 machine at hand). */
+ * 128 float lanes) were measured for s = 4 only (Zen 5, AVX-512, one thread, 65536 lanes, 5
+ * interleaved rounds, best and median of the rounds' medians of cpu_roof_fraction, rk4's tableau,
+ * double): 8 vectors 0.91 / 0.85, 4 vectors 0.80 / 0.76 (float alike). */
 #define TAB_MAX_BLOCK_VECTORS 8
 #define TAB_BLOCK_VECTORS(s, level)                                                                \
     ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
@@ -53,8 +55,8 @@ _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask 
  * 2 and 4 vectors against 2.9) but was slower on Zen 3 (one thread, 65536 lanes, 12 interleaved
  * runs on a loaded machine, best: 1.41 and 2.12 ns per osc-step against 1.15; a dense 6-stage
  * tableau 4.1 against 2.9): the vectors then hold more registers (the block spills its
- * accumulators) and run in lockstep, each step's chain of dependent FMAs less hidden. The v4
- * width is not measured (kept at one). */
+ * accumulators) and run in lockstep, each step's chain of dependent FMAs less hidden. On v4
+ * (Zen 5, as above) two per call were no better: 8 vectors 0.92 / 0.88, 4 vectors 0.83 / 0.82. */
 #define TAB_CHAIN_VECTORS(s, level) 1
 
 /* The kernels for double and float, then the long double reference. */
