@@ -47,23 +47,22 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
 #define RKN_MAX_BLOCK_VECTORS 8
 #define RKN_BLOCK_VECTORS(s, level)                                                                \
     ((level) == 4 ? ((s) < 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
-/* Vectors per chain call (coef_simd.h). Its step runs one FMA per coefficient, so stepping
- * one vector at a time pays a mask test and a broadcast per FMA; for s = 4 on v3 two vectors
- * per call (the 4-vector block in two calls) halve that: rk4's Nystrom form, double, 4.1 -> 3.0
- * instructions per FMA in the block (callgrind), best of 10-12 interleaved runs 1.87 -> 1.56 ns
- * per osc-step (Zen 3, one thread, 65536 lanes, a loaded machine). Four per call (the block in
- * lockstep: 2.6 per FMA, 2.2 ns) and an 8-vector block of two-vector calls (2.4 ns) were
- * slower. At other stage counts two per call (a 2-vector block's lockstep for s >= 5) was no
- * better or slower: s = 1 and 2 within the noise, s = 3 dense, 6 subdiagonal and 8 dense
- * tableaus 6-30% slower, a dense 6-stage one 15% faster (best and median of 6 runs), so they
- * keep one. On v4 two per call for s = 4 likewise: rk4's Nystrom form 0.29 -> 0.69 of its
- * ceiling (medians; see RKN_BLOCK_VECTORS); the other v4 widths are not measured (kept at one).
- * Re-measured after rkn_x_first shortened
- * the chain (Zen 3, one thread, 65536 lanes, double, 6 interleaved rounds on an idle machine, best
- * and median of the rounds' medians of cpu_roof_fraction): 4 vectors in 2 calls 0.62 / 0.55, one
- * vector per call 0.35 / 0.29, 8 vectors in 2-vector calls 0.34 / 0.31; the coefficients as
- * pre-broadcast vectors read by the FMAs from memory instead of broadcast ones: 0.48 / 0.46
- * against 0.62 / 0.60 (5 rounds). */
+/* Vectors per chain call (coef_simd.h). Its step runs one FMA per coefficient, so stepping one
+ * vector at a time pays a mask test and a broadcast per FMA; for s = 4 on v3 two vectors per call
+ * (the 4-vector block in two calls) halve that: rk4's Nystrom form, double, 4.1 -> 3.0 instructions
+ * per FMA in the block (callgrind), best of 10-12 interleaved runs 1.87 -> 1.56 ns per osc-step
+ * (Zen 3, one thread, 65536 lanes, a loaded machine). Four per call (the block in lockstep: 2.6 per
+ * FMA, 2.2 ns) and an 8-vector block of two-vector calls (2.4 ns) were slower. At other stage
+ * counts two per call (a 2-vector block's lockstep for s >= 5) was no better or slower: s = 1 and 2
+ * within the noise, s = 3 dense, 6 subdiagonal and 8 dense tableaus 6-30% slower, a dense 6-stage
+ * one 15% faster (best and median of 6 runs), so they keep one. On v4 two per call for s = 4
+ * likewise: rk4's Nystrom form 0.29 -> 0.69 of its ceiling (medians; see RKN_BLOCK_VECTORS); the
+ * other v4 widths are not measured (kept at one). Re-measured after rkn_x_first shortened the chain
+ * (Zen 3, one thread, 65536 lanes, double, 6 interleaved rounds on an idle machine, best and median
+ * of the rounds' medians of cpu_roof_fraction): 4 vectors in 2 calls 0.62 / 0.55, one vector per
+ * call 0.35 / 0.29, 8 vectors in 2-vector calls 0.34 / 0.31; the coefficients as pre-broadcast
+ * vectors read by the FMAs from memory instead of broadcast ones: 0.48 / 0.46 against 0.62 / 0.60
+ * (5 rounds). */
 #define RKN_CHAIN_VECTORS(s, level) ((level) >= 3 && (s) == 4 ? 2 : 1)
 
 /* Which of stage i's X_i and V_i its force M_i = w2 X_i + gam V_i + g adds first. Each is a chain
