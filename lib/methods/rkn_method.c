@@ -63,7 +63,7 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
  * call 0.35 / 0.29, 8 vectors in 2-vector calls 0.34 / 0.31; the coefficients as pre-broadcast
  * vectors read by the FMAs from memory instead of broadcast ones: 0.48 / 0.46 against 0.62 / 0.60
  * (5 rounds). */
-#define RKN_CHAIN_VECTORS(s, level) ((level) >= 3 && (s) == 4 ? 2 : 1)
+#define RKN_CHAIN_VECTORS(s, level) ((s) == 4 ? 2 : 1)
 
 /* Which of stage i's X_i and V_i its force M_i = w2 X_i + gam V_i + g adds first. Each is a chain
  * of FMAs whose last term is the newest force (M_{i-1}; for stage 0, the previous step's M_s via
