@@ -173,7 +173,8 @@ static int run_tiles(osc_batch *b, long nsteps, long audit_every, const osc_cost
     for (int a = 0; a < b->dim; a++)
         soa[a] = osc_batch_soa(b, a);
     const long first = b->step, last = b->step + nsteps;
-    const size_t ntiles = (b->cap + OSC_TILE_LANES - 1) / OSC_TILE_LANES;
+    const size_t tile = osc_batch_tile_lanes(b);
+    const size_t ntiles = (b->cap + tile - 1) / tile;
     atomic_int failed = 0;
     long reached = last; /* the smallest step any tile reached */
 
@@ -182,7 +183,7 @@ static int run_tiles(osc_batch *b, long nsteps, long audit_every, const osc_cost
      * fails, every tile stops before its next interval (a tile not yet begun does not step). */
 #pragma omp parallel for schedule(dynamic, 1) reduction(min : reached)
     for (size_t t = 0; t < ntiles; t++) {
-        size_t i0 = t * OSC_TILE_LANES, i1 = i0 + OSC_TILE_LANES < b->cap ? i0 + OSC_TILE_LANES : b->cap;
+        size_t i0 = t * tile, i1 = i0 + tile < b->cap ? i0 + tile : b->cap;
         size_t audit_end = i1 < b->n ? i1 : b->n;
         long done = first;
         while (done < last && !atomic_load(&failed)) {
@@ -223,6 +224,12 @@ int osc_batch_run_costep(osc_batch *b, long nsteps, long audit_every, const osc_
 }
 
 size_t osc_batch_padded_lanes(const osc_batch *b) { return b->cap; }
+
+size_t osc_batch_tile_lanes(const osc_batch *b)
+{
+    const osc_kernels *kern = &b->method->kernels[b->precision];
+    return kern->tile_lanes ? kern->tile_lanes() : OSC_TILE_LANES;
+}
 
 void osc_batch_readout(const osc_batch *b, size_t i0, size_t i1, double *x, double *v)
 {

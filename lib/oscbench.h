@@ -137,6 +137,10 @@ typedef struct osc_kernels {
     void (*advance_audited_composed)(const osc_soa *axes, int dim, size_t i0, size_t i1,
                                      long nsteps, double dt, const double *h, int nsub,
                                      const osc_costep *cs);
+    /* Lanes per tile for advance() on the ISA path it takes now: a multiple of OSC_LANE_ALIGN,
+     * at most OSC_TILE_LANES, chosen so that a tile is whole register blocks where that is
+     * possible (kernel_loops.h). NULL: OSC_TILE_LANES. */
+    size_t (*tile_lanes)(void);
 } osc_kernels;
 /* The most substeps a composed kernel takes (osc_kernels.advance_composed). */
 #define OSC_COMPOSED_MAX_SUBSTEPS 32
@@ -199,7 +203,8 @@ int osc_method_declared_order(const osc_method *m, double c);
  * AVX-512; a block size that does not divide it is completed by smaller power-of-two blocks, see
  * lib/methods/kernel_loops.h); padding lanes are at rest with zero coefficients. */
 #define OSC_LANE_ALIGN 128
-/* Lanes per tile: a tile is stepped for a whole audit interval while it sits in cache. */
+/* Lanes per tile, at most: a tile is stepped for a whole audit interval while it sits in cache
+ * (osc_kernels.tile_lanes may choose fewer; osc_batch_tile_lanes says how many). */
 #define OSC_TILE_LANES 512
 
 typedef struct osc_batch osc_batch;
@@ -244,6 +249,9 @@ int osc_batch_run_costep(osc_batch *b, long nsteps, long audit_every, const osc_
                          osc_audit_fn audit, void *ctx);
 /* Lanes allocated (n rounded up to OSC_LANE_ALIGN): the length of osc_costep's arrays. */
 size_t osc_batch_padded_lanes(const osc_batch *b);
+/* Lanes per tile of the batch's runs (the last tile may be shorter): the kernels' tile_lanes on
+ * the ISA path they take now. */
+size_t osc_batch_tile_lanes(const osc_batch *b);
 
 /* Position and velocity of lanes [i0, i1) in double: x[a * (i1 - i0) + j] for axis a. */
 void osc_batch_readout(const osc_batch *b, size_t i0, size_t i1, double *x, double *v);

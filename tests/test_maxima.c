@@ -463,8 +463,10 @@ static void run_at_level(const osc_method *m, osc_precision p, int dim, size_t n
  * explicitly (fma(), no contraction), so a level that computes other bits is a defect. */
 static void check_isa_levels(const osc_method *m)
 {
-    /* The second tile has 384 lanes, the last one padding: a block size that does not divide
-     * 384 ends it with remainder blocks on real lanes (28 lanes: 13 blocks, then 16 and 4). */
+    /* 895 lanes, padded to 896: the last tile is short of a whole tile (384 of 512 lanes, or
+     * 128 of 384: osc_batch_tile_lanes), so a block size that does not divide it ends it with
+     * remainder blocks on real lanes (28 lanes in 384: 13 blocks, then 16 and 4; 96 lanes in
+     * 128: one block, then 32), the last lane padding. */
     const size_t n = OSC_TILE_LANES + 383;
     int levels[3];
     const int nlevels = isa_levels(levels), saved_cap = osc_isa_cap();

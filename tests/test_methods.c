@@ -255,7 +255,8 @@ static double *run_by_plan(const osc_method *m, osc_precision p, size_t n, int d
     atomic_long calls = 0;
     double *slab = NULL;
     osc_costep cs = zero_costep(b, &slab);
-    const long ntiles = (long)((osc_batch_padded_lanes(b) + OSC_TILE_LANES - 1) / OSC_TILE_LANES);
+    const size_t tile = osc_batch_tile_lanes(b);
+    const long ntiles = (long)((osc_batch_padded_lanes(b) + tile - 1) / tile);
     long want_calls = 0;
     for (int c = 0; c < 4 && plan->chunks[c] > 0; c++) {
         osc_audit_fn fn = plan->audit_every > 0 ? audit_nothing : NULL;
@@ -926,8 +927,11 @@ static void test_stopped_run_claims_no_steps(void **state)
 {
     (void)state;
     const osc_method *m = osc_method_find("semi-implicit");
-    const size_t n = 2 * OSC_TILE_LANES + 300, last_i0 = 2 * OSC_TILE_LANES;
     const int dim = 2;
+    osc_batch *probe = new_batch(m, OSC_DOUBLE, dim, 1, 3.5);
+    const size_t tile = osc_batch_tile_lanes(probe);
+    osc_batch_free(probe);
+    const size_t n = 2 * tile + 300, last_i0 = 2 * tile;
     const stop_at stop = {last_i0, 20};
     double x_first[2], v_first[2], x_last[2], v_last[2], x[2], v[2];
     plain_readout(m, n, dim, 100, 0, 1, x_first, v_first);
@@ -966,6 +970,29 @@ static void test_stopped_run_claims_no_steps(void **state)
         osc_batch_free(b);
     }
     omp_set_num_threads(omp_get_num_procs());
+}
+
+/* Tiles (osc_batch_tile_lanes) on every ISA level, for every method and precision: a whole
+ * number of OSC_LANE_ALIGN units (the kernels are handed lane ranges of such units) and at most
+ * OSC_TILE_LANES. That they give the same bits as any other tiling is
+ * test_bits_independent_of_splitting_and_threads's and test_maxima's ISA check. */
+static void test_tiles_are_whole_units(void **state)
+{
+    (void)state;
+    const int saved_cap = osc_isa_cap();
+    const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
+    for (size_t c = 0; c < 3; c++) {
+        osc_isa_set_cap(caps[c]);
+        for (size_t mi = 0; mi < osc_method_count(); mi++)
+            for (size_t pi = 0; pi < 2; pi++) {
+                osc_batch *b = new_batch(osc_method_at(mi), precisions[pi], 1, 1, 0);
+                const size_t tile = osc_batch_tile_lanes(b);
+                assert_true(tile > 0 && tile <= OSC_TILE_LANES);
+                assert_int_equal(tile % OSC_LANE_ALIGN, 0);
+                osc_batch_free(b);
+            }
+    }
+    osc_isa_set_cap(saved_cap);
 }
 
 /* ---- registry sanity ---------------------------------------------------------------------- */
@@ -1102,6 +1129,7 @@ int main(void)
         cmocka_unit_test(test_mass_zero_freezes),
         cmocka_unit_test(test_rejects_invalid_input),
         cmocka_unit_test(test_stopped_run_claims_no_steps),
+        cmocka_unit_test(test_tiles_are_whole_units),
     };
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_conv*' to run one test */
         cmocka_set_test_filter(getenv("TEST_FILTER"));

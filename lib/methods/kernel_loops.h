@@ -163,6 +163,23 @@ static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_
                 F(NAME##_r4)(s0, s1, s2, w2, gam, g, i, nsteps, dt);                               \
     }
 
+/* Tiles (osc_kernels.tile_lanes). osc_batch_run steps a batch in tiles of at most OSC_TILE_LANES
+ * lanes; a tile that is not whole blocks ends in remainder blocks, and a remainder block of few
+ * vectors takes about the time of a whole block (its vectors wait out the step's latency with
+ * nothing beside them): 96-lane blocks in a 512-lane tile are 5 blocks and a 32-lane remainder,
+ * 6 blocks' time for 5.33 blocks' work. So the tile is the largest multiple of OSC_LANE_ALIGN up
+ * to OSC_TILE_LANES that is whole blocks (384 for 96 lanes), or OSC_TILE_LANES if none is. */
+#ifndef OSC_TILE_FOR_BLOCK_DEFINED
+#define OSC_TILE_FOR_BLOCK_DEFINED
+static inline size_t osc_tile_for_block(size_t block_lanes)
+{
+    for (size_t t = OSC_TILE_LANES / OSC_LANE_ALIGN * OSC_LANE_ALIGN; t > 0; t -= OSC_LANE_ALIGN)
+        if (t % block_lanes == 0)
+            return t;
+    return OSC_TILE_LANES;
+}
+#endif
+
 #if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 
 OSC_DEFINE_ADVANCE(advance_v4, OSC_BL_V4, __attribute__((target("arch=x86-64-v4"))))
@@ -184,6 +201,12 @@ static void F(advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, doub
     }
 }
 
+static size_t F(tile_lanes)(void)
+{
+    const int level = osc_isa_dispatch();
+    return osc_tile_for_block(level == 4 ? OSC_BL_V4 : level == 3 ? OSC_BL_V3 : OSC_BL_BASE);
+}
+
 #else
 
 #if defined(__AVX512F__)
@@ -197,6 +220,17 @@ OSC_DEFINE_ADVANCE(advance_any, OSC_BL_BASE, )
 static void F(advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, double dt)
 {
     F(advance_any)(a, i0, i1, nsteps, (real)dt);
+}
+
+static size_t F(tile_lanes)(void)
+{
+#if defined(__AVX512F__)
+    return osc_tile_for_block(OSC_BL_V4);
+#elif defined(__AVX2__) || defined(__AVX__)
+    return osc_tile_for_block(OSC_BL_V3);
+#else
+    return osc_tile_for_block(OSC_BL_BASE);
+#endif
 }
 
 #endif

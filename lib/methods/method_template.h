@@ -75,8 +75,8 @@
 #define OSC_KERNELS                                                                              \
     .nstate = OSC_NSTATE,                                                                        \
     .kernels = {[OSC_DOUBLE] = {advance_d, init_soa_d, readout_soa_d, advance_audited_d,         \
-                                OSC_COMPOSED_D},                                                 \
+                                OSC_COMPOSED_D, tile_lanes_d},                                   \
                 [OSC_FLOAT] = {advance_f, init_soa_f, readout_soa_f, advance_audited_f,          \
-                               OSC_COMPOSED_F}},                                                 \
+                               OSC_COMPOSED_F, tile_lanes_f}},                                   \
     .ref_d = {ref_init_d, ref_step_d, ref_readout_d}, .ref_f = {ref_init_f, ref_step_f, ref_readout_f}, \
     .ref_ld = {ref_init_ld, ref_step_ld, ref_readout_ld}
