@@ -16,8 +16,9 @@
  *     -DOSC_BLOCK_LANES_V3_D=32   (x86-64-v3, double; _F likewise)
  * (the defaults below serve a method built without the table, as the tests' own method is).
  * Measured on Sapphire Rapids (2 FMA pipes of 512 bits): on AVX-512, 8 zmm per array (64
- * doubles, 128 floats) is best for every method: fewer leave the FMA latency exposed, more spill
- * the state. On Zen 3 (AVX2, 16 ymm, 2 FMA + 2 FP-add pipes): 6-10 ymm per array, per method
+ * doubles, 128 floats) was best for every method: fewer leave the FMA latency exposed, more spill
+ * the state; on Zen 5, in tiles of whole blocks (below), 12 zmm (96 doubles) is best for four of
+ * them. On Zen 3 (AVX2, 16 ymm, 2 FMA + 2 FP-add pipes): 6-10 ymm per array, per method
  * (lib/meson.build's table says which and why); beyond that GCC keeps the block's state in stack
  * copies, which tests/check_kernels.py detects in the assembly.
  * Any multiple of 4 lanes works: lane ranges are multiples of OSC_LANE_ALIGN, and what is left
