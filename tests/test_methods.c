@@ -19,6 +19,7 @@
 #include "audit.h"
 #include "exact.h"
 #include "oscbench.h"
+#include "tile_lanes.h"
 
 static const osc_precision precisions[] = {OSC_DOUBLE, OSC_FLOAT};
 
@@ -972,6 +973,29 @@ static void test_stopped_run_claims_no_steps(void **state)
     omp_set_num_threads(omp_get_num_procs());
 }
 
+/* The tile rule (tile_lanes.h): a 512-lane tile unless its remainder block would waste more than
+ * 1/16 of it, then the largest multiple of OSC_LANE_ALIGN that is whole blocks. */
+static void test_tile_rule(void **state)
+{
+    (void)state;
+    static const size_t cases[][2] = {
+        {96, 384}, {192, 384},                      /* 32 and 128 lanes left of 512: 12% wasted */
+        {4, 512}, {32, 512}, {64, 512}, {128, 512}, /* whole in 512 */
+        {24, 512}, {48, 512}, {28, 512}, {40, 512}, /* 8, 32, 8, 32 left: 3-4% wasted */
+        {112, 512}, {80, 512},                      /* 12% wasted, but no tile is whole blocks */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        if (osc_tile_for_block(cases[k][0]) != cases[k][1])
+            fail_msg("blocks of %zu lanes: tile %zu, expected %zu", cases[k][0],
+                     osc_tile_for_block(cases[k][0]), cases[k][1]);
+    for (size_t block = 4; block <= 512; block += 4) {
+        const size_t tile = osc_tile_for_block(block);
+        assert_true(tile > 0 && tile <= OSC_TILE_LANES && tile % OSC_LANE_ALIGN == 0);
+        if (tile < OSC_TILE_LANES)
+            assert_int_equal(tile % block, 0);
+    }
+}
+
 /* Tiles (osc_batch_tile_lanes) on every ISA level, for every method and precision: a whole
  * number of OSC_LANE_ALIGN units (the kernels are handed lane ranges of such units) and at most
  * OSC_TILE_LANES. That they give the same bits as any other tiling is
@@ -1129,6 +1153,7 @@ int main(void)
         cmocka_unit_test(test_mass_zero_freezes),
         cmocka_unit_test(test_rejects_invalid_input),
         cmocka_unit_test(test_stopped_run_claims_no_steps),
+        cmocka_unit_test(test_tile_rule),
         cmocka_unit_test(test_tiles_are_whole_units),
     };
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_conv*' to run one test */

@@ -17,7 +17,7 @@
  * (the defaults below serve a method built without the table, as the tests' own method is).
  * Measured on Sapphire Rapids (2 FMA pipes of 512 bits): on AVX-512, 8 zmm per array (64
  * doubles, 128 floats) was best for every method: fewer leave the FMA latency exposed, more spill
- * the state; on Zen 5, in tiles of whole blocks (below), 12 zmm (96 doubles) is best for four of
+ * the state; on Zen 5, in tiles of whole blocks (tile_lanes.h), 12 zmm (96 doubles) is best for four of
  * them. On Zen 3 (AVX2, 16 ymm, 2 FMA + 2 FP-add pipes): 6-10 ymm per array, per method
  * (lib/meson.build's table says which and why); beyond that GCC keeps the block's state in stack
  * copies, which tests/check_kernels.py detects in the assembly.
@@ -164,30 +164,7 @@ static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_
                 F(NAME##_r4)(s0, s1, s2, w2, gam, g, i, nsteps, dt);                               \
     }
 
-/* Tiles (osc_kernels.tile_lanes). osc_batch_run steps a batch in tiles of at most OSC_TILE_LANES
- * lanes; a tile that is not whole blocks ends in remainder blocks, and a remainder block of few
- * vectors takes about the time of a whole block (its vectors wait out the step's latency with
- * nothing beside them): 96-lane blocks in a 512-lane tile are 5 blocks and a 32-lane remainder,
- * 6 blocks' time for 5.33 blocks' work, 12% lost. A smaller tile costs a few % of its own
- * (Zen 5, 2 threads, 2^20 lanes, medians of 4 rounds: euler's 64-lane AVX-512 blocks 0.89 ->
- * 0.86 of the ceiling in tiles of 384; its 24-lane AVX2 blocks, OSCBENCH_ISA=v3, 0.83 -> 0.79
- * in whole tiles of 384 against 512 with an 8-lane remainder), so the tile is cut to the
- * largest multiple of OSC_LANE_ALIGN that is whole blocks (384 for 96 lanes) only when the
- * remainder wastes more than 1/16 of a full tile; 24-lane blocks (16 lanes' time wasted per
- * 512, 3%) keep 512. */
-#ifndef OSC_TILE_FOR_BLOCK_DEFINED
-#define OSC_TILE_FOR_BLOCK_DEFINED
-static inline size_t osc_tile_for_block(size_t block_lanes)
-{
-    const size_t rest = OSC_TILE_LANES % block_lanes;
-    if (rest == 0 || 16 * (block_lanes - rest) <= OSC_TILE_LANES)
-        return OSC_TILE_LANES;
-    for (size_t t = OSC_TILE_LANES / OSC_LANE_ALIGN * OSC_LANE_ALIGN; t > 0; t -= OSC_LANE_ALIGN)
-        if (t % block_lanes == 0)
-            return t;
-    return OSC_TILE_LANES;
-}
-#endif
+#include "tile_lanes.h" /* osc_tile_for_block: the tile for a block (osc_kernels.tile_lanes) */
 
 #if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 
