@@ -74,8 +74,11 @@ osc_method osc_slot_method(const osc_slot_pool *pool, int k, const osc_slot_entr
     return (osc_method){
         .name = pool->name[k],
         .nstate = 2,
-        .kernels = {[OSC_DOUBLE] = {e->advance_d, xv_init, xv_readout_d, e->audited_d, NULL, NULL},
-                    [OSC_FLOAT] = {e->advance_f, xv_init, xv_readout_f, e->audited_f, NULL, NULL}},
+        /* no composed kernels; tiles of OSC_TILE_LANES (the blocks are powers of two) */
+        .kernels = {[OSC_DOUBLE] = {e->advance_d, xv_init, xv_readout_d, e->audited_d, NULL, NULL,
+                                    NULL},
+                    [OSC_FLOAT] = {e->advance_f, xv_init, xv_readout_f, e->audited_f, NULL, NULL,
+                                   NULL}},
         .ref_d = {xv_ref_init_d, e->ref_d, xv_ref_readout_d},
         .ref_f = {xv_ref_init_f, e->ref_f, xv_ref_readout_f},
         .ref_ld = {xv_ref_init_ld, e->ref_ld, xv_ref_readout_ld},
