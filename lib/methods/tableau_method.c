@@ -43,9 +43,17 @@ _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask 
  *     its ceiling at 4, 0.44 at 2, 0.38 at 8);  s = 5-8: 2 (4: 0.55-0.9x).
  * 3 or 6 vectors were sometimes faster by up to 20% but do not divide the lane ranges. The v4
  * sizes (8 vectors up to 4 stages, 4 beyond: twice v3's for the twice as many registers, at most
- * 128 float lanes) were measured for s = 4 only (Zen 5, AVX-512, one thread, 65536 lanes, 5
- * interleaved rounds, best and median of the rounds' medians of cpu_roof_fraction, rk4's tableau,
- * double): 8 vectors 0.91 / 0.85, 4 vectors 0.80 / 0.76 (float alike). */
+ * 128 float lanes) were measured on Zen 5 (AVX-512, one thread, 65536 lanes): for s = 4, rk4's
+ * tableau, 5 interleaved rounds, best and median of the rounds' medians of cpu_roof_fraction,
+ * double: 8 vectors 0.91 / 0.85, 4 vectors 0.80 / 0.76 (float alike); for s = 1-8 (2026-12-02,
+ * osc_batch_run of a subdiagonal and a dense tableau, best of 5 runs, 3 rounds; FMA rate per
+ * CPU-second over the core's peak, 5.78e10 FMA/s): as chosen, dense 0.89-0.97, subdiagonal
+ * 0.92-0.97 up to 4 stages and 0.81, 0.79, 0.74, 0.61 for 5-8 (one chain of 3 s dependent FMAs);
+ * 8 vectors at s = 5-8 within +-0.04 of 4 (noise), 4 vectors at s = 1-3 0.65-0.86, 2 vectors
+ * 0.34-0.87 (float alike). On the same machine the v3 path (OSCBENCH_ISA=v3, against half that
+ * peak) reads subdiagonal 0.40-0.49 and dense 0.64-0.83 for s = 5-8 at 2 vectors and 0.47-0.69
+ * and 0.57-0.88 at 4 (4 better for 5-6 stages, worse for dense 7-8): the opposite of Zen 3's
+ * finding for 5-6 stages; Zen 3 itself has not been re-measured, so v3 keeps its sizes. */
 #define TAB_MAX_BLOCK_VECTORS 8
 #define TAB_BLOCK_VECTORS(s, level)                                                                \
     ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
