@@ -5,7 +5,11 @@ One row per method that ran step/<method>/double/1048576 (medians of the repetit
 step from the compiled kernel, osc-steps/s, roof_fraction ("of ceiling") and peak_fraction with 2
 threads, the same in float, float / double, 2 threads / 1, and the one-thread cpu_roof_fraction;
 then the naive baseline, the probe's peaks and the range of the peaks sampled beside the
-benchmarks, so that a row hit by a moment of lost CPU (its own peak sample low) can be told."""
+benchmarks, so that a row hit by a moment of lost CPU (its own peak sample low) can be told.
+Marks: * on a precision's cells whose peak sample beside was below 3/4 of the largest beside that
+precision's benchmarks (the host took a core around the timing); + on "2 threads / 1" below 0.8
+times the threads (a loss during the timing that the peak sample missed, or a row that does not
+scale)."""
 import json
 import sys
 
@@ -24,6 +28,17 @@ def main():
         if parts[0] == 'step' and parts[2:] == ['double', str(LANES)] and parts[1] not in methods:
             methods.append(parts[1])
 
+    def largest_beside(precision):
+        return max((b['peak_beside_fma_per_s'] for n, b in medians.items()
+                    if n.startswith('step/') and f'/{precision}/' in n
+                    and 'peak_beside_fma_per_s' in b), default=0)
+
+    top = {p: largest_beside(p) for p in ('double', 'float')}
+    threads = int(run['context'].get('omp_threads', 1))
+
+    def dipped(b, precision):
+        return '*' if b.get('peak_beside_fma_per_s', top[precision]) < 0.75 * top[precision] else ''
+
     def bench(method, precision, one_thread=False):
         suffix = '/threads:1' if one_thread else ''
         return medians.get(f'step/{method}/{precision}/{LANES}{suffix}')
@@ -34,12 +49,18 @@ def main():
     print('|---' * 11 + '|')
     for m in methods:
         d, f, d1 = bench(m, 'double'), bench(m, 'float'), bench(m, 'double', True)
-        cells = [m, f"{d['ops_fma']:g} + {d['ops_add']:g}", f"{d['osc_steps_per_s']:.3g}",
-                 f"{d['roof_fraction']:.2f}", f"{d['peak_fraction']:.2f}"]
-        cells += ([f"{f['osc_steps_per_s']:.3g}", f"{f['roof_fraction']:.2f}",
-                   f"{f['osc_steps_per_s'] / d['osc_steps_per_s']:.2f}"] if f else ['', '', ''])
-        cells += ([f"{d['osc_steps_per_s'] / d1['osc_steps_per_s']:.2f}",
-                   f"{d1['cpu_roof_fraction']:.2f}"] if d1 else ['', ''])
+        dm, fm = dipped(d, 'double'), (dipped(f, 'float') if f else '')
+        cells = [m, f"{d['ops_fma']:.4g} + {d['ops_add']:.4g}", f"{d['osc_steps_per_s']:.3g}{dm}",
+                 f"{d['roof_fraction']:.2f}{dm}", f"{d['peak_fraction']:.2f}{dm}"]
+        cells += ([f"{f['osc_steps_per_s']:.3g}{fm}", f"{f['roof_fraction']:.2f}{fm}",
+                   f"{f['osc_steps_per_s'] / d['osc_steps_per_s']:.2f}{fm or dm}"]
+                  if f else ['', '', ''])
+        if d1:
+            scaling = d['osc_steps_per_s'] / d1['osc_steps_per_s']
+            slow = '+' if threads > 1 and scaling < 0.8 * threads else ''
+            cells += [f"{scaling:.2f}{slow}", f"{d1['cpu_roof_fraction']:.2f}"]
+        else:
+            cells += ['', '']
         cells.append(f"{d['peak_beside_fma_per_s']:.3g} / "
                      + (f"{f['peak_beside_fma_per_s']:.3g}" if f else '-'))
         print('| ' + ' | '.join(cells) + ' |')
