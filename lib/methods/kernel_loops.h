@@ -195,29 +195,24 @@ static size_t F(tile_lanes)(void)
 
 #else
 
+/* The one block size of the target the compiler builds for (the same definition in both
+ * precision passes: OSC_BL_* follow `real` where used). */
 #if defined(__AVX512F__)
-OSC_DEFINE_ADVANCE(advance_any, OSC_BL_V4, )
+#define OSC_BL_ANY OSC_BL_V4
 #elif defined(__AVX2__) || defined(__AVX__)
-OSC_DEFINE_ADVANCE(advance_any, OSC_BL_V3, )
+#define OSC_BL_ANY OSC_BL_V3
 #else
-OSC_DEFINE_ADVANCE(advance_any, OSC_BL_BASE, )
+#define OSC_BL_ANY OSC_BL_BASE
 #endif
+
+OSC_DEFINE_ADVANCE(advance_any, OSC_BL_ANY, )
 
 static void F(advance)(const osc_soa *a, size_t i0, size_t i1, long nsteps, double dt)
 {
     F(advance_any)(a, i0, i1, nsteps, (real)dt);
 }
 
-static size_t F(tile_lanes)(void)
-{
-#if defined(__AVX512F__)
-    return osc_tile_for_block(OSC_BL_V4);
-#elif defined(__AVX2__) || defined(__AVX__)
-    return osc_tile_for_block(OSC_BL_V3);
-#else
-    return osc_tile_for_block(OSC_BL_BASE);
-#endif
-}
+static size_t F(tile_lanes)(void) { return osc_tile_for_block(OSC_BL_ANY); }
 
 #endif
 
