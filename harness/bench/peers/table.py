@@ -28,12 +28,10 @@ def main():
         if parts[0] == 'step' and parts[2:] == ['double', str(LANES)] and parts[1] not in methods:
             methods.append(parts[1])
 
-    def largest_beside(precision):
-        return max((b['peak_beside_fma_per_s'] for n, b in medians.items()
-                    if n.startswith('step/') and f'/{precision}/' in n
-                    and 'peak_beside_fma_per_s' in b), default=0)
-
-    top = {p: largest_beside(p) for p in ('double', 'float')}
+    beside = {p: [b['peak_beside_fma_per_s'] for n, b in medians.items()
+                  if n.startswith('step/') and f'/{p}/' in n and 'peak_beside_fma_per_s' in b]
+              for p in ('double', 'float')}
+    top = {p: max(beside[p], default=0) for p in beside}
     threads = int(run['context'].get('omp_threads', 1))
 
     def dipped(b, precision):
@@ -73,11 +71,9 @@ def main():
     ctx = run['context']
     print('\nprobe: ' + ', '.join(f'{k} {ctx[k]}' for k in sorted(ctx)
                                   if 'peak' in k or 'mix' in k or k.endswith('isa')))
-    for p in ('double', 'float'):
-        beside = [b['peak_beside_fma_per_s'] for n, b in medians.items()
-                  if n.startswith('step/') and f'/{p}/' in n and 'peak_beside_fma_per_s' in b]
-        if beside:
-            print(f'peak beside the {p} benchmarks (medians): {min(beside):.3g} to {max(beside):.3g}')
+    for p, samples in beside.items():
+        if samples:
+            print(f'peak beside the {p} benchmarks (medians): {min(samples):.3g} to {top[p]:.3g}')
     spreads = [b['peak_spread'] for b in medians.values() if 'peak_spread' in b]
     if spreads:
         print(f'peak_spread (largest - smallest sample over largest, whole run): {max(spreads):.2f}')
