@@ -47,7 +47,8 @@ _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask 
  * tableau, 5 interleaved rounds, best and median of the rounds' medians of cpu_roof_fraction,
  * double: 8 vectors 0.91 / 0.85, 4 vectors 0.80 / 0.76 (float alike); for s = 1-8 (2026-12-02,
  * osc_batch_run of a subdiagonal and a dense tableau, best of 5 runs, 3 rounds; FMA rate per
- * CPU-second over the core's peak, 5.78e10 FMA/s): as chosen, dense 0.89-0.97, subdiagonal
+ * CPU-second over the core's peak, 5.78e10 FMA/s, from oscbench-bench's probe minutes before,
+ * not the same process): as chosen, dense 0.89-0.97, subdiagonal
  * 0.92-0.97 up to 4 stages and 0.81, 0.79, 0.74, 0.61 for 5-8 (one chain of 3 s dependent FMAs);
  * 8 vectors at s = 5-8 within +-0.04 of 4 (noise), 4 vectors at s = 1-3 0.65-0.86, 2 vectors
  * 0.34-0.87 (float alike). On the same machine the v3 path (OSCBENCH_ISA=v3, against half that
