@@ -277,6 +277,9 @@ static void fractions_and_rates(void **state)
     expect_error("stiffness: 1\ndt: 0.1\nrate_hz: 60\nsteps: 1\n",
                  ":3:1: rate_hz: give dt or rate_hz, not both");
     expect_error("stiffness: 1\nrate_hz: 0\nsteps: 1\n", ":2:10: rate_hz: expected a positive");
+    /* positive and finite, but 1/rate_hz is not (found by the fuzzer) */
+    expect_error("stiffness: 1\nrate_hz: [60, 1e-321]\nsteps: 1\n",
+                 ":2:10: rate_hz: dt = 1/rate_hz overflows a double (rate_hz 9.98013e-322)");
     expect_error("stiffness: 1\nsteps: 1\n",
                  ":1:1: dt: missing, a required key (or give rate_hz instead)");
 }

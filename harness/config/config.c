@@ -1871,8 +1871,14 @@ static int convert_axes(loader *L)
         return CONFIG_BAD;
     for (size_t i = 0; L->by_omega0 && i < cfg->stiffness.count; i++)
         cfg->stiffness.values[i] = cfg->mass.count == 1 ? config_stiffness(cfg, i, 0) : NAN;
-    for (size_t i = 0; L->by_rate && i < cfg->dt.count; i++)
+    for (size_t i = 0; L->by_rate && i < cfg->dt.count; i++) {
         cfg->dt.values[i] = 1.0 / cfg->dt.values[i];
+        /* a subnormal rate (1e-321) is positive and finite, but its dt is not */
+        if (!isfinite(cfg->dt.values[i]))
+            return fail_node(&L->c, L->vals[K_RATE_HZ], "rate_hz",
+                             "dt = 1/rate_hz overflows a double (rate_hz %g)",
+                             cfg->rate_hz.values[i]);
+    }
     for (size_t i = 0; L->by_zeta && i < cfg->drag.count; i++)
         cfg->drag.values[i] = NAN;
     const size_t widest = largest_zeta(cfg);
