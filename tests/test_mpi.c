@@ -341,6 +341,34 @@ static void test_bad_config_one_line(void **state)
     assert_int_equal(count_entries(f, &temporaries), 1); /* bad.yaml: no results/, no file */
 }
 
+/* Ranks that read different configs (MPMD: one program line per rank group): the run stops
+ * before any work, with exit 2 and one line from rank 0, whichever rank was refused. */
+static void test_ranks_disagree_one_line(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "good.yaml", "name: good\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\nt_end: 2\n");
+    write_file(f, "bad.yaml", "name: bad\nmethods: [rk4]\nstiffness: 1\ndt:   -1\nt_end: 2\n");
+    const char *wants[] = {"oscbench run: another rank could not read", "bad.yaml:4:7: dt:"};
+    for (int rank0_bad = 0; rank0_bad < 2; rank0_bad++) {
+        const char *first = rank0_bad ? "bad.yaml" : "good.yaml";
+        const char *rest = rank0_bad ? "good.yaml" : "bad.yaml";
+        assert_int_equal(run(f, 1, "run", first, "--quiet", ":", "-n", "2", exe, "run", rest,
+                             "--quiet", NULL),
+                         2);
+        char *err = read_err(f);
+        size_t lines = 0;
+        for (const char *c = err; *c; c++)
+            lines += *c == '\n';
+        const char *want = wants[rank0_bad];
+        if (lines != 1 || !strstr(err, want))
+            fail_msg("rank 0 %s: expected one line with '%s', got:\n%s",
+                     rank0_bad ? "bad" : "good", want, err);
+        free(err);
+        int temporaries;
+        assert_int_equal(count_entries(f, &temporaries), 2); /* the configs: no results/ */
+    }
+}
+
 /* Waits for "paused at PHASE (pid N)" on the run's stderr; returns N. */
 static pid_t paused_pid(const fixture *f, pid_t run_pid, const char *phase)
 {
@@ -507,6 +535,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ranks_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_config_one_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ranks_disagree_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_write_cleaned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_rank_resumed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_checkpoint_refused, setup, teardown),

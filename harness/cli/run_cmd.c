@@ -260,29 +260,43 @@ static void warn_skips(const osc_config *cfg)
     }
 }
 
-int cmd_run(int argc, char **argv)
+/* The flags, the kernel path and the config: 0 with cfg loaded, else the exit code (-1: help or
+ * version printed), having said why on stderr. */
+static int load_run(int argc, char **argv, run_args *a, osc_config *cfg)
 {
-    const run_launch launch = run_mpi_launch(); /* mpirun, srun: see run_mpi.h */
-    const int stderr_saved = run_mpi_mute_stderr(&launch);
-    run_args a;
-    int rc = parse_args(argc, argv, &a);
+    int rc = parse_args(argc, argv, a);
     if (rc)
-        return rc < 0 ? 0 : rc; /* -1: help or version printed */
+        return rc;
     if (osc_isa_env_status() != OSC_OK) {
         fprintf(stderr, "oscbench run: %s=%s: expected %s\n", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
                 OSC_ISA_ENV_VALUES);
         return EXIT_BADINPUT;
     }
-    if (a.threads)
-        omp_set_num_threads(a.threads);
-    osc_config cfg;
+    if (a->threads)
+        omp_set_num_threads(a->threads);
     char err[CONFIG_MAX_ERRORS * 640];
-    if (config_load(a.config, &cfg, err, sizeof err)) {
+    if (config_load(a->config, cfg, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return EXIT_BADINPUT;
     }
-    warn_skips(&cfg); /* under a launcher from rank 0 only, as the errors above */
+    warn_skips(cfg);
+    return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    const run_launch launch = run_mpi_launch(); /* mpirun, srun: see run_mpi.h */
+    const int stderr_saved = run_mpi_mute_stderr(&launch);
+    run_args a;
+    osc_config cfg = {0};
+    int rc = load_run(argc, argv, &a, &cfg); /* under a launcher told by rank 0 only */
+    if (run_mpi_applies(&launch))
+        rc = run_mpi_agree(&launch, rc);
     run_mpi_unmute_stderr(stderr_saved);
+    if (rc) {
+        config_free(&cfg);
+        return rc < 0 ? 0 : rc;
+    }
     char default_path[512];
     const char *out_path = a.out;
     if (!out_path) {

@@ -106,6 +106,12 @@ bool run_mpi_applies(const run_launch *l)
     return l->launched && (l->rank > 0 || l->size > 1);
 }
 
+int run_mpi_agree(const run_launch *l, int rc)
+{
+    (void)l;
+    return rc;
+}
+
 int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet,
             bool resume)
 {
@@ -438,15 +444,26 @@ static int run_ranks(rank_run *rr)
     return rc;
 }
 
-int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet,
-            bool resume)
+int run_mpi_agree(const run_launch *l, int rc)
 {
-    (void)l;
-    int provided;
+    int provided, all = rc;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "oscbench run: MPI_Init failed\n");
         return EXIT_RUNTIME;
     }
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (all && !rc && l->rank == 0)
+        fprintf(stderr, "oscbench run: another rank could not read the flags or the config "
+                        "(is the config the same file on every node?)\n");
+    if (all)
+        MPI_Finalize();
+    return all;
+}
+
+int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet,
+            bool resume)
+{
+    (void)l;
     rank_run rr = {.comm = MPI_COMM_WORLD, .cfg = cfg, .out_path = out_path, .quiet = quiet,
                    .resume = resume};
     MPI_Comm_rank(rr.comm, &rr.rank);

@@ -29,11 +29,19 @@ void run_mpi_unmute_stderr(int saved);
  * launched as one of several processes (which run_mpi refuses). */
 bool run_mpi_applies(const run_launch *l);
 
+/* Where run_mpi_applies: every rank's outcome of reading the flags and the config (rc: 0, an
+ * exit code, or -1 for help printed), agreed on before any rank exits. A rank that exits first
+ * makes the launcher kill the others, and with them rank 0's one-line error: so every rank
+ * waits for every other here. Initialises MPI in a build with it (run_mpi finalises it). Returns
+ * the largest rc of all ranks, having finalised MPI if that is not 0; rank 0, fine itself, says
+ * that another rank was not. */
+int run_mpi_agree(const run_launch *l, int rc);
+
 /* The whole run over the ranks, as run_cmd.c's serial run does it: one file at out_path,
  * complete or absent, bit-identical to a serial run's. With resume, the checkpoint beside
  * out_path (checkpoint.h) is opened and validated by rank 0, every rank restores it, the items
  * it lacks are shared out and saved as they finish, and rank 0 removes it after the commit.
- * Initialises and finalises MPI. Returns the exit code, the same on every rank. */
+ * Finalises MPI (run_mpi_agree initialised it). Returns the exit code, the same on every rank. */
 int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet,
             bool resume);
 
