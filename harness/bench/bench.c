@@ -11,6 +11,7 @@
  *   step/yoshida-verlet/..., step/yoshida-rk4/...     Yoshida's triple jump over verlet (forest-
  *                                                     ruth's map, beside it) and over rk4, as
  *                                                     compositions (the composed kernels)
+ *   step/suzuki-verlet/...                            Suzuki's 5-substep fractal over verlet
  *   baseline/naive/<precision>/<lanes>               semi-implicit Euler, one pass over all lanes
  *                                                     per step, arrays in memory: the yardstick
  *   audited/<method>/double/1048576                  stepping with the sweep harness's audit
@@ -158,16 +159,19 @@ static void sample_peak(double seconds)
     }
 }
 
-/* The compositions benchmarked (make_compositions): each with its base and substeps, whose
- * operation count is the base's composed kernel's per substep, times the substeps. */
-enum { NCOMPOSITIONS = 2 };
+/* The compositions benchmarked (make_compositions): each with its base, its symmetric weight
+ * list (the first half up to the middle weight) and substeps, whose operation count is the
+ * base's composed kernel's per substep, times the substeps. */
+enum { NCOMPOSITIONS = 3 };
 static struct bench_composition {
     const char *name, *base;
+    bool suzuki; /* Suzuki's fractal (5 substeps), else Yoshida's triple jump (3) */
     osc_method method;
     int substeps;
     bool made;
 } compositions[NCOMPOSITIONS] = {{.name = "yoshida-verlet", .base = "verlet"},
-                                 {.name = "yoshida-rk4", .base = "rk4"}};
+                                 {.name = "yoshida-rk4", .base = "rk4"},
+                                 {.name = "suzuki-verlet", .base = "verlet", .suzuki = true}};
 
 /* Operations per oscillator-step of method m's compiled step loop on the running path; for a
  * composition, substeps x its base's composed substep loop ("<base>/composed" in the table). */
@@ -592,17 +596,21 @@ static const osc_method *make_tableau_rk4(void)
 /* Yoshida's triple jump (w1, w0, w1), w1 = 1/(2 - 2^(1/3)), w0 = 1 - 2 w1, over a base
  * (osc_method_from_composition): over verlet it is forest-ruth's map undamped, built in as one
  * fused step, so step/yoshida-verlet beside step/forest-ruth shows what the generic composed
- * kernel costs. False if one cannot be made. */
+ * kernel costs. Suzuki's fractal (p, p, 1 - 4p, p, p), p = 1/(4 - 4^(1/3)), order 4 in 5
+ * substeps: the composed kernel's run-time substep loop (3 substeps have their own block).
+ * False if one cannot be made. */
 static bool make_compositions(void)
 {
-    const double w1 = 1 / (2 - cbrt(2.0)), w[2] = {w1, 1 - 2 * w1};
+    const double y1 = 1 / (2 - cbrt(2.0)), yoshida[2] = {y1, 1 - 2 * y1};
+    const double p = 1 / (4 - cbrt(4.0)), suzuki[3] = {p, p, 1 - 4 * p};
     for (int c = 0; c < NCOMPOSITIONS; c++) {
         struct bench_composition *bc = &compositions[c];
-        if (osc_method_from_composition(osc_method_find(bc->base), w, 2, true, bc->name, 4,
-                                        &bc->method) != OSC_OK)
+        const int half = bc->suzuki ? 3 : 2;
+        if (osc_method_from_composition(osc_method_find(bc->base), bc->suzuki ? suzuki : yoshida,
+                                        half, true, bc->name, 4, &bc->method) != OSC_OK)
             return false;
         bc->made = true;
-        bc->substeps = osc_composition_substeps(2, true);
+        bc->substeps = osc_composition_substeps(half, true);
     }
     return true;
 }
@@ -659,7 +667,8 @@ static const char bench_help[] =
     "  step/<method>/<precision>/<lanes>[/threads:1]  bare stepping; lanes 4096, 65536, 1048576\n"
     "                                                  (method tableau-rk4: rk4 by its tableau,\n"
     "                                                  rkn-rk4: rk4 by its Nystrom form;\n"
-    "                                                  yoshida-verlet, yoshida-rk4: compositions)\n"
+    "                                                  yoshida-verlet, yoshida-rk4, suzuki-verlet:\n"
+    "                                                  compositions of 3, 3 and 5 substeps)\n"
     "  baseline/naive/<precision>/<lanes>             semi-implicit Euler written the obvious way\n"
     "  audited/<method>/double/1048576                 stepping with the run's audit\n"
     "  default/<method>                                a config's batches: bare, audited, sampled\n"
