@@ -34,7 +34,7 @@ Which code is checked, per function:
                            memory operands by design.
   audited_<isa>_d<D>_<p>   the fused audited blocks: no division (their exact state and maxima
                            partly live in L1 by design, see kernel_loops.h).
-  composed_<isa>_blk|blk3|rem_<p>, caudited_<isa>_d<D>_<p>
+  composed_<isa>_blk|blk3|blk5|blk7|blk9|rem_<p>, caudited_<isa>_d<D>_<p>
                            the composed blocks (compositions' kernels): see check_composed.
   both, on v3/v4           vectorized as blocks: no scalar arithmetic, no shuffles, permutes,
                            inserts or gathers in the step loop (a per-lane coefficient array laid
@@ -63,7 +63,7 @@ import subprocess
 import sys
 
 FUNC = re.compile(r'^[0-9a-f]+ <((advance|audited|composed|caudited)_(v4|v3|base|any)_'
-                  r'(blk|blk3|rem|d[123])_([df]))(\.[a-z]+\.\d+)*>:$')
+                  r'(blk\d*|rem|d[123])_([df]))(\.[a-z]+\.\d+)*>:$')
 INSN = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
 RELOC = re.compile(r'^\s*[0-9a-f]+: R_X86_64_\S+\s+(\w+)')
 JUMP = re.compile(r'^j[a-z]+$')
@@ -246,9 +246,10 @@ def block_shape_failures(where, insns, prec, body, composed=False):
 
 
 def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4):
-    """The composed blocks (kernel_loops.h): composed_<isa>_blk/blk3/rem_<p>,
+    """The composed blocks (kernel_loops.h): composed_<isa>_blk/blk3/5/7/9/rem_<p>,
     advance_composed's register blocks (the tuning table's composed lane count capped at 128,
-    the same specialized to 3 substeps, and the 128 mod that lanes left of each 128), and
+    the same specialized to 3, 5, 7 and 9 substeps, and the 128 mod that lanes left of each
+    128), and
     caudited_<isa>_d<D>_<p>, the audited form. Their step loop holds the substep
     loop (run-time trip count) and, in the audited form, the co-step. Both: no division; on v3/v4
     vectorized as blocks (no scalar arithmetic but the substep size's, no shuffles). The

@@ -638,13 +638,16 @@ static void composed_bits_case(const char *base_name, const double *w, int nw, b
  * compositions took before they had their own kernels): bases verlet, semi-implicit, rk4,
  * forest-ruth, euler, implicit-midpoint and verlet-implicit-drag; a symmetric weight set
  * (Yoshida's, one negative weight) and an asymmetric one (5 substeps, one negative); double
- * and float; 1 to 3 axes; every ISA level the CPU has. */
+ * and float; 1 to 3 axes; every ISA level the CPU has. In one axis also every other block of
+ * kernel_loops.h's advance_composed: 7 and 9 substeps (Yoshida's sixth order, Kahan and Li's
+ * s9odr6a) and the run-time substep loop (4 substeps; Kahan and Li's 17). */
 static void test_composed_kernels_are_the_base_bits(void **state)
 {
     (void)state;
     static const char *const bases[] = {"verlet", "semi-implicit", "rk4", "forest-ruth",
                                         "euler", "implicit-midpoint", "verlet-implicit-drag"};
     static const double asym[] = {0.3, -0.15, 0.4, 0.25, 0.2};
+    static const double asym4[] = {0.3, -0.15, 0.6, 0.25};
     static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
     for (size_t c = 0; c < 3; c++) {
         if (caps[c] > osc_isa_cpu_level())
@@ -655,6 +658,12 @@ static void test_composed_kernels_are_the_base_bits(void **state)
                 for (int dim = 1; dim <= OSC_MAX_DIM; dim++) {
                     composed_bits_case(bases[b], yoshida(), 2, true, precisions[k], dim);
                     composed_bits_case(bases[b], asym, 5, false, precisions[k], dim);
+                    if (dim > 1)
+                        continue;
+                    composed_bits_case(bases[b], yoshida6, 4, true, precisions[k], dim);
+                    composed_bits_case(bases[b], kahan_li6, 5, true, precisions[k], dim);
+                    composed_bits_case(bases[b], asym4, 4, false, precisions[k], dim);
+                    composed_bits_case(bases[b], kahan_li8, 9, true, precisions[k], dim);
                 }
     }
     osc_isa_set_cap(OSC_ISA_NATIVE);

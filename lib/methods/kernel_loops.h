@@ -540,6 +540,17 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
  * (hence verlet's comp_v3 32). One more instantiation per ISA and precision; the audited form
  * is not specialized (its co-step dominates).
  *
+ * Five, seven and nine substeps (Suzuki's fractal; Yoshida's sixth order; Kahan and Li's
+ * s9odr6a) have their blocks too, their substep loop unrolled by `#pragma GCC unroll` (past
+ * three substeps the body outgrows GCC's complete-unrolling limits and the loop stays rolled,
+ * storing the state each substep as the run-time loop does; 3's block is left as it was, the
+ * pragma changes its code). Measured on Zen 5 (2026-12-02, one thread, 65536 lanes,
+ * cpu_roof_fraction, medians of 3, 2 rounds, while a .ci/run loaded both cores), Suzuki's
+ * 5 substeps over semi-implicit, verlet, forest-ruth, rk4, v4 path: run-time loop 0.42, 0.61,
+ * 0.77, 0.79 -> 0.81, 0.89, 0.83, 0.81; v3 path (OSCBENCH_ISA=v3): 0.54, 0.71, 0.52, 0.65 ->
+ * 0.61, 0.68, 0.51, 0.72. Other counts (Yoshida's and Kahan-Li's eighth order, 15 and 17) take
+ * the run-time loop: one instantiation per count would double the code again per count.
+ *
  * Inlining: the blocks are `flatten`, so that the step is inlined into them early, whatever
  * GCC's inliner decides. Left to it, the copies of a long step (rk4, forest-ruth) in these blocks
  * used up the file's unit-growth budget and the step was no longer inlined into the fused blocks
@@ -577,9 +588,11 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
     }
 
 /* One register block of BL lanes starting at lane i, stepped nsteps times nsub substeps (NSUB:
- * nsub, or the constant 3 for the triple jump's block). */
-#define OSC_DEFINE_COMPOSED_BLOCK(NAME, BL, ATTR) OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, nsub)
-#define OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, NSUB)                                          \
+ * nsub, or a constant for the blocks of 3, 5, 7 and 9 substeps; UNROLL: empty or the pragma
+ * that unrolls the substep loop). */
+#define OSC_DEFINE_COMPOSED_BLOCK(NAME, BL, ATTR)                                                  \
+    OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, nsub, )
+#define OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, NSUB, UNROLL)                                  \
     ATTR __attribute__((noinline, flatten)) static void NAME(                                      \
         real *restrict s0, real *restrict s1, const real *restrict w2, const real *restrict gam,   \
         const real *restrict g, size_t i, long nsteps, const real *restrict hs, int nsub)          \
@@ -591,7 +604,7 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
             b0[j] = s0[i + j], b1[j] = s1[i + j], b2[j] = 0;                                       \
         OSC_COMPOSED_COEFS(kc, BL, w2 + i, gam + i, g + i, hs, NSUB)                               \
         for (long n = 0; n < nsteps; n++)                                                          \
-            for (int k = 0; k < (NSUB); k++) {                                                     \
+            UNROLL for (int k = 0; k < (NSUB); k++) {                                              \
                 const real h = hs[k];                                                              \
                 _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                              \
                     F(fast_step)(&b0[j], &b1[j], &b2[j], kc[k][0][j], kc[k][1][j], kc[k][2][j],    \
@@ -603,7 +616,10 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
 
 #define OSC_DEFINE_ADVANCE_COMPOSED(NAME, BL, ATTR)                                                \
     OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_blk), OSC_CBL(BL), ATTR)                                    \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk3), OSC_CBL(BL), ATTR, 3)                              \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk3), OSC_CBL(BL), ATTR, 3, )                            \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk5), OSC_CBL(BL), ATTR, 5, _Pragma("GCC unroll 16"))    \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk7), OSC_CBL(BL), ATTR, 7, _Pragma("GCC unroll 16"))    \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk9), OSC_CBL(BL), ATTR, 9, _Pragma("GCC unroll 16"))    \
     OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_rem), OSC_CREM(BL), ATTR)                                   \
     ATTR static void F(NAME)(const osc_soa *a, size_t i0, size_t i1, long nsteps,                  \
                              const real *hs, int nsub)                                             \
@@ -615,6 +631,12 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
             for (; 128 - b >= OSC_CBL(BL); b += OSC_CBL(BL))                                       \
                 if (nsub == 3)                                                                     \
                     F(NAME##_blk3)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
+                else if (nsub == 5)                                                                \
+                    F(NAME##_blk5)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
+                else if (nsub == 7)                                                                \
+                    F(NAME##_blk7)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
+                else if (nsub == 9)                                                                \
+                    F(NAME##_blk9)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
                 else                                                                               \
                     F(NAME##_blk)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                    \
             if (128 % OSC_CBL(BL))                                                                 \
