@@ -83,6 +83,17 @@ const char *osc_composition_error_text(osc_composition_error e);
 int osc_composition_coefficient_order(const double *weights, int nweights, bool symmetric,
                                       int base_order, bool base_symmetric);
 
+/* The order of the composition's step on the linear problem x'' = -omega^2 x - 2 zeta omega x'
+ * (with drag zeta = OSC_COMPOSITION_LINEAR_ZETA, without zeta = 0), which is what the oscillator
+ * measures: at least the coefficient order of the base's order and symmetry, higher where the
+ * base's linear maps satisfy conditions a generic base does not. Measured in long double from
+ * the base's reference step (the local error's decay as the step halves, composition_order.c),
+ * not derived. -1 for weights osc_composition_validate refuses, or when the decay does not settle
+ * on an order before round-off (an order of about 10 or more). */
+#define OSC_COMPOSITION_LINEAR_ZETA 0.3L
+int osc_composition_linear_order(const osc_method *base, const double *weights, int nweights,
+                                 bool symmetric, bool damped);
+
 /* Fills *out with the composition as a method: kernels that run the base's composed kernels
  * (base->kernels[p].advance_composed and advance_audited_composed: the base's register blocks
  * through every substep of w_k dt, the exact motion co-stepped after each whole step), which

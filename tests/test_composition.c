@@ -454,6 +454,95 @@ static void test_coefficient_order_perturbed(void **state)
                                                        false, 2, true), -1);
 }
 
+/* ---- the order on the linear problem ------------------------------------------------------ */
+
+/* Measured from the base's reference (composition_order.c): the published compositions have
+ * their orders on the oscillator too (verlet with drag is order 1 and not symmetric: 1); a
+ * perturbation of 1e-3 (the middle weight taking the change) drops the triple jump to the
+ * base's 2. A perturbation far smaller is not seen (1e-9 moves the error below round-off at
+ * every step where order 2 would show): this is a measurement, unlike the coefficient order. */
+static void test_linear_order_known(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *base;
+        const double *w;
+        int nw, undamped, damped;
+    } cases[] = {{"verlet", yoshida6, 4, 6, 1},
+                 {"verlet", kahan_li6, 5, 6, 1},
+                 {"verlet", kahan_li8, 9, 8, 1},
+                 {"verlet-implicit-drag", kahan_li6, 5, 6, 6},
+                 {"forest-ruth", kahan_li8, 9, 8, 8},
+                 {"implicit-midpoint", kahan_li6, 5, 6, 6},
+                 {"semi-implicit", kahan_li6, 5, 1, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const osc_method *base = builtin(cases[i].base);
+        const int u = osc_composition_linear_order(base, cases[i].w, cases[i].nw, true, false);
+        const int d = osc_composition_linear_order(base, cases[i].w, cases[i].nw, true, true);
+        if (u != cases[i].undamped || d != cases[i].damped)
+            fail_msg("%s, %d weights: linear orders %d / %d (drag), expected %d / %d",
+                     cases[i].base, cases[i].nw, u, d, cases[i].undamped, cases[i].damped);
+    }
+    const osc_method *verlet = builtin("verlet");
+    assert_int_equal(osc_composition_linear_order(verlet, yoshida(), 2, true, false), 4);
+    const double w1 = yoshida()[0] + 1e-3, off[] = {w1, 1 - 2 * w1};
+    assert_int_equal(osc_composition_linear_order(verlet, off, 2, true, false), 2);
+    const double bad[] = {NAN, 1}, unsummed[] = {0.5, 0.6};
+    assert_int_equal(osc_composition_linear_order(verlet, bad, 2, false, false), -1);
+    assert_int_equal(osc_composition_linear_order(verlet, unsummed, 2, false, false), -1);
+    assert_int_equal(osc_composition_linear_order(builtin("stormer"), yoshida(), 2, true, false),
+                     -1);
+}
+
+/* A composition of Runge-Kutta steps is a Runge-Kutta method: substep k's stages read the
+ * earlier substeps' stages with their weights w_m b_j and their own with w_k a_ij, and b is
+ * w_k b_j. Its linear order from the stability polynomial (tableau.c, exact in the
+ * coefficients) must be the one measured from the base's reference: euler and rk4 bases. */
+static void test_linear_order_matches_tableau(void **state)
+{
+    (void)state;
+    static const osc_tableau euler_t = {.stages = 1, .b = {1}};
+    static const osc_tableau rk4_t = {.stages = 4,
+                                      .a = {{0}, {0.5}, {0, 0.5}, {0, 0, 1}},
+                                      .b = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
+                                      .c = {0, 0.5, 0.5, 1}};
+    static const struct {
+        const char *base;
+        const osc_tableau *t;
+        double w[8];
+        int nw;
+    } cases[] = {{"euler", &euler_t, {0.3, 0.7}, 2},
+                 {"euler", &euler_t, {0.2, -0.3, 1.1}, 3},
+                 {"rk4", &rk4_t, {0.3, 0.7}, 2},
+                 {"rk4", &rk4_t, {0.5, 0.5}, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const osc_tableau *t = cases[i].t;
+        const int s = t->stages;
+        osc_tableau comp = {.stages = s * cases[i].nw};
+        for (int k = 0; k < cases[i].nw; k++)
+            for (int p = 0; p < s; p++) {
+                const int row = k * s + p;
+                for (int m = 0; m < k; m++)
+                    for (int j = 0; j < s; j++)
+                        comp.a[row][m * s + j] = cases[i].w[m] * t->b[j];
+                for (int j = 0; j < p; j++)
+                    comp.a[row][k * s + j] = cases[i].w[k] * t->a[p][j];
+                for (int j = 0; j < comp.stages; j++)
+                    comp.c[row] += comp.a[row][j];
+                comp.b[row] = cases[i].w[k] * t->b[p];
+            }
+        const int want = osc_tableau_linear_order(&comp);
+        const osc_method *base = builtin(cases[i].base);
+        for (int damped = 0; damped < 2; damped++) {
+            const int got =
+                osc_composition_linear_order(base, cases[i].w, cases[i].nw, false, damped);
+            if (got != want)
+                fail_msg("%s, %d weights, drag %d: measured %d, the tableau's %d", cases[i].base,
+                         cases[i].nw, damped, got, want);
+        }
+    }
+}
+
 /* ---- the composed kernels: the base's bits, substep by substep ------------------------------ */
 
 /* Lanes of the bit tests: 300 (padded to 384: ranges of 128 and 256 lanes, blocks of 24 lanes
@@ -733,6 +822,8 @@ int main(void)
         cmocka_unit_test(test_coefficient_order_known),
         cmocka_unit_test(test_coefficient_order_not_palindrome),
         cmocka_unit_test(test_coefficient_order_perturbed),
+        cmocka_unit_test(test_linear_order_known),
+        cmocka_unit_test(test_linear_order_matches_tableau),
         cmocka_unit_test(test_composed_kernels_are_the_base_bits),
         cmocka_unit_test(test_composed_kernels_exist),
         cmocka_unit_test(test_slots_and_arguments),

@@ -70,7 +70,7 @@ static void print_user_methods(FILE *out, const osc_config *cfg)
                  "to order 4; composition: its\nconditions to order 8 for a base of the base's "
                  "order and symmetry); linear_order: the\norder to which the one-step map of "
                  "the linear problem matches the exact one, all a\nlinear problem such as the "
-                 "oscillator checks (composition: -1, not computed); 'without\ndrag': the same "
+                 "oscillator checks (composition: measured from the base's step); 'without\ndrag': the same "
                  "for x'' = f(x) where they differ; fma: from the nonzero coefficients\n(a "
                  "composition: its substeps times the base's).\n");
 }

@@ -1192,7 +1192,7 @@ static int define_composition(const definition *d, const ynode *const *v, config
     out->family = "composition";
     out->release = osc_composition_method_release;
     /* With drag the base's damped order and symmetry (verlet: 1, not symmetric), without its
-     * own. The linear problem's one-step map is the base's kernel's: not computed (-1). */
+     * own. On the linear problem: measured from the base's reference (composition.h). */
     out->coefficient_order = osc_composition_coefficient_order(
         w, (int)count, symmetric, base->order_damped, base->symmetric_damped);
     out->coefficient_order_undamped =
@@ -1200,7 +1200,9 @@ static int define_composition(const definition *d, const ynode *const *v, config
             ? out->coefficient_order
             : osc_composition_coefficient_order(w, (int)count, symmetric, base->order,
                                                 base->symmetric);
-    out->linear_order = out->linear_order_undamped = -1;
+    out->linear_order = osc_composition_linear_order(base, w, (int)count, symmetric, true);
+    out->linear_order_undamped =
+        osc_composition_linear_order(base, w, (int)count, symmetric, false);
     return 0;
 }
 

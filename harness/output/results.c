@@ -271,7 +271,8 @@ static const h5_column_doc column_docs[] = {
      NULL},
     {"linear_order", "1",
      "order to which the one-step map of the row's linear problem matches the exact one, all a "
-     "linear problem checks (-1: a registry method or a composition, not computed)", NULL},
+     "linear problem checks (a composition's measured from its base's reference; -1: a "
+     "registry method)", NULL},
     {"order_note", "", "set when linear_order > coefficient_order: the oscillator measures the "
                        "linear order", NULL},
     {"dt_low", "s", "the smaller dt of the pair", NULL},
