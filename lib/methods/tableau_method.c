@@ -54,7 +54,13 @@ _Static_assert(OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES <= 64, "the mask 
  * 0.34-0.87 (float alike). On the same machine the v3 path (OSCBENCH_ISA=v3, against half that
  * peak) reads subdiagonal 0.40-0.49 and dense 0.64-0.83 for s = 5-8 at 2 vectors and 0.47-0.69
  * and 0.57-0.88 at 4 (4 better for 5-6 stages, worse for dense 7-8): the opposite of Zen 3's
- * finding for 5-6 stages; Zen 3 itself has not been re-measured, so v3 keeps its sizes. */
+ * finding for 5-6 stages. Zen 3 re-measured (2026-12-02, the same way, 3 rounds, over the core's
+ * peak 2.3e10 FMA/s from the probe, best / median): s = 5-8 at 2 vectors subdiagonal 0.48, 0.48,
+ * 0.46, 0.42 / 0.47, 0.47, 0.43, 0.28 and dense 0.65, 0.58, 0.66, 0.50 / 0.64, 0.56, 0.54, 0.50;
+ * at 4 vectors 0.54, 0.50, 0.42, 0.32 / 0.34, 0.29, 0.26, 0.22 and 0.60, 0.52, 0.54, 0.44 /
+ * 0.43, 0.43, 0.41, 0.37; at 8 0.15-0.26: Zen 3 keeps 2 (the Zen 5's AVX2 path is no proxy
+ * here). The same source at s <= 4 read up to 1.4x apart between builds that differ only in
+ * the s >= 5 code (subdiagonal s = 4: 0.77 / 0.54): code placement, which no block size fixes. */
 #define TAB_MAX_BLOCK_VECTORS 8
 #define TAB_BLOCK_VECTORS(s, level)                                                                \
     ((level) == 4 ? ((s) <= 4 ? 8 : 4) : (s) == 1 ? 8 : (s) <= 4 ? 4 : 2)
