@@ -51,7 +51,10 @@ Prints, per function, the arithmetic instructions of the step loop by class.
 
 Operation counts. Per oscillator-step, the v3 and v4 step loops of advance() execute
 (arithmetic instructions of the loop) / (vectors per state array x steps per iteration), by class:
-fma, mul, add (add and sub), div. Steps per iteration is the loop counter's increment (GCC
+fma, mul, add (add and sub), div. Printed beside them, not checked: the vector loads per
+oscillator-step (instructions reading memory: the per-lane coefficients held as memory operands,
+reloaded temporaries), to set against the load ports (two vector loads per cycle on Zen 3 and
+on Intel's AVX-512 cores, as many as the FMA pipes). Steps per iteration is the loop counter's increment (GCC
 unrolls some step loops by 2). The method's declared fma_per_step (its source, "as written")
 must agree: at least the count and less than one more (the compiler may share one operation
 between two unrolled steps, e.g. verlet's force at the drift's end and at the next start, or
@@ -177,6 +180,17 @@ def carried_slots(insns):
                 first_load.setdefault(slot, pos)
     return {slot for slot, st in first_store.items()
             if slot in first_load and first_load[slot] < st}
+
+
+MEM_OPERAND = re.compile(r'-?(0x)?[0-9a-f]*\(%r\w+(,%r\w+)?(,\d)?\)')
+
+
+def vector_loads(insns):
+    """Vector instructions of the loop that read memory (a memory source operand, or a load
+    or broadcast into a register): not stores, whose memory operand is the destination."""
+    return sum(1 for _, mn, ops in insns
+               if mn.startswith('v') and MEM_OPERAND.search(ops.split('#')[0])
+               and not MEM_OPERAND.search(ops.split('#')[0].rsplit(',', 1)[-1]))
 
 
 def dest_register(operands):
@@ -433,8 +447,10 @@ def main():
                 ops = {c: counts.get(c, 0) / (per_array * unroll)
                        for c in ('fma', 'mul', 'add', 'div')}
                 total = sum(ops.values())
+                loads = vector_loads(insns) / (per_array * unroll)
                 print(f'{where}: per oscillator-step ' +
                       ' '.join(f'{c} {v:g}' for c, v in ops.items()) +
+                      f', vector loads {loads:g}'
                       f' ({unroll} steps per iteration), declared fma_per_step {declared}')
                 if not (declared - 1 < total <= declared + 1e-9):
                     failures.append(f'{where}: {total:g} operations per oscillator-step in the '
