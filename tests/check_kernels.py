@@ -49,17 +49,17 @@ Which code is checked, per function:
 The step loop is the backward branch whose body holds the most floating-point arithmetic.
 Prints, per function, the arithmetic instructions of the step loop by class.
 
-Operation counts. Per oscillator-step, the v3 and v4 step loops of advance() execute
-(arithmetic instructions of the loop) / (vectors per state array x steps per iteration), by class:
-fma, mul, add (add and sub), div. Printed beside them, not checked: the vector loads per
-oscillator-step (instructions reading memory: the per-lane coefficients held as memory operands,
-reloaded temporaries), to set against the load ports (two vector loads per cycle on Zen 3 and
-on Intel's AVX-512 cores, as many as the FMA pipes). Steps per iteration is the loop counter's increment (GCC
-unrolls some step loops by 2). The method's declared fma_per_step (its source, "as written")
-must agree: at least the count and less than one more (the compiler may share one operation
-between two unrolled steps, e.g. verlet's force at the drift's end and at the next start, or
-a broadcast among the lanes of a block). A wrong declaration fails. With --emit HEADER the
-counts are also written as a C table for oscbench-bench (its ceiling per operation class).
+Operation counts. Per oscillator-step, the v3 and v4 step loops of advance() execute (arithmetic
+instructions of the loop) / (vectors per state array x steps per iteration), by class: fma, mul,
+add (add and sub), div. Printed beside them, not checked: the vector loads per oscillator-step
+(instructions reading memory: the per-lane coefficients held as memory operands, reloaded
+temporaries), to set against the load ports (two vector loads per cycle on Zen 3 and on Intel's
+AVX-512 cores, as many as the FMA pipes). Steps per iteration is the loop counter's increment (GCC
+unrolls some step loops by 2). The method's declared fma_per_step (its source, "as written") must
+agree: at least the count and less than one more (the compiler may share one operation between two
+unrolled steps, e.g. verlet's force at the drift's end and at the next start, or a broadcast among
+the lanes of a block). A wrong declaration fails. With --emit HEADER the counts are also written as
+a C table for oscbench-bench (its ceiling per operation class).
 """
 import re
 import subprocess
