@@ -182,21 +182,20 @@ def carried_slots(insns):
             if slot in first_load and first_load[slot] < st}
 
 
-MEM_OPERAND = re.compile(r'-?(0x)?[0-9a-f]*\(%r\w+(,%r\w+)?(,\d)?\)')
-
-
-def vector_loads(insns):
-    """Vector instructions of the loop that read memory (a memory source operand, or a load
-    or broadcast into a register): not stores, whose memory operand is the destination."""
-    return sum(1 for _, mn, ops in insns
-               if mn.startswith('v') and MEM_OPERAND.search(ops.split('#')[0])
-               and not MEM_OPERAND.search(ops.split('#')[0].rsplit(',', 1)[-1]))
-
-
 def dest_register(operands):
     """The destination (last operand, AT&T order) of an instruction, if a register."""
     m = re.search(r'%([xyz]mm\d+)\s*$', operands.split('#')[0].strip())
     return m.group(1) if m else None
+
+
+MEM_OPERAND = re.compile(r'\(%r\w+(,%r\w+)?(,\d)?\)')
+
+
+def vector_loads(insns):
+    """Instructions of the loop that read memory into a vector register (a memory source
+    operand, a load or a broadcast); stores, whose destination is memory, are not counted."""
+    return sum(1 for _, _, ops in insns
+               if dest_register(ops) and MEM_OPERAND.search(ops.split('#')[0]))
 
 
 PASS_THROUGH = re.compile(r'^v?(xorp[sd]|movs[sd]|movap[sd])$')  # a sign flip or a copy
