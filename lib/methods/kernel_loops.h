@@ -17,10 +17,13 @@
  * (the defaults below serve a method built without the table, as the tests' own method is).
  * Measured on Sapphire Rapids (2 FMA pipes of 512 bits): on AVX-512, 8 zmm per array (64
  * doubles, 128 floats) was best for every method: fewer leave the FMA latency exposed, more spill
- * the state; on Zen 5, in tiles of whole blocks (tile_lanes.h), 12 zmm (96 doubles) is best for four of
- * them. On Zen 3 (AVX2, 16 ymm, 2 FMA + 2 FP-add pipes): 6-10 ymm per array, per method
- * (lib/meson.build's table says which and why); beyond that GCC keeps the block's state in stack
- * copies, which tests/check_kernels.py detects in the assembly.
+ * the state; on Zen 5, in tiles of whole blocks (tile_lanes.h), 12 zmm (96 doubles) is best for
+ * four of them (semi-implicit, verlet, forest-ruth, verlet-implicit-drag); for stormer and
+ * implicit-midpoint 8 zmm is, by 10-16% on Zen 4 and within 6% of 12 on Zen 5 (at 8 GCC steps
+ * each block twice per load of its coefficients). On Zen 3 (AVX2, 16 ymm, 2 FMA + 2 FP-add
+ * pipes): 6-10 ymm per array, per method (lib/meson.build's table says which and why); beyond
+ * that GCC keeps the block's state in stack copies, which tests/check_kernels.py detects in the
+ * assembly.
  * Any multiple of 4 lanes works: lane ranges are multiples of OSC_LANE_ALIGN, and what is left
  * of a range after whole blocks is stepped in power-of-two blocks (128, 64, ..., 4 lanes). A
  * block need not be a power of two: on 16 ymm, 7 vectors per array (28 double lanes) fill the
