@@ -34,7 +34,7 @@ Which code is checked, per function:
                            memory operands by design.
   audited_<isa>_d<D>_<p>   the fused audited blocks: no division (their exact state and maxima
                            partly live in L1 by design, see kernel_loops.h).
-  composed_<isa>_blk|blk3|blk5|blk7|blk9|rem_<p>, caudited_<isa>_d<D>_<p>
+  composed_<isa>_blk|blk3|blk5|blk7|blk9|blk15|blk17|rem_<p>, caudited_<isa>_d<D>_<p>
                            the composed blocks (compositions' kernels): see check_composed.
   both, on v3/v4           vectorized as blocks: no scalar arithmetic, no shuffles, permutes,
                            inserts or gathers in the step loop (a per-lane coefficient array laid
@@ -259,10 +259,10 @@ def block_shape_failures(where, insns, prec, body, composed=False):
 
 
 def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4):
-    """The composed blocks (kernel_loops.h): composed_<isa>_blk/blk3/5/7/9/rem_<p>,
+    """The composed blocks (kernel_loops.h): composed_<isa>_blk/blk3/5/7/9/15/17/rem_<p>,
     advance_composed's register blocks (the tuning table's composed lane count capped at 128,
-    the same specialized to 3, 5, 7 and 9 substeps, and the 128 mod that lanes left of each
-    128), and
+    the same specialized to 3, 5, 7, 9, 15 and 17 substeps, and the 128 mod that lanes left of
+    each 128), and
     caudited_<isa>_d<D>_<p>, the audited form. Their step loop holds the substep
     loop (run-time trip count) and, in the audited form, the co-step. Both: no division; on v3/v4
     vectorized as blocks (no scalar arithmetic but the substep size's, no shuffles). The

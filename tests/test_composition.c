@@ -728,8 +728,9 @@ static void composed_bits_case(const char *base_name, const double *w, int nw, b
  * forest-ruth, euler, implicit-midpoint and verlet-implicit-drag; a symmetric weight set
  * (Yoshida's, one negative weight) and an asymmetric one (5 substeps, one negative); double
  * and float; 1 to 3 axes; every ISA level the CPU has. In one axis also every other block of
- * kernel_loops.h's advance_composed: 7 and 9 substeps (Yoshida's sixth order, Kahan and Li's
- * s9odr6a) and the run-time substep loop (4 substeps; Kahan and Li's 17). */
+ * kernel_loops.h's advance_composed: 7, 9, 15 and 17 substeps (Yoshida's sixth order, Kahan and
+ * Li's s9odr6a, a symmetric 15 made of s17odr8a's first weights, s17odr8a) and the run-time
+ * substep loop (4 substeps). */
 static void test_composed_kernels_are_the_base_bits(void **state)
 {
     (void)state;
@@ -738,6 +739,11 @@ static void test_composed_kernels_are_the_base_bits(void **state)
     static const double asym[] = {0.3, -0.15, 0.4, 0.25, 0.2};
     static const double asym4[] = {0.3, -0.15, 0.6, 0.25};
     static const int caps[] = {OSC_ISA_V4, OSC_ISA_V3, OSC_ISA_BASE};
+    double sym15[8]; /* 7 of s17odr8a's weights, the middle one making the sum 1 */
+    double half15 = 0;
+    for (int k = 0; k < 7; k++)
+        sym15[k] = kahan_li8[k], half15 += kahan_li8[k];
+    sym15[7] = 1 - 2 * half15;
     for (size_t c = 0; c < 3; c++) {
         if (caps[c] > osc_isa_cpu_level())
             continue;
@@ -752,6 +758,7 @@ static void test_composed_kernels_are_the_base_bits(void **state)
                     composed_bits_case(bases[b], yoshida6, 4, true, precisions[k], dim);
                     composed_bits_case(bases[b], kahan_li6, 5, true, precisions[k], dim);
                     composed_bits_case(bases[b], asym4, 4, false, precisions[k], dim);
+                    composed_bits_case(bases[b], sym15, 8, true, precisions[k], dim);
                     composed_bits_case(bases[b], kahan_li8, 9, true, precisions[k], dim);
                 }
     }

@@ -597,8 +597,8 @@ static const osc_method *make_tableau_rk4(void)
  * (osc_method_from_composition): over verlet it is forest-ruth's map undamped, built in as one
  * fused step, so step/yoshida-verlet beside step/forest-ruth shows what the generic composed
  * kernel costs. Suzuki's fractal (p, p, 1 - 4p, p, p), p = 1/(4 - 4^(1/3)), order 4 in 5
- * substeps, through the composed kernel's block for 5 substeps (kernel_loops.h: 3, 5, 7 and 9
- * have their own; other counts a run-time substep loop). False if one cannot be made. */
+ * substeps, through the composed kernel's block for 5 substeps (kernel_loops.h: 3, 5, 7, 9, 15
+ * and 17 have their own; other counts a run-time substep loop). False if one cannot be made. */
 static bool make_compositions(void)
 {
     const double y1 = 1 / (2 - cbrt(2.0)), yoshida[2] = {y1, 1 - 2 * y1};

@@ -551,8 +551,14 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
  * cpu_roof_fraction, medians of 3, 2 rounds, while a .ci/run loaded both cores), Suzuki's
  * 5 substeps over semi-implicit, verlet, forest-ruth, rk4, v4 path: run-time loop 0.42, 0.61,
  * 0.77, 0.79 -> 0.81, 0.89, 0.83, 0.81; v3 path (OSCBENCH_ISA=v3): 0.54, 0.71, 0.52, 0.65 ->
- * 0.61, 0.68, 0.51, 0.72. Other counts (Yoshida's and Kahan-Li's eighth order, 15 and 17) take
- * the run-time loop: one instantiation per count would double the code again per count.
+ * 0.61, 0.68, 0.51, 0.72. Fifteen and seventeen (Yoshida's and Kahan and Li's eighth order,
+ * s17odr8a) too, unrolled by `#pragma GCC unroll 32`: measured on Zen 4 (2026-12-02, 2 threads,
+ * 2^20 lanes, roof_fraction, 3 interleaved rounds of medians of 3, double/float) with s17odr8a
+ * over verlet, v4 path: run-time loop 0.58/0.57 -> 0.68/0.72 (1.19x/1.25x); v3 path 0.57/0.54
+ * -> 0.63/0.60 (1.09x/1.11x). Less than at 5 substeps: 17 substeps' coefficients of a 64-lane
+ * block (35 KB) no longer fit L1. Other counts take the run-time loop (one instantiation per
+ * count). Stepping it in unrolled chunks of 4 substeps instead made GCC carry the whole
+ * block's state through the stack at every chunk (kernels_asm's spill check fails).
  *
  * Inlining: the blocks are `flatten`, so that the step is inlined into them early, whatever
  * GCC's inliner decides. Left to it, the copies of a long step (rk4, forest-ruth) in these blocks
@@ -623,6 +629,8 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
     OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk5), OSC_CBL(BL), ATTR, 5, _Pragma("GCC unroll 16"))    \
     OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk7), OSC_CBL(BL), ATTR, 7, _Pragma("GCC unroll 16"))    \
     OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk9), OSC_CBL(BL), ATTR, 9, _Pragma("GCC unroll 16"))    \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk15), OSC_CBL(BL), ATTR, 15, _Pragma("GCC unroll 32"))  \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk17), OSC_CBL(BL), ATTR, 17, _Pragma("GCC unroll 32"))  \
     OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_rem), OSC_CREM(BL), ATTR)                                   \
     ATTR static void F(NAME)(const osc_soa *a, size_t i0, size_t i1, long nsteps,                  \
                              const real *hs, int nsub)                                             \
@@ -640,6 +648,10 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
                     F(NAME##_blk7)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
                 else if (nsub == 9)                                                                \
                     F(NAME##_blk9)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
+                else if (nsub == 15)                                                               \
+                    F(NAME##_blk15)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                  \
+                else if (nsub == 17)                                                               \
+                    F(NAME##_blk17)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                  \
                 else                                                                               \
                     F(NAME##_blk)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                    \
             if (128 % OSC_CBL(BL))                                                                 \
