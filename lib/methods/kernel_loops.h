@@ -555,10 +555,11 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
  * s17odr8a) too, unrolled by `#pragma GCC unroll 32`: measured on Zen 4 (2026-12-02, 2 threads,
  * 2^20 lanes, roof_fraction, 3 interleaved rounds of medians of 3, double/float) with s17odr8a
  * over verlet, v4 path: run-time loop 0.58/0.57 -> 0.68/0.72 (1.19x/1.25x); v3 path 0.57/0.54
- * -> 0.63/0.60 (1.09x/1.11x). Less than at 5 substeps: 17 substeps' coefficients of a 64-lane
- * block (35 KB) no longer fit L1. Other counts take the run-time loop (one instantiation per
- * count). Stepping it in unrolled chunks of 4 substeps instead made GCC carry the whole
- * block's state through the stack at every chunk (kernels_asm's spill check fails).
+ * -> 0.63/0.60 (1.09x/1.11x). Less than at 5 substeps, likely (not measured) because 17
+ * substeps' coefficients of a 64-lane block, 35 KB, outgrow a 32 KB L1. Other counts take the
+ * run-time loop (one instantiation per count). Stepping it in unrolled chunks of 4 substeps
+ * instead made GCC carry the whole block's state through the stack at every chunk
+ * (kernels_asm's spill check fails).
  *
  * Inlining: the blocks are `flatten`, so that the step is inlined into them early, whatever
  * GCC's inliner decides. Left to it, the copies of a long step (rk4, forest-ruth) in these blocks
