@@ -288,6 +288,9 @@ def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4):
     lanes = min(int(v3 if isa == 'v3' else v4) * (2 if prec == 'f' else 1), 128)
     if blk == 'rem':
         lanes = 128 % lanes
+    elif blk != 'blk' and (int(blk[3:]) * 4 * lanes * (4 if prec == 'f' else 8) > 24576
+                           and lanes % 16 == 0):
+        lanes //= 2  # kernel_loops.h's OSC_CBL_N: N substeps' 4 coefficients per lane in 24 KB
     per_vector = {('v3', 'd'): 4, ('v3', 'f'): 8, ('v4', 'd'): 8, ('v4', 'f'): 16}[(isa, prec)]
     vectors = lanes // per_vector
     sub = max(((t, c, l) for t, c, l in backward_loops(body)), key=lambda x: x[1].get('fma', 0))

@@ -555,9 +555,10 @@ static void F(advance_audited)(const osc_soa *ax, int dim, size_t i0, size_t i1,
  * s17odr8a) too, unrolled by `#pragma GCC unroll 32`: measured on Zen 4 (2026-12-02, 2 threads,
  * 2^20 lanes, roof_fraction, 3 interleaved rounds of medians of 3, double/float) with s17odr8a
  * over verlet, v4 path: run-time loop 0.58/0.57 -> 0.68/0.72 (1.19x/1.25x); v3 path 0.57/0.54
- * -> 0.63/0.60 (1.09x/1.11x). Less than at 5 substeps, likely (not measured) because 17
- * substeps' coefficients of a 64-lane block, 35 KB, outgrow a 32 KB L1. Other counts take the
- * run-time loop (one instantiation per count). Stepping it in unrolled chunks of 4 substeps
+ * -> 0.63/0.60 (1.09x/1.11x). Less than at 5 substeps while 17 substeps' coefficients of a
+ * 64-lane block, 35 KB, outgrew L1: with the blocks halved past 24 KB (OSC_CBL_N below) the v4
+ * path then read 0.83/0.83 (1.19x/1.17x, another 3 rounds). Other counts take the run-time
+ * loop (one instantiation per count). Stepping it in unrolled chunks of 4 substeps
  * instead made GCC carry the whole block's state through the stack at every chunk
  * (kernels_asm's spill check fails).
  *
@@ -584,6 +585,20 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
                "composed blocks must be multiples of 8 lanes");
 #define OSC_CBL(BL) ((BL) <= 128 ? (BL) : 128)
 #define OSC_CREM(BL) (128 % OSC_CBL(BL) ? 128 % OSC_CBL(BL) : 8)
+/* Lanes of the block specialized to N substeps: the composed lanes, halved (where that stays a
+ * multiple of 8) when N substeps' coefficients of the block, N x OSC_NCOEF x lanes reals, would
+ * pass 24 KB: they are read at every step and must stay in L1 (32 KB or more on the x86 cores
+ * measured) beside the state. Of the tuned blocks that halves only the 64-lane AVX-512 ones at 15
+ * and 17 substeps (30-35 KB). Measured on Zen 4 (2026-12-02, 2 threads, 2^20 lanes, roof_fraction,
+ * 3 interleaved rounds of medians of 3, double/float), s17odr8a over verlet, v4: 64 lanes
+ * 0.63/0.61, 32 lanes 0.84/0.82 (comp_v4 32 for every count); at 3 and 5 substeps (7-10 KB) 32
+ * lanes read 1.04x/1.01x and 0.99x/0.97x of 64's, and on v3, 17 substeps (17 KB at 32 lanes), 16
+ * lanes 0.90x/0.93x of 32's: hence a budget, not smaller blocks everywhere. */
+#define OSC_COMP_L1_BUDGET 24576
+#define OSC_CBL_N(BL, N)                                                                           \
+    ((N) * OSC_NCOEF * OSC_CBL(BL) * sizeof(real) > OSC_COMP_L1_BUDGET && OSC_CBL(BL) % 16 == 0    \
+         ? OSC_CBL(BL) / 2                                                                         \
+         : OSC_CBL(BL))
 
 /* Substep k's coefficients of the BL lanes from w2, gam, g (pointers at the block's first lane). */
 #define OSC_COMPOSED_COEFS(KC, BL, W2, GAM, G, HS, NSUB)                                          \
@@ -624,14 +639,24 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
             s0[i + j] = b0[j], s1[i + j] = b1[j];                                                  \
     }
 
+/* The N-substep block over the OSC_CBL(BL) lanes at i + b: once, or twice where it is halved. */
+#define OSC_COMPOSED_CALL_N(NAME, BL, N)                                                           \
+    for (size_t h = 0; h < OSC_CBL(BL); h += OSC_CBL_N(BL, N))                                     \
+    F(NAME##_blk##N)(s0, s1, w2, gam, g, i + b + h, nsteps, hs, nsub)
+
 #define OSC_DEFINE_ADVANCE_COMPOSED(NAME, BL, ATTR)                                                \
     OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_blk), OSC_CBL(BL), ATTR)                                    \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk3), OSC_CBL(BL), ATTR, 3, )                            \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk5), OSC_CBL(BL), ATTR, 5, _Pragma("GCC unroll 16"))    \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk7), OSC_CBL(BL), ATTR, 7, _Pragma("GCC unroll 16"))    \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk9), OSC_CBL(BL), ATTR, 9, _Pragma("GCC unroll 16"))    \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk15), OSC_CBL(BL), ATTR, 15, _Pragma("GCC unroll 32"))  \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk17), OSC_CBL(BL), ATTR, 17, _Pragma("GCC unroll 32"))  \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk3), OSC_CBL_N(BL, 3), ATTR, 3, )                       \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk5), OSC_CBL_N(BL, 5), ATTR, 5,                         \
+                                _Pragma("GCC unroll 16"))                                          \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk7), OSC_CBL_N(BL, 7), ATTR, 7,                         \
+                                _Pragma("GCC unroll 16"))                                          \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk9), OSC_CBL_N(BL, 9), ATTR, 9,                         \
+                                _Pragma("GCC unroll 16"))                                          \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk15), OSC_CBL_N(BL, 15), ATTR, 15,                      \
+                                _Pragma("GCC unroll 32"))                                          \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk17), OSC_CBL_N(BL, 17), ATTR, 17,                      \
+                                _Pragma("GCC unroll 32"))                                          \
     OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_rem), OSC_CREM(BL), ATTR)                                   \
     ATTR static void F(NAME)(const osc_soa *a, size_t i0, size_t i1, long nsteps,                  \
                              const real *hs, int nsub)                                             \
@@ -642,17 +667,17 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
             size_t b = 0;                                                                          \
             for (; 128 - b >= OSC_CBL(BL); b += OSC_CBL(BL))                                       \
                 if (nsub == 3)                                                                     \
-                    F(NAME##_blk3)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
+                    OSC_COMPOSED_CALL_N(NAME, BL, 3);                                              \
                 else if (nsub == 5)                                                                \
-                    F(NAME##_blk5)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
+                    OSC_COMPOSED_CALL_N(NAME, BL, 5);                                              \
                 else if (nsub == 7)                                                                \
-                    F(NAME##_blk7)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
+                    OSC_COMPOSED_CALL_N(NAME, BL, 7);                                              \
                 else if (nsub == 9)                                                                \
-                    F(NAME##_blk9)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                   \
+                    OSC_COMPOSED_CALL_N(NAME, BL, 9);                                              \
                 else if (nsub == 15)                                                               \
-                    F(NAME##_blk15)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                  \
+                    OSC_COMPOSED_CALL_N(NAME, BL, 15);                                             \
                 else if (nsub == 17)                                                               \
-                    F(NAME##_blk17)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                  \
+                    OSC_COMPOSED_CALL_N(NAME, BL, 17);                                             \
                 else                                                                               \
                     F(NAME##_blk)(s0, s1, w2, gam, g, i + b, nsteps, hs, nsub);                    \
             if (128 % OSC_CBL(BL))                                                                 \
@@ -845,6 +870,9 @@ static void F(advance_audited_composed)(const osc_soa *ax, int dim, size_t i0, s
 #undef OSC_CBL_V4
 #undef OSC_CBL_V3
 #undef OSC_CREM
+#undef OSC_CBL_N
+#undef OSC_COMP_L1_BUDGET
+#undef OSC_COMPOSED_CALL_N
 #undef OSC_COMPOSED_COEFS
 #undef OSC_DEFINE_COMPOSED_BLOCK
 #undef OSC_DEFINE_COMPOSED_BLOCK_N
