@@ -258,7 +258,7 @@ def block_shape_failures(where, insns, prec, body, composed=False):
     return failures
 
 
-def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4):
+def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4, l1_rule):
     """The composed blocks (kernel_loops.h): composed_<isa>_blk/blk3/5/7/9/15/17/rem_<p>,
     advance_composed's register blocks (the tuning table's composed lane count capped at 128,
     the same specialized to 3, 5, 7, 9, 15 and 17 substeps, and the 128 mod that lanes left of
@@ -288,9 +288,10 @@ def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4):
     lanes = min(int(v3 if isa == 'v3' else v4) * (2 if prec == 'f' else 1), 128)
     if blk == 'rem':
         lanes = 128 % lanes
-    elif blk != 'blk' and (int(blk[3:]) * 4 * lanes * (4 if prec == 'f' else 8) > 24576
-                           and lanes % 16 == 0):
-        lanes //= 2  # kernel_loops.h's OSC_CBL_N: N substeps' 4 coefficients per lane in 24 KB
+    elif blk != 'blk':  # kernel_loops.h's OSC_CBL_N: N substeps' coefficients within the budget
+        ncoef, budget = l1_rule
+        if int(blk[3:]) * ncoef * lanes * (4 if prec == 'f' else 8) > budget and lanes % 16 == 0:
+            lanes //= 2
     per_vector = {('v3', 'd'): 4, ('v3', 'f'): 8, ('v4', 'd'): 8, ('v4', 'f'): 16}[(isa, prec)]
     vectors = lanes // per_vector
     sub = max(((t, c, l) for t, c, l in backward_loops(body)), key=lambda x: x[1].get('fma', 0))
@@ -406,6 +407,11 @@ def main():
     objdump, srcdir, specs = args[0], args[1], args[2:]
     failures, checked = [], 0
     libs, table = [], []
+    # the specialized composed blocks' L1 rule (OSC_CBL_N), read from the sources it lives in
+    with open(f'{srcdir}/lib/methods/method_template.h') as f:
+        ncoef = int(re.search(r'#define OSC_NCOEF (\d+)', f.read()).group(1))
+    with open(f'{srcdir}/lib/methods/kernel_loops.h') as f:
+        budget = int(re.search(r'#define OSC_COMP_L1_BUDGET (\d+)', f.read()).group(1))
     for spec in specs:
         if spec.startswith('tableau:'):
             tab_failures, tab_checked = check_tableau(objdump, spec.split(':', 1)[1])
@@ -425,7 +431,8 @@ def main():
         for (fname, kind, isa, blk, prec, _), body in functions(objdump, lib):
             if kind in ('composed', 'caudited'):
                 comp_failures, ops = check_composed(f'{method} {fname}', kind, isa, blk, prec,
-                                                    body, nstate, declared, cv3, cv4)
+                                                    body, nstate, declared, cv3, cv4,
+                                                    (ncoef, budget))
                 failures += comp_failures
                 checked += 1
                 if ops and blk == 'blk':
