@@ -12,6 +12,8 @@
  *                                                     ruth's map, beside it) and over rk4, as
  *                                                     compositions (the composed kernels)
  *   step/suzuki-verlet/...                            Suzuki's 5-substep fractal over verlet
+ *   step/kahan-li-verlet/...                          Kahan and Li's s17odr8a over verlet (17
+ *                                                     substeps, order 8)
  *   baseline/naive/<precision>/<lanes>               semi-implicit Euler, one pass over all lanes
  *                                                     per step, arrays in memory: the yardstick
  *   audited/<method>/double/1048576                  stepping with the sweep harness's audit
@@ -161,17 +163,21 @@ static void sample_peak(double seconds)
 
 /* The compositions benchmarked (make_compositions): each with its base, its symmetric weight
  * list (the first half up to the middle weight) and substeps, whose operation count is the
- * base's composed kernel's per substep, times the substeps. */
-enum { NCOMPOSITIONS = 3 };
+ * base's composed kernel's per substep, times the substeps. Their counts are the ones the
+ * composed kernels unroll (3, 5 and 17; kernel_loops.h), the 17 those of eighth-order methods. */
+enum { NCOMPOSITIONS = 4 };
+enum composition_weights { YOSHIDA, SUZUKI, KAHAN_LI8 };
 static struct bench_composition {
     const char *name, *base;
-    bool suzuki; /* Suzuki's fractal (5 substeps), else Yoshida's triple jump (3) */
+    enum composition_weights weights;
     osc_method method;
     int substeps;
     bool made;
-} compositions[NCOMPOSITIONS] = {{.name = "yoshida-verlet", .base = "verlet"},
-                                 {.name = "yoshida-rk4", .base = "rk4"},
-                                 {.name = "suzuki-verlet", .base = "verlet", .suzuki = true}};
+} compositions[NCOMPOSITIONS] = {
+    {.name = "yoshida-verlet", .base = "verlet", .weights = YOSHIDA},
+    {.name = "yoshida-rk4", .base = "rk4", .weights = YOSHIDA},
+    {.name = "suzuki-verlet", .base = "verlet", .weights = SUZUKI},
+    {.name = "kahan-li-verlet", .base = "verlet", .weights = KAHAN_LI8}};
 
 /* Operations per oscillator-step of method m's compiled step loop on the running path; for a
  * composition, substeps x its base's composed substep loop ("<base>/composed" in the table). */
@@ -601,13 +607,25 @@ static const osc_method *make_tableau_rk4(void)
  * and 17 have their own; other counts a run-time substep loop). False if one cannot be made. */
 static bool make_compositions(void)
 {
+    /* Yoshida's triple jump (3 substeps, order 4), Suzuki's fractal (5, order 4) and Kahan and
+     * Li's s17odr8a (Math. Comp. 66, 1997: 17 substeps, order 8), as first halves with the
+     * middle weight. */
     const double y1 = 1 / (2 - cbrt(2.0)), yoshida[2] = {y1, 1 - 2 * y1};
     const double p = 1 / (4 - cbrt(4.0)), suzuki[3] = {p, p, 1 - 4 * p};
+    static const double kahan_li8[9] = {
+        0.13020248308889008088, 0.56116298177510838456,  -0.38947496264484728641,
+        0.15884190655515560090, -0.39590389413323757734, 0.18453964097831570709,
+        0.25837438768632204729, 0.29501172360931029887,  -0.60550853383003451170};
+    const struct {
+        const double *w;
+        int half;
+    } sets[] = {[YOSHIDA] = {yoshida, 2}, [SUZUKI] = {suzuki, 3}, [KAHAN_LI8] = {kahan_li8, 9}};
     for (int c = 0; c < NCOMPOSITIONS; c++) {
         struct bench_composition *bc = &compositions[c];
-        const int half = bc->suzuki ? 3 : 2;
-        if (osc_method_from_composition(osc_method_find(bc->base), bc->suzuki ? suzuki : yoshida,
-                                        half, true, bc->name, 4, &bc->method) != OSC_OK)
+        const int half = sets[bc->weights].half;
+        if (osc_method_from_composition(osc_method_find(bc->base), sets[bc->weights].w, half,
+                                        true, bc->name, bc->weights == KAHAN_LI8 ? 8 : 4,
+                                        &bc->method) != OSC_OK)
             return false;
         bc->made = true;
         bc->substeps = osc_composition_substeps(half, true);
@@ -667,8 +685,9 @@ static const char bench_help[] =
     "  step/<method>/<precision>/<lanes>[/threads:1]  bare stepping; lanes 4096, 65536, 1048576\n"
     "                                                  (method tableau-rk4: rk4 by its tableau,\n"
     "                                                  rkn-rk4: rk4 by its Nystrom form;\n"
-    "                                                  yoshida-verlet, yoshida-rk4, suzuki-verlet:\n"
-    "                                                  compositions of 3, 3 and 5 substeps)\n"
+    "                                                  yoshida-verlet, yoshida-rk4, suzuki-verlet,\n"
+    "                                                  kahan-li-verlet: compositions of 3, 3, 5\n"
+    "                                                  and 17 substeps)\n"
     "  baseline/naive/<precision>/<lanes>             semi-implicit Euler written the obvious way\n"
     "  audited/<method>/double/1048576                 stepping with the run's audit\n"
     "  default/<method>                                a config's batches: bare, audited, sampled\n"
