@@ -325,7 +325,8 @@ def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4, 
     return failures, ops
 
 
-TABFUNC = re.compile(r'^[0-9a-f]+ <((tabv|rknv)_(blk|aud)_(v3|v4)_s(\d)_([df]))(\.[a-z]+\.\d+)*>:$')
+TABFUNC = re.compile(r'^[0-9a-f]+ <((tabv|rknv)_(blk|aud|pat\d+)_(v3|v4)_s(\d)_([df]))'
+                     r'(\.[a-z]+\.\d+)*>:$')
 
 # Per family: the FMAs of one vector's step with every coefficient of s stages applied (the code
 # holds each once, behind its branch), and what they are.
@@ -335,6 +336,29 @@ COEF_FAMILIES = {
              '2 s forces in each of their 2 orders + s nodes c + s (s - 1) entries of abar and a '
              '+ 1 (x + h v) + 2 s weights'),
 }
+
+
+def check_pattern_block(where, fam, isa, stages, prec, s, body, insns, masked_vectors, full):
+    """A pattern block's checks (check_tableau's docstring)."""
+    vectors = masked_vectors.get((fam, isa, stages, prec))
+    if not vectors:
+        return [f'{where}: no masked block {fam}_blk_{isa}_s{s}_{prec} to compare with']
+    fmas = sum(1 for _, m, o in body if classify(m, o) == 'fma')
+    per_vector = fmas / vectors
+    print(f'{where}: {fmas} FMAs in the block = {vectors:g} vectors x {per_vector:g} (the '
+          f'pattern\'s nonzero coefficients; every coefficient: {full})')
+    if fmas % vectors or not 2 * s <= per_vector <= full:
+        return [f'{where}: {fmas} FMAs, not {vectors:g} vectors of 2 s to {full} FMAs each']
+    branches = [i for i in insns[:-1] if JUMP.match(i[1])]
+    if branches:
+        return [f'{where}: {len(branches)} branches in the step loop besides its back edge (the '
+                f'pattern\'s tests did not fold away)']
+    failures = block_shape_failures(where, insns, prec, body)
+    carried = carried_slots(insns)
+    if len(carried) >= vectors:
+        failures.append(f'{where}: {len(carried)} of the block\'s {2 * int(vectors)} state '
+                        f'vectors live on the stack from one step to the next (it spills)')
+    return failures
 
 
 def check_tableau(objdump, lib):
@@ -354,10 +378,23 @@ def check_tableau(objdump, lib):
     tests/test_rkn.c check against the kernels' masks.) Their step loops: no division, no scalar
     arithmetic or shuffles, and fewer than half the block's state vectors carried on the stack
     from one step to the next (as for the methods' blocks); the audited chunks: no division, no
-    scalar arithmetic in the method's step. Both families must be found."""
+    scalar arithmetic in the method's step. Both families must be found.
+
+    <fam>_pat<P>_<isa>_s<s>_<p> are the pattern blocks (coef_simd.h: the block of s stages with
+    a nonzero pattern's masks as constants): they hold each of the pattern's coefficients' FMAs
+    once per vector, so their FMAs must be as many vectors as the same stage count's masked block
+    has, of a whole number of FMAs each, at least the 2 s of the forces and at most the masked
+    block's per-vector count; their step loop must have no branch but its back edge (what the
+    pattern is for: its tests folded away), and the block's checks above."""
     failures, checked = [], 0
     found = set()
-    for (fname, fam, kind, isa, stages, prec, _), body in functions(objdump, lib, TABFUNC):
+    items = list(functions(objdump, lib, TABFUNC))
+    masked_vectors = {}
+    for (fname, fam, kind, isa, stages, prec, _), body in items:
+        if kind == 'blk':
+            fmas = sum(1 for _, m, o in body if classify(m, o) == 'fma')
+            masked_vectors[(fam, isa, stages, prec)] = fmas / COEF_FAMILIES[fam][1](int(stages))
+    for (fname, fam, kind, isa, stages, prec, _), body in items:
         s = int(stages)
         family, per_vector_of, what = COEF_FAMILIES[fam]
         found.add(fam)
@@ -372,6 +409,10 @@ def check_tableau(objdump, lib):
             failures.append(f'{where}: {counts.get("div", 0)} divisions, '
                             f'{counts.get("sqrt", 0)} square roots in the step loop')
         if kind == 'aud':
+            continue
+        if kind.startswith('pat'):
+            failures += check_pattern_block(where, fam, isa, stages, prec, s, body, insns,
+                                            masked_vectors, per_vector_of(s))
             continue
         per_vector = per_vector_of(s)
         fmas = sum(1 for _, m, o in body if classify(m, o) == 'fma')

@@ -547,8 +547,9 @@ static void test_tableau_isa_levels_same_bits(void **state)
 /* Methods from an RKN tableau likewise: their SIMD kernels (coef_simd.h with rkn_simd.h's chain,
  * one per stage count) against the baseline path's plain kernel (rkn_kernel.h's rkn_step): the
  * same bits, plain and audited (state and maxima), in double and float, 1-3 axes, for every stage
- * count 1..8 with zero coefficients, and rk4's Nystrom form; the batch's lane count is not a
- * multiple of any block (check_isa_levels). */
+ * count 1..8 with zero coefficients, and rk4's Nystrom form (which runs its pattern block,
+ * rkn_method.c's rkn_patterns); the batch's lane count is not a multiple of any block
+ * (check_isa_levels). */
 static void test_rkn_isa_levels_same_bits(void **state)
 {
     (void)state;

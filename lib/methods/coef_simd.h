@@ -159,15 +159,48 @@ static const CS_FN(blk_fn) CS_FN(blks)[CS_MAX_STAGES] = {
     CS_ROW(1), CS_ROW(2), CS_ROW(3), CS_ROW(4), CS_ROW(5), CS_ROW(6), CS_ROW(7), CS_ROW(8)};
 #undef CS_ROW
 
-/* advance() on this path: whole blocks (they divide every lane range). */
+/* Pattern blocks (a family that defines CS_PATTERNS(X), X(P, S) per nonzero pattern P = 1, 2,
+ * ... of S stages, with CS_PATTERN_OF(k), the pattern of k's masks or 0, and
+ * CS_PATTERN_SET(k, P), which writes pattern P's masks into k): the block of S stages run on a
+ * copy of k whose masks are pattern P's, constants once inlined, so that the chain's tests of
+ * them fold away and its step loop is straight-line code: the same operations in the same order
+ * as the masked block's for a tableau of that pattern (the same bits), without the tests, which
+ * on 16 registers cost more than the FMAs they skip (rkn_method.c says what was measured). Named
+ * CS_PFX_pat<P>_<isa>_s<S>_<p>. */
+#ifdef CS_PATTERNS
+#define CS_DEFINE_PATTERN_BLOCK(P, S)                                                              \
+    CS_ATTR __attribute__((noinline)) static void CS_NAME(pat##P, S)(                              \
+        const CS_SCALED *restrict k, real *restrict xs, real *restrict vs,                         \
+        const real *restrict w2, const real *restrict gam, const real *restrict g, long nsteps)    \
+    {                                                                                              \
+        CS_SCALED kp = *k;                                                                         \
+        CS_PATTERN_SET(&kp, P);                                                                    \
+        CS_FN(block)(&kp, S, CS_BLOCK_VECTORS(S, CS_LEVEL), CS_CHAIN_VECTORS(S, CS_LEVEL), xs, vs, \
+                     w2, gam, g, nsteps);                                                          \
+    }
+CS_PATTERNS(CS_DEFINE_PATTERN_BLOCK)
+#undef CS_DEFINE_PATTERN_BLOCK
+#define CS_ROW(P, S) CS_NAME(pat##P, S),
+static const CS_FN(blk_fn) CS_FN(pats)[] = {CS_PATTERNS(CS_ROW)};
+#undef CS_ROW
+#endif
+
+/* advance() on this path: whole blocks (they divide every lane range), the pattern's block where
+ * k's masks are one of the family's patterns. */
 static void CS_FN(advance)(const CS_SCALED *k, const osc_soa *a, size_t i0, size_t i1, long nsteps)
 {
     const int s = k->stages;
     const size_t bl = (size_t)CS_BLOCK_VECTORS(s, CS_LEVEL) * CS_W;
+    CS_FN(blk_fn) blk = CS_FN(blks)[s - 1];
+#ifdef CS_PATTERNS
+    const int p = CS_PATTERN_OF(k);
+    if (p > 0)
+        blk = CS_FN(pats)[p - 1];
+#endif
     real *xs = a->s[0], *vs = a->s[1];
     const real *w2 = a->w2, *gam = a->gam, *g = a->g;
     for (size_t i = i0; i < i1; i += bl)
-        CS_FN(blks)[s - 1](k, xs + i, vs + i, w2 + i, gam + i, g + i, nsteps);
+        blk(k, xs + i, vs + i, w2 + i, gam + i, g + i, nsteps);
 }
 
 /* ---- advance_audited on this path --------------------------------------------------------

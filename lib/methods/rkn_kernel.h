@@ -117,10 +117,31 @@ static inline __attribute__((always_inline)) void F(rkn_step)(const F(rkn_scaled
 OSC_LANE_ADVANCE_BODY(rkn, rkn_slot)
 OSC_LANE_AUDITED_BODY(rkn, rkn_slot)
 
+#if OSC_ISA_RUNTIME
+/* Which of rkn_patterns (rkn_method.c) the scaled tableau's masks are: its number from 1, or 0. */
+static int F(rkn_pattern_of)(const F(rkn_scaled) *k)
+{
+    for (int p = 0; p < (int)(sizeof rkn_patterns / sizeof rkn_patterns[0]); p++) {
+        const rkn_pattern *q = &rkn_patterns[p];
+        if (k->stages == q->stages && k->nz_abar == q->nz_abar && k->nz_a == q->nz_a &&
+            k->nz_c == q->nz_c && k->nz_bbar == q->nz_bbar && k->nz_b == q->nz_b &&
+            k->x_inner == q->x_inner)
+            return p + 1;
+    }
+    return 0;
+}
+
+/* Pattern p's masks into k: p a constant, they are constants to the chain inlined after it. */
+static inline __attribute__((always_inline)) void F(rkn_pattern_set)(F(rkn_scaled) *k, int p)
+{
+    const rkn_pattern *q = &rkn_patterns[p - 1];
+    k->nz_abar = q->nz_abar, k->nz_a = q->nz_a, k->nz_c = q->nz_c;
+    k->nz_bbar = q->nz_bbar, k->nz_b = q->nz_b, k->x_inner = q->x_inner;
+}
+
 /* The SIMD kernels (coef_simd.h with rkn_simd.h's chain), per stage count, for x86-64-v4 and v3;
  * the baseline path runs the plain kernels above (fma is a libm call there: the same bits,
  * slowly). */
-#if OSC_ISA_RUNTIME
 #define CS_PFX rknv
 #define CS_SCALED F(rkn_scaled)
 #define CS_CHAIN_HEADER "rkn_simd.h"
@@ -128,6 +149,9 @@ OSC_LANE_AUDITED_BODY(rkn, rkn_slot)
 #define CS_MAX_BLOCK_VECTORS RKN_MAX_BLOCK_VECTORS
 #define CS_CHAIN_VECTORS RKN_CHAIN_VECTORS
 #define CS_MAX_STAGES OSC_RKN_MAX_STAGES
+#define CS_PATTERNS RKN_PATTERNS
+#define CS_PATTERN_OF F(rkn_pattern_of)
+#define CS_PATTERN_SET F(rkn_pattern_set)
 #define CS_LEVEL 4
 #include "coef_simd.h"
 #undef CS_LEVEL
@@ -141,6 +165,9 @@ OSC_LANE_AUDITED_BODY(rkn, rkn_slot)
 #undef CS_MAX_BLOCK_VECTORS
 #undef CS_CHAIN_VECTORS
 #undef CS_MAX_STAGES
+#undef CS_PATTERNS
+#undef CS_PATTERN_OF
+#undef CS_PATTERN_SET
 #endif
 
 OSC_COEF_SIMD_DISPATCH(rkn, rknv, rkn_slot)

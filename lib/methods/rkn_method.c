@@ -65,6 +65,39 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
  * (5 rounds). */
 #define RKN_CHAIN_VECTORS(s, level) ((s) == 4 ? 2 : 1)
 
+/* Nonzero patterns with branch-free blocks of their own (coef_simd.h's pattern blocks). The
+ * kernels skip a zero coefficient by a test of the masks (rkn_simd.h); on AVX2's 16 registers
+ * those tests cost more than the FMAs they skip: at each join of a test GCC must find every
+ * live vector where the other way left it, and keeps the block's accumulators in stack slots,
+ * a store and a reload on the step's chain (rk4's Nystrom form, v3, 2 threads, 2^20 lanes:
+ * all 41 coefficients applied without tests ran 1.18x the osc-steps/s of the 24 nonzero ones
+ * behind their tests). A tableau whose masks (and x_inner, which follows from them) are one of
+ * these runs a block compiled with them as constants: the same operations in the same order,
+ * so the same bits (tests/test_maxima.c holds rk4's Nystrom form to the plain kernel at every
+ * ISA level), with no test left in its step loop (tests/check_kernels.py checks). Measured on a
+ * Zen 4 (2026-12-03, 2 threads, 2^20 lanes, 3 interleaved rounds of medians of 3, roof_fraction
+ * double/float, against the masked block): v3 0.56/0.60 -> 0.84/0.85 and 0.58/0.59 -> 0.83/0.86
+ * (1.43x-1.51x), v4 0.95-0.98 either way (1.00x-1.02x). The same for the rk family (rk4's, the
+ * 3/8 rule's, Kutta's and Heun's shapes) gained 1.02x-1.04x and its 4-vector AVX2 blocks then
+ * kept half their state on the stack: not taken. RKN_PATTERNS lists them by number (1 = the
+ * table's first) and stage count. */
+#if OSC_ISA_RUNTIME /* only the SIMD kernels have pattern blocks */
+typedef struct rkn_pattern {
+    int stages;
+    unsigned long long nz_abar, nz_a;
+    unsigned nz_c, nz_bbar, nz_b, x_inner;
+} rkn_pattern;
+
+#define RKN_BIT(i, j) (1ull << RKN_NZ_BIT(i, j))
+static const rkn_pattern rkn_patterns[] = {
+    /* rk4's Nystrom form: abar_31, abar_42; a_21, a_32, a_43; c_2..c_4; bbar_1..3; b_1..4 */
+    {4, RKN_BIT(2, 0) | RKN_BIT(3, 1), RKN_BIT(1, 0) | RKN_BIT(2, 1) | RKN_BIT(3, 2), 0xe, 0x7,
+     0xf, 0xf},
+};
+#undef RKN_BIT
+#define RKN_PATTERNS(X) X(1, 4)
+#endif
+
 /* Which of stage i's X_i and V_i its force M_i = w2 X_i + gam V_i + g adds first. Each is a chain
  * of FMAs whose last term is the newest force (M_{i-1}; for stage 0, the previous step's M_s via
  * x' and v'), so the one that does not read it is ready early: that one goes inside,
