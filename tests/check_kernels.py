@@ -385,7 +385,8 @@ def check_tableau(objdump, lib):
     once per vector, so their FMAs must be as many vectors as the same stage count's masked block
     has, of a whole number of FMAs each, at least the 2 s of the forces and at most the masked
     block's per-vector count; their step loop must have no branch but its back edge (what the
-    pattern is for: its tests folded away), and the block's checks above."""
+    pattern is for: its tests folded away), and the block's checks above. The rkn family has
+    one (rk4's Nystrom form's), so its pattern blocks must be found."""
     failures, checked = [], 0
     found = set()
     items = list(functions(objdump, lib, TABFUNC))
@@ -411,6 +412,7 @@ def check_tableau(objdump, lib):
         if kind == 'aud':
             continue
         if kind.startswith('pat'):
+            found.add(fam + '_pat')
             failures += check_pattern_block(where, fam, isa, stages, prec, s, body, insns,
                                             masked_vectors, per_vector_of(s))
             continue
@@ -434,6 +436,8 @@ def check_tableau(objdump, lib):
     for fam, (family, _, _) in COEF_FAMILIES.items():
         if fam not in found:
             failures.append(f'{family}: no {fam}_ kernel found in ' + lib)
+    if 'rknv' in found and 'rknv_pat' not in found:  # rkn_method.c's rkn_patterns has one
+        failures.append('rkn: no rknv_pat<P>_ block (rk4\'s Nystrom pattern) found in ' + lib)
     return failures, checked
 
 
