@@ -44,7 +44,7 @@ typedef struct F(rkn_scaled) {
     int stages;
     unsigned long long nz_abar, nz_a;
     unsigned nz_bbar, nz_b, nz_c;
-    unsigned x_inner; /* bit i: stage i sums its force as gam V_i + (w2 X_i + g), rkn_x_first */
+    unsigned x_inner; /* bit i: stage i sums its force as gam V_i + (w2 X_i + g), rkn_x_inner */
     real nabar[OSC_RKN_MAX_STAGES][OSC_RKN_MAX_STAGES], na[OSC_RKN_MAX_STAGES][OSC_RKN_MAX_STAGES];
     real nbbar[OSC_RKN_MAX_STAGES], nb[OSC_RKN_MAX_STAGES], hc[OSC_RKN_MAX_STAGES];
     real h;
@@ -68,8 +68,7 @@ static F(rkn_scaled) F(rkn_scale)(const rkn_slot *sl, real dt)
         k.nz_b |= (unsigned)(sl->b[i] != 0) << i;
         k.nz_c |= (unsigned)(sl->c[i] != 0) << i;
     }
-    for (int i = 0; i < k.stages; i++)
-        k.x_inner |= (unsigned)rkn_x_first(sl, i) << i;
+    k.x_inner = rkn_x_inner(k.stages, k.nz_abar, k.nz_a, k.nz_bbar, k.nz_b);
     return k;
 }
 
@@ -124,8 +123,7 @@ static int F(rkn_pattern_of)(const F(rkn_scaled) *k)
     for (int p = 0; p < (int)(sizeof rkn_patterns / sizeof rkn_patterns[0]); p++) {
         const rkn_pattern *q = &rkn_patterns[p];
         if (k->stages == q->stages && k->nz_abar == q->nz_abar && k->nz_a == q->nz_a &&
-            k->nz_c == q->nz_c && k->nz_bbar == q->nz_bbar && k->nz_b == q->nz_b &&
-            k->x_inner == q->x_inner)
+            k->nz_c == q->nz_c && k->nz_bbar == q->nz_bbar && k->nz_b == q->nz_b)
             return p + 1;
     }
     return 0;
@@ -136,7 +134,8 @@ static inline __attribute__((always_inline)) void F(rkn_pattern_set)(F(rkn_scale
 {
     const rkn_pattern *q = &rkn_patterns[p - 1];
     k->nz_abar = q->nz_abar, k->nz_a = q->nz_a, k->nz_c = q->nz_c;
-    k->nz_bbar = q->nz_bbar, k->nz_b = q->nz_b, k->x_inner = q->x_inner;
+    k->nz_bbar = q->nz_bbar, k->nz_b = q->nz_b;
+    k->x_inner = rkn_x_inner(q->stages, q->nz_abar, q->nz_a, q->nz_bbar, q->nz_b);
 }
 
 /* The SIMD kernels (coef_simd.h with rkn_simd.h's chain), per stage count, for x86-64-v4 and v3;

@@ -57,7 +57,7 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
  * within the noise, s = 3 dense, 6 subdiagonal and 8 dense tableaus 6-30% slower, a dense 6-stage
  * one 15% faster (best and median of 6 runs), so they keep one. On v4 two per call for s = 4
  * likewise: rk4's Nystrom form 0.29 -> 0.69 of its ceiling (medians; see RKN_BLOCK_VECTORS); the
- * other v4 widths are not measured (kept at one). Re-measured after rkn_x_first shortened the chain
+ * other v4 widths are not measured (kept at one). Re-measured after rkn_x_inner shortened the chain
  * (Zen 3, one thread, 65536 lanes, double, 6 interleaved rounds on an idle machine, best and median
  * of the rounds' medians of cpu_roof_fraction): 4 vectors in 2 calls 0.62 / 0.55, one vector per
  * call 0.35 / 0.29, 8 vectors in 2-vector calls 0.34 / 0.31; the coefficients as pre-broadcast
@@ -67,32 +67,32 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
 
 /* Nonzero patterns with branch-free blocks of their own (coef_simd.h's pattern blocks). The
  * kernels skip a zero coefficient by a test of the masks (rkn_simd.h); on AVX2's 16 registers
- * those tests cost more than the FMAs they skip: at each join of a test GCC must find every
- * live vector where the other way left it, and keeps the block's accumulators in stack slots,
- * a store and a reload on the step's chain (rk4's Nystrom form, v3, 2 threads, 2^20 lanes:
- * all 41 coefficients applied without tests ran 1.18x the osc-steps/s of the 24 nonzero ones
- * behind their tests). A tableau whose masks (and x_inner, which follows from them) are one of
- * these runs a block compiled with them as constants: the same operations in the same order,
- * so the same bits (tests/test_maxima.c holds rk4's Nystrom form to the plain kernel at every
- * ISA level), with no test left in its step loop (tests/check_kernels.py checks). Measured on a
- * Zen 4 (2026-12-03, 2 threads, 2^20 lanes, 3 interleaved rounds of medians of 3, roof_fraction
- * double/float, against the masked block): v3 0.56/0.60 -> 0.84/0.85 and 0.58/0.59 -> 0.83/0.86
- * (1.43x-1.51x), v4 0.95-0.98 either way (1.00x-1.02x). The same for the rk family (rk4's, the
- * 3/8 rule's, Kutta's and Heun's shapes) gained 1.02x-1.04x and its 4-vector AVX2 blocks then
- * kept half their state on the stack: not taken. RKN_PATTERNS lists them by number (1 = the
- * table's first) and stage count. */
+ * those tests cost more than the FMAs they skip: at each join of a test GCC must find every live
+ * vector where the other way left it, and keeps the block's accumulators in stack slots, a store
+ * and a reload on the step's chain (rk4's Nystrom form, v3, 2 threads, 2^20 lanes: all 41
+ * coefficients applied without tests ran 1.18x the osc-steps/s of the 24 nonzero ones behind their
+ * tests). A tableau whose masks are one of these runs a block compiled with them as constants: the
+ * same operations in the same order, so the same bits (tests/test_maxima.c holds rk4's Nystrom
+ * form to the plain kernel at every ISA level), with no test left in its step loop
+ * (tests/check_kernels.py checks). Measured on a Zen 4 (2026-12-03, 2 threads, 2^20 lanes, 3
+ * interleaved rounds of medians of 3, roof_fraction double/float, against the masked block): v3
+ * 0.56/0.60 -> 0.84/0.85 and 0.58/0.59 -> 0.83/0.86 (1.43x-1.51x), v4 0.95-0.98 either way
+ * (1.00x-1.02x). The same for the rk family (rk4's, the 3/8 rule's, Kutta's and Heun's shapes)
+ * gained 1.02x-1.04x and its 4-vector AVX2 blocks then kept half their state on the stack: not
+ * taken. RKN_PATTERNS lists them by number (1 = the table's first) and stage count.
+ */
 #if OSC_ISA_RUNTIME /* only the SIMD kernels have pattern blocks */
 typedef struct rkn_pattern {
     int stages;
     unsigned long long nz_abar, nz_a;
-    unsigned nz_c, nz_bbar, nz_b, x_inner;
+    unsigned nz_c, nz_bbar, nz_b; /* x_inner follows from them (rkn_x_inner) */
 } rkn_pattern;
 
 #define RKN_BIT(i, j) (1ull << RKN_NZ_BIT(i, j))
 static const rkn_pattern rkn_patterns[] = {
     /* rk4's Nystrom form: abar_31, abar_42; a_21, a_32, a_43; c_2..c_4; bbar_1..3; b_1..4 */
     {4, RKN_BIT(2, 0) | RKN_BIT(3, 1), RKN_BIT(1, 0) | RKN_BIT(2, 1) | RKN_BIT(3, 2), 0xe, 0x7,
-     0xf, 0xf},
+     0xf},
 };
 #undef RKN_BIT
 #define RKN_PATTERNS(X) X(1, 4)
@@ -106,12 +106,20 @@ static const rkn_pattern rkn_patterns[] = {
  * (bbar_4 = 0): X inside makes each stage 2 FMAs deep after M_{i-1} instead of 3 (the step's
  * chain 32 cycles instead of 48 on a 4-cycle FMA). X goes inside unless only X reads the newest
  * force. */
-static int rkn_x_first(const rkn_slot *sl, int i)
+/* From the nonzero masks (RKN_NZ_BIT), as bits: bit i set = stage i puts X inside. A function of
+ * the masks alone, so that a pattern block (rkn_patterns) derives it from its masks too. */
+static inline __attribute__((always_inline)) unsigned rkn_x_inner(int s, unsigned long long nz_abar,
+                                                                  unsigned long long nz_a,
+                                                                  unsigned nz_bbar, unsigned nz_b)
 {
-    const int s = sl->stages;
-    const int x_late = i == 0 ? sl->bbar[s - 1] != 0 : sl->abar[i][i - 1] != 0;
-    const int v_late = i == 0 ? sl->b[s - 1] != 0 : sl->a[i][i - 1] != 0;
-    return !(x_late && !v_late);
+    unsigned inner = 0;
+    for (int i = 0; i < s; i++) {
+        const unsigned x_late =
+            i == 0 ? nz_bbar >> (s - 1) & 1 : nz_abar >> RKN_NZ_BIT(i, i - 1) & 1;
+        const unsigned v_late = i == 0 ? nz_b >> (s - 1) & 1 : nz_a >> RKN_NZ_BIT(i, i - 1) & 1;
+        inner |= (unsigned)!(x_late && !v_late) << i;
+    }
+    return inner;
 }
 
 /* The kernels for double and float, then the long double reference. */

@@ -12,7 +12,7 @@
  * so a nonzero coefficient's code falls through). A step holds its s force vectors
  * M_i, the state, the stage's X_i and V_i and the lane coefficients: s + 7 vectors per vector of
  * lanes, fewer than a tableau's 2 s + 4. Each stage sums its force in the order the tableau's
- * x_inner mask picks (rkn_x_first in rkn_method.c: the one of X_i and V_i that does not read the
+ * x_inner mask picks (rkn_x_inner in rkn_method.c: the one of X_i and V_i that does not read the
  * newest force goes inside), again a branch the same for every lane.
  *
  * Bits. The step is rkn_step's (rkn_kernel.h), operation for operation and in its order; the
