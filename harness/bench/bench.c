@@ -618,13 +618,14 @@ static bool make_compositions(void)
         0.25837438768632204729, 0.29501172360931029887,  -0.60550853383003451170};
     const struct {
         const double *w;
-        int half;
-    } sets[] = {[YOSHIDA] = {yoshida, 2}, [SUZUKI] = {suzuki, 3}, [KAHAN_LI8] = {kahan_li8, 9}};
+        int half, order;
+    } sets[] = {[YOSHIDA] = {yoshida, 2, 4}, [SUZUKI] = {suzuki, 3, 4},
+                [KAHAN_LI8] = {kahan_li8, 9, 8}};
     for (int c = 0; c < NCOMPOSITIONS; c++) {
         struct bench_composition *bc = &compositions[c];
         const int half = sets[bc->weights].half;
         if (osc_method_from_composition(osc_method_find(bc->base), sets[bc->weights].w, half,
-                                        true, bc->name, bc->weights == KAHAN_LI8 ? 8 : 4,
+                                        true, bc->name, sets[bc->weights].order,
                                         &bc->method) != OSC_OK)
             return false;
         bc->made = true;
