@@ -1,7 +1,9 @@
 /* oscbench-bench's conventions (OSCBENCH_BENCH_EXE): --help lists oscbench's own environment
  * variables and Google Benchmark's flags; a benchmark's name is a fixed amount of work whatever
  * the machine gives it (steps_per_iter follows from the name alone, here with 1 and with all
- * threads); items_per_second is reported. */
+ * threads); items_per_second is reported; the methods a config (OSCBENCH_BENCH_CONFIG) defines by
+ * their coefficients are benchmarked like the built-in ones, a composition counted as its base's
+ * kernel times its substeps; a bad config is bad input. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,11 +12,14 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char *exe;
+enum { PATH_MAX_ENV = 128 };
 
 /* The command's stdout (at most 64 KiB) and its exit status. */
 static char *run(const char *env, const char *args, int *status)
@@ -77,6 +82,116 @@ static void fixed_work_per_name(void **state)
     }
 }
 
+/* Three methods by their coefficients: Heun's (rk), rk4's Nystrom form (rkn) and Yoshida's
+ * triple jump over verlet (a composition: the same map as oscbench-bench's own yoshida-verlet). */
+static const char family_config[] =
+    "name: families\n"
+    "methods:\n"
+    "  - name: my-heun\n"
+    "    family: rk\n"
+    "    order: 2\n"
+    "    a: [[0], [1]]\n"
+    "    b: [\"1/2\", \"1/2\"]\n"
+    "  - name: my-nystrom\n"
+    "    family: rkn\n"
+    "    order: 4\n"
+    "    abar: [[], [0], [\"1/4\", 0], [0, \"1/2\", 0]]\n"
+    "    a: [[], [\"1/2\"], [0, \"1/2\"], [0, 0, 1]]\n"
+    "    bbar: [\"1/6\", \"1/6\", \"1/6\", 0]\n"
+    "    b: [\"1/6\", \"1/3\", \"1/3\", \"1/6\"]\n"
+    "  - name: my-triple-jump\n"
+    "    family: composition\n"
+    "    order: 4\n"
+    "    base: verlet\n"
+    "    weights: [1.3512071919596578, -1.7024143839193153]\n"
+    "    symmetric: true\n"
+    "stiffness: 1\n"
+    "dt: [0.1, 0.05]\n"
+    "steps: 10\n";
+
+static char config_env[PATH_MAX_ENV];
+
+static int write_config(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_bench_cli_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    ssize_t len = (ssize_t)strlen(family_config);
+    bool ok = write(fd, family_config, (size_t)len) == len;
+    close(fd);
+    snprintf(config_env, sizeof config_env, "OSCBENCH_BENCH_CONFIG='%s'", path);
+    return ok ? 0 : -1;
+}
+
+static int remove_config(void **state)
+{
+    (void)state;
+    const char *path = strchr(config_env, '\'') + 1;
+    char copy[PATH_MAX_ENV];
+    snprintf(copy, sizeof copy, "%.*s", (int)(strlen(path) - 1), path);
+    return unlink(copy);
+}
+
+static void config_methods_are_benchmarked(void **state)
+{
+    (void)state;
+    int status;
+    char *out = run(config_env, "--benchmark_list_tests", &status);
+    assert_int_equal(status, 0);
+    const char *want[] = {"step/my-heun/double/4096\n", "step/my-nystrom/float/1048576/threads:1\n",
+                          "step/my-triple-jump/double/65536\n",
+                          "audited/my-nystrom/double/1048576\n", "default/my-heun\n",
+                          "step/yoshida-verlet/double/4096\n"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(out, want[i]))
+            fail_msg("no %s in the list:\n%s", want[i], out);
+    free(out);
+}
+
+/* One benchmark's counter, run alone. */
+static double counter_of(const char *bench, const char *counter)
+{
+    char args[256];
+    snprintf(args, sizeof args,
+             "--benchmark_filter='^%s$' --benchmark_min_time=0.01 --benchmark_format=json", bench);
+    int status;
+    char *out = run(config_env, args, &status);
+    assert_int_equal(status, 0);
+    double x = json_number(out, counter);
+    free(out);
+    return x;
+}
+
+/* Heun's tableau: 2 FMAs per stage for the force and 2 per nonzero a_ij and b_i, 2 + 2 + 2 x 3
+ * = 10 (the rk kernel applies exactly those). The triple jump runs verlet's composed kernel 3
+ * times per step, as yoshida-verlet does: the same operations, adds included (a composition
+ * counted by its declared fma_per_step would show every add as an FMA and no add). */
+static void config_methods_count_their_operations(void **state)
+{
+    (void)state;
+    assert_true(counter_of("step/my-heun/double/4096", "ops_fma") == 10);
+    const char *classes[] = {"ops_fma", "ops_add", "ops_mul"};
+    for (size_t i = 0; i < 3; i++) {
+        double mine = counter_of("step/my-triple-jump/double/4096", classes[i]);
+        double own = counter_of("step/yoshida-verlet/double/4096", classes[i]);
+        if (mine != own)
+            fail_msg("%s: my-triple-jump %g, yoshida-verlet %g", classes[i], mine, own);
+    }
+}
+
+static void bad_config_is_bad_input(void **state)
+{
+    (void)state;
+    int status;
+    char *out = run("OSCBENCH_BENCH_CONFIG=/nonexistent/oscbench.yaml", "--benchmark_list_tests",
+                    &status);
+    assert_int_equal(status, 2);
+    assert_string_equal(out, "");
+    free(out);
+}
+
 int main(void)
 {
     exe = getenv("OSCBENCH_BENCH_EXE");
@@ -87,6 +202,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(help_lists_our_flags_and_google_benchmarks),
         cmocka_unit_test(fixed_work_per_name),
+        cmocka_unit_test_setup_teardown(config_methods_are_benchmarked, write_config,
+                                        remove_config),
+        cmocka_unit_test_setup_teardown(config_methods_count_their_operations, write_config,
+                                        remove_config),
+        cmocka_unit_test(bad_config_is_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

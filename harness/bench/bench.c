@@ -14,6 +14,9 @@
  *   step/suzuki-verlet/...                            Suzuki's 5-substep fractal over verlet
  *   step/kahan-li-verlet/...                          Kahan and Li's s17odr8a over verlet (17
  *                                                     substeps, order 8)
+ *   step/<name>/...                                   each method the config of default/
+ *                                                     defines by its coefficients (audited/ too;
+ *                                                     a name of this program's own excepted)
  *   baseline/naive/<precision>/<lanes>               semi-implicit Euler, one pass over all lanes
  *                                                     per step, arrays in memory: the yardstick
  *   audited/<method>/double/1048576                  stepping with the sweep harness's audit
@@ -179,8 +182,13 @@ static struct bench_composition {
     {.name = "suzuki-verlet", .base = "verlet", .weights = SUZUKI},
     {.name = "kahan-li-verlet", .base = "verlet", .weights = KAHAN_LI8}};
 
+/* The config of default/ (OSCBENCH_BENCH_CONFIG); the methods it defines by their coefficients
+ * get step/ and audited/ benchmarks as well. */
+static osc_config default_cfg;
+
 /* Operations per oscillator-step of method m's compiled step loop on the running path; for a
- * composition, substeps x its base's composed substep loop ("<base>/composed" in the table). */
+ * composition (here or in the config), substeps x its base's composed substep loop
+ * ("<base>/composed" in the table). */
 static struct kernel_ops ops_of(const osc_method *m, osc_precision p)
 {
     int isa = osc_isa_level() == OSC_ISA_V4 ? 4 : osc_isa_level() == OSC_ISA_V3 ? 3 : 0;
@@ -192,6 +200,11 @@ static struct kernel_ops ops_of(const osc_method *m, osc_precision p)
             snprintf(composed, sizeof composed, "%s/composed", compositions[c].base);
             name = composed, times = compositions[c].substeps;
         }
+    const config_user_method *um = config_user_method_of(&default_cfg, m);
+    if (um && um->base) {
+        snprintf(composed, sizeof composed, "%s/composed", um->base->name);
+        name = composed, times = um->substeps;
+    }
     for (size_t i = 0; kernel_ops[i].method; i++)
         if (kernel_ops[i].isa == isa && kernel_ops[i].prec == (int)p &&
             strcmp(kernel_ops[i].method, name) == 0) {
@@ -369,7 +382,6 @@ static void bench_step(osc_bench_state *st, void *arg)
 
 /* ---- default/<method>: the README's main job, bare against audited ----------------------- */
 
-static osc_config default_cfg;
 /* Rounds per benchmark iteration of default/ (each: bare, audited, sampled), whose fastest runs
  * the counters take. */
 #define DEFAULT_ROUNDS 3
@@ -659,6 +671,23 @@ static const osc_method *make_rkn_rk4(void)
 
 /* ---- registration ------------------------------------------------------------------------- */
 
+/* Loads default_cfg: OSCBENCH_BENCH_CONFIG's config, or configs/default.yaml. False (with the
+ * config's errors on stderr) when the user's config is bad; without the variable a default config
+ * that cannot be read only drops the default/ benchmarks. */
+static bool load_bench_config(void)
+{
+    const char *cfg_path = getenv("OSCBENCH_BENCH_CONFIG");
+    char err[1024];
+    if (config_load(cfg_path ? cfg_path : OSC_DEFAULT_CONFIG, &default_cfg, err, sizeof err) == 0)
+        return true;
+    if (cfg_path) {
+        fprintf(stderr, "oscbench-bench: OSCBENCH_BENCH_CONFIG: %s\n", err);
+        return false;
+    }
+    fprintf(stderr, "oscbench-bench: no default/ benchmarks: %s\n", err);
+    return true;
+}
+
 /* Every case, allocated once at its final size: the benchmarks keep pointers into it. */
 static bench_case *cases;
 static size_t ncases, cases_cap;
@@ -688,7 +717,9 @@ static const char bench_help[] =
     "                                                  rkn-rk4: rk4 by its Nystrom form;\n"
     "                                                  yoshida-verlet, yoshida-rk4, suzuki-verlet,\n"
     "                                                  kahan-li-verlet: compositions of 3, 3, 5\n"
-    "                                                  and 17 substeps)\n"
+    "                                                  and 17 substeps; and every method the\n"
+    "                                                  config of default/ defines by its\n"
+    "                                                  coefficients)\n"
     "  baseline/naive/<precision>/<lanes>             semi-implicit Euler written the obvious way\n"
     "  audited/<method>/double/1048576                 stepping with the run's audit\n"
     "  default/<method>                                a config's batches: bare, audited, sampled\n"
@@ -703,10 +734,12 @@ static const char bench_help[] =
     "  OSCBENCH_ISA=v4|v3|base|native   cap the kernels' ISA path (default: the CPU's best)\n"
     "  OSCBENCH_BENCH_LARGE=1           add 2^24 and 2^26 lanes (several GB)\n"
     "  OSCBENCH_BENCH_AUDIT_EVERY=N     steps between audits of audited/ (default 128)\n"
-    "  OSCBENCH_BENCH_CONFIG=PATH       the config of default/ (default configs/default.yaml)\n"
+    "  OSCBENCH_BENCH_CONFIG=PATH       the config of default/ (default configs/default.yaml);\n"
+    "                                   the methods it defines get step/ and audited/ too\n"
     "  OMP_NUM_THREADS=N                threads (default: every core)\n"
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 bad input (a flag, OSCBENCH_ISA)\n"
+    "exit status: 0 success, 1 runtime failure, 2 bad input (a flag, OSCBENCH_ISA,\n"
+    "  OSCBENCH_BENCH_CONFIG's config)\n"
     "\n"
     "Google Benchmark's own flags follow.\n\n";
 
@@ -748,12 +781,31 @@ int main(int argc, char **argv)
         fputs("oscbench-bench: cannot build the compositions\n", stderr);
         return 1;
     }
-    /* the built-in methods, then tableau-rk4, rkn-rk4 and the compositions */
-    const osc_method *coef_methods[2 + NCOMPOSITIONS] = {tab_rk4, rkn_rk4_m};
+    /* the built-in methods, then tableau-rk4, rkn-rk4 and the compositions, then the methods
+     * the config defines (a name of this program's own stays this program's) */
+    const osc_method *coef_methods[2 + NCOMPOSITIONS + CONFIG_MAX_USER_METHODS] = {tab_rk4,
+                                                                                  rkn_rk4_m};
+    size_t ncoef = 2;
     for (int c = 0; c < NCOMPOSITIONS; c++)
-        coef_methods[2 + c] = &compositions[c].method;
-    const size_t nmethods = nbuiltin + 2 + NCOMPOSITIONS;
-    cases_cap = nmethods * OSC_NPRECISION * (nlanes + 1) + OSC_NPRECISION * nlanes + 2 * nmethods + 1;
+        coef_methods[ncoef++] = &compositions[c].method;
+    const size_t nown = ncoef;
+    if (!load_bench_config())
+        return 2;
+    for (size_t i = 0; i < default_cfg.nuser_methods; i++) {
+        const osc_method *m = &default_cfg.user_methods[i].method;
+        bool own = false;
+        for (size_t k = 0; k < nown; k++)
+            own |= strcmp(coef_methods[k]->name, m->name) == 0;
+        if (own)
+            fprintf(stderr, "oscbench-bench: %s: its method '%s' has this program's name: "
+                    "step/%s and audited/%s are this program's, default/%s the config's\n",
+                    default_cfg.path, m->name, m->name, m->name, m->name);
+        else
+            coef_methods[ncoef++] = m;
+    }
+    const size_t nmethods = nbuiltin + ncoef;
+    cases_cap = nmethods * OSC_NPRECISION * (nlanes + 1) + OSC_NPRECISION * nlanes + nmethods +
+                default_cfg.nmethods;
     cases = calloc(cases_cap, sizeof *cases);
     if (!cases) {
         fputs("oscbench-bench: out of memory\n", stderr);
@@ -823,16 +875,10 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "audited/%s/double/%zu", m->name, base_lanes[2]);
         ok &= add_bench(name, (bench_case){BENCH_AUDITED, m, OSC_DOUBLE, base_lanes[2], false});
     }
-    const char *cfg_path = getenv("OSCBENCH_BENCH_CONFIG");
-    char err[1024];
-    if (config_load(cfg_path ? cfg_path : OSC_DEFAULT_CONFIG, &default_cfg, err, sizeof err) == 0) {
-        for (size_t mi = 0; mi < default_cfg.nmethods; mi++) {
-            const osc_method *m = default_cfg.methods[mi];
-            snprintf(name, sizeof name, "default/%s", m->name);
-            ok &= add_bench(name, (bench_case){BENCH_DEFAULT, m, default_cfg.precision, 0, false});
-        }
-    } else {
-        fprintf(stderr, "oscbench-bench: no default/ benchmarks: %s\n", err);
+    for (size_t mi = 0; mi < default_cfg.nmethods; mi++) {
+        const osc_method *m = default_cfg.methods[mi];
+        snprintf(name, sizeof name, "default/%s", m->name);
+        ok &= add_bench(name, (bench_case){BENCH_DEFAULT, m, default_cfg.precision, 0, false});
     }
     if (!ok) {
         fputs("oscbench-bench: cannot register the benchmarks\n", stderr);

@@ -1191,6 +1191,8 @@ static int define_composition(const definition *d, const ynode *const *v, config
         return fail_node(d->c, d->map, d->prefix, "cannot make a method of this composition");
     out->family = "composition";
     out->release = osc_composition_method_release;
+    out->base = base;
+    out->substeps = osc_composition_substeps((int)count, symmetric);
     /* With drag the base's damped order and symmetry (verlet: 1, not symmetric), without its
      * own. On the linear problem: measured from the base's reference (composition.h). */
     out->coefficient_order = osc_composition_coefficient_order(

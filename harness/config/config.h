@@ -97,6 +97,9 @@ typedef struct config_user_method {
     /* The same on problems without drag, x'' = f(x) (rkn: fewer conditions; composition: its
      * base's order and symmetry without drag); the rk family's are the same as above. */
     int coefficient_order_undamped, linear_order_undamped;
+    /* family "composition": its base and the base steps one step runs (NULL and 0 otherwise) */
+    const osc_method *base;
+    int substeps;
 } config_user_method;
 
 typedef struct osc_config {
