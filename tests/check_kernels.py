@@ -386,7 +386,8 @@ def check_tableau(objdump, lib):
     has, of a whole number of FMAs each, at least the 2 s of the forces and at most the masked
     block's per-vector count; their step loop must have no branch but its back edge (what the
     pattern is for: its tests folded away), and the block's checks above. The rkn family has
-    one (rk4's Nystrom form's), so its pattern blocks must be found."""
+    them (rkn_method.c's rkn_patterns: rk4's Nystrom form's first), so its pattern blocks must
+    be found."""
     failures, checked = [], 0
     found = set()
     items = list(functions(objdump, lib, TABFUNC))

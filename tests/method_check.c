@@ -298,3 +298,19 @@ osc_rkn_tableau check_rkn_with_zeros(int s)
     }
     return t;
 }
+
+osc_rkn_tableau check_rkn_dense(int s, bool nystrom)
+{
+    osc_rkn_tableau t = {.stages = s};
+    const int skip = nystrom ? 1 : 0;
+    for (int i = 0; i < s; i++) {
+        for (int j = 0; j < i; j++) {
+            t.a[i][j] = 0.3 / (1 + i + j);
+            t.abar[i][j] = j < i - skip ? 0.1 / (1 + i * j) : 0;
+            t.c[i] += t.a[i][j];
+        }
+        t.b[i] = 1.0 / s;
+        t.bbar[i] = i < s - skip ? 0.5 / (s - skip) : 0;
+    }
+    return t;
+}

@@ -89,5 +89,10 @@ osc_order_fit check_measure_order(const osc_method *m, double c);
  * bits. For s = 8: 16 of the 28 abar_ij nonzero, 21 of the a_ij, 6 of the c_i, 7 of the bbar_i
  * and b_i each. */
 osc_rkn_tableau check_rkn_with_zeros(int s);
+/* A valid s-stage RKN tableau (2 <= s <= 8) with every coefficient nonzero (dense) or, with
+ * nystrom, the shape of a dense RK tableau's Nystrom form (abar = A^2: abar_{i,i-1} and bbar_s
+ * zero, every other coefficient nonzero): the shapes that have pattern blocks of their own
+ * (lib/methods/rkn_method.c's rkn_patterns). */
+osc_rkn_tableau check_rkn_dense(int s, bool nystrom);
 
 #endif

@@ -547,22 +547,28 @@ static void test_tableau_isa_levels_same_bits(void **state)
 /* Methods from an RKN tableau likewise: their SIMD kernels (coef_simd.h with rkn_simd.h's chain,
  * one per stage count) against the baseline path's plain kernel (rkn_kernel.h's rkn_step): the
  * same bits, plain and audited (state and maxima), in double and float, 1-3 axes, for every stage
- * count 1..8 with zero coefficients, and rk4's Nystrom form (which runs its pattern block,
- * rkn_method.c's rkn_patterns); the batch's lane count is not a multiple of any block
- * (check_isa_levels). */
+ * count 1..8 with zero coefficients, and the shapes that run pattern blocks of their own
+ * (rkn_method.c's rkn_patterns): rk4's Nystrom form, the Nystrom forms of dense RK tableaus and
+ * dense RKN tableaus of 2..6 stages (and 7, which has none); the batch's lane count is not a
+ * multiple of any block (check_isa_levels). */
 static void test_rkn_isa_levels_same_bits(void **state)
 {
     (void)state;
-    osc_rkn_tableau ts[OSC_RKN_MAX_STAGES + 1];
+    enum { DENSE_MAX = 7 };
+    osc_rkn_tableau ts[OSC_RKN_MAX_STAGES + 1 + 2 * (DENSE_MAX - 1)];
+    size_t n = 0;
     for (int s = 1; s <= OSC_RKN_MAX_STAGES; s++)
-        ts[s - 1] = check_rkn_with_zeros(s);
-    ts[OSC_RKN_MAX_STAGES] = (osc_rkn_tableau){.stages = 4,
+        ts[n++] = check_rkn_with_zeros(s);
+    for (int s = 2; s <= DENSE_MAX; s++)
+        ts[n++] = check_rkn_dense(s, true), ts[n++] = check_rkn_dense(s, false);
+    ts[n++] = (osc_rkn_tableau){.stages = 4,
                                                .abar = {{0}, {0}, {0.25}, {0, 0.5}},
                                                .a = {{0}, {0.5}, {0, 0.5}, {0, 0, 1}},
                                                .bbar = {1.0 / 6, 1.0 / 6, 1.0 / 6, 0},
                                                .b = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
                                                .c = {0, 0.5, 0.5, 1}};
-    for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) {
+    assert_int_equal(n, sizeof ts / sizeof ts[0]);
+    for (size_t k = 0; k < n; k++) {
         osc_rkn_where where;
         if (osc_rkn_validate(&ts[k], &where) != OSC_RKN_OK)
             fail_msg("rkn tableau %zu invalid at %s (%d, %d)", k,

@@ -79,7 +79,16 @@ _Static_assert(OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES <= 64, "the masks are 64 
  * 0.56/0.60 -> 0.84/0.85 and 0.58/0.59 -> 0.83/0.86 (1.43x-1.51x), v4 0.95-0.98 either way
  * (1.00x-1.02x). The same for the rk family (rk4's, the 3/8 rule's, Kutta's and Heun's shapes)
  * gained 1.02x-1.04x and its 4-vector AVX2 blocks then kept half their state on the stack: not
- * taken. RKN_PATTERNS lists them by number (1 = the table's first) and stage count.
+ * taken. The shapes most tableaus have got blocks next: the Nystrom form of a dense RK tableau
+ * (every RK method written for x'' = f(x, v): abar = A^2 has no subdiagonal, bbar = b^T A no
+ * last entry) and the dense RKN tableau, 2 to 6 stages each. On a Zen 3 (2026-12-03, AVX2,
+ * 2 threads, 2^20 lanes, 3 interleaved rounds of medians of 3, roof_fraction double/float,
+ * masked -> pattern): Heun's Nystrom form 0.42/0.41 -> 0.82/0.80, Kutta's third order's
+ * 0.48/0.46 -> 0.90/0.93, the 3/8 rule's 0.67/0.65 -> 0.91/0.89, a dense 3-stage RKN tableau
+ * 0.47/0.47 -> 0.83/0.86 (1.35x-2.04x); rk4's own 0.80/0.78 -> 0.81/0.80 (its pattern was
+ * already there). The blocks add ~7 s to this file's compile. A shape with no block of its own
+ * keeps the masked kernel (0.4-0.7 on AVX2). RKN_PATTERNS lists them by number (1 = the
+ * table's first) and stage count.
  */
 #if OSC_ISA_RUNTIME /* only the SIMD kernels have pattern blocks */
 typedef struct rkn_pattern {
@@ -89,13 +98,39 @@ typedef struct rkn_pattern {
 } rkn_pattern;
 
 #define RKN_BIT(i, j) (1ull << RKN_NZ_BIT(i, j))
+/* Rows 1..s-1 of a strictly lower triangle, row i's first i - d entries (d = 0: all of them;
+ * d = 1: all but the subdiagonal); RKN_FIRST(n): entries 0..n-1 of a vector. */
+#define RKN_ROW(i, n) (((1ull << (n)) - 1) << RKN_NZ_BIT(i, 0))
+#define RKN_LOWER(s, d)                                                                            \
+    (((s) > 1 ? RKN_ROW(1, 1 - (d)) : 0) | ((s) > 2 ? RKN_ROW(2, 2 - (d)) : 0) |                  \
+     ((s) > 3 ? RKN_ROW(3, 3 - (d)) : 0) | ((s) > 4 ? RKN_ROW(4, 4 - (d)) : 0) |                  \
+     ((s) > 5 ? RKN_ROW(5, 5 - (d)) : 0) | ((s) > 6 ? RKN_ROW(6, 6 - (d)) : 0) |                  \
+     ((s) > 7 ? RKN_ROW(7, 7 - (d)) : 0))
+#define RKN_FIRST(n) ((1u << (n)) - 1)
+/* The Nystrom form (abar = A^2, bbar = b^T A, a = A) of a dense s-stage RK tableau, such as
+ * Kutta's third order or the 3/8 rule: abar_ij for j < i - 1, every a_ij, c_2..c_s,
+ * bbar_1..bbar_{s-1}, every b_i. */
+#define RKN_NYSTROM_OF_DENSE(s)                                                                    \
+    {s, RKN_LOWER(s, 1), RKN_LOWER(s, 0), RKN_FIRST(s) & ~1u, RKN_FIRST((s) - 1), RKN_FIRST(s)}
+/* A dense s-stage RKN tableau: every abar_ij, a_ij, c_2..c_s, bbar_i and b_i. */
+#define RKN_DENSE(s)                                                                               \
+    {s, RKN_LOWER(s, 0), RKN_LOWER(s, 0), RKN_FIRST(s) & ~1u, RKN_FIRST(s), RKN_FIRST(s)}
 static const rkn_pattern rkn_patterns[] = {
     /* rk4's Nystrom form: abar_31, abar_42; a_21, a_32, a_43; c_2..c_4; bbar_1..3; b_1..4 */
     {4, RKN_BIT(2, 0) | RKN_BIT(3, 1), RKN_BIT(1, 0) | RKN_BIT(2, 1) | RKN_BIT(3, 2), 0xe, 0x7,
      0xf},
+    RKN_NYSTROM_OF_DENSE(2), RKN_NYSTROM_OF_DENSE(3), RKN_NYSTROM_OF_DENSE(4),
+    RKN_NYSTROM_OF_DENSE(5), RKN_NYSTROM_OF_DENSE(6),
+    RKN_DENSE(2), RKN_DENSE(3), RKN_DENSE(4), RKN_DENSE(5), RKN_DENSE(6),
 };
+#undef RKN_DENSE
+#undef RKN_NYSTROM_OF_DENSE
+#undef RKN_FIRST
+#undef RKN_LOWER
+#undef RKN_ROW
 #undef RKN_BIT
-#define RKN_PATTERNS(X) X(1, 4)
+#define RKN_PATTERNS(X)                                                                            \
+    X(1, 4) X(2, 2) X(3, 3) X(4, 4) X(5, 5) X(6, 6) X(7, 2) X(8, 3) X(9, 4) X(10, 5) X(11, 6)
 #endif
 
 /* Which of stage i's X_i and V_i its force M_i = w2 X_i + gam V_i + g adds first. Each is a chain
