@@ -21,11 +21,13 @@
 static const char *exe;
 enum { PATH_MAX_ENV = 128 };
 
-/* The command's stdout (at most 64 KiB) and its exit status. */
-static char *run(const char *env, const char *args, int *status)
+/* What the command writes to stdout, or with errors to stderr (stdout dropped), at most 64 KiB,
+ * and its exit status. */
+static char *run_capturing(const char *env, const char *args, bool errors, int *status)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s '%s' %s 2>/dev/null", env, exe, args);
+    snprintf(cmd, sizeof cmd, "%s '%s' %s %s", env, exe, args,
+             errors ? "2>&1 >/dev/null" : "2>/dev/null");
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t cap = 1 << 16, len = 0;
@@ -36,6 +38,11 @@ static char *run(const char *env, const char *args, int *status)
     int rc = pclose(p);
     *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
     return out;
+}
+
+static char *run(const char *env, const char *args, int *status)
+{
+    return run_capturing(env, args, false, status);
 }
 
 static void help_lists_our_flags_and_google_benchmarks(void **state)
@@ -109,29 +116,27 @@ static const char family_config[] =
     "dt: [0.1, 0.05]\n"
     "steps: 10\n";
 
-static char config_env[PATH_MAX_ENV];
+static char config_path[] = "/tmp/test_bench_cli_XXXXXX";
+static char config_env[PATH_MAX_ENV]; /* OSCBENCH_BENCH_CONFIG='config_path' */
 
 static int write_config(void **state)
 {
     (void)state;
-    char path[] = "/tmp/test_bench_cli_XXXXXX";
-    int fd = mkstemp(path);
+    strcpy(config_path + strlen(config_path) - 6, "XXXXXX"); /* mkstemp fills them in */
+    int fd = mkstemp(config_path);
     if (fd < 0)
         return -1;
     ssize_t len = (ssize_t)strlen(family_config);
     bool ok = write(fd, family_config, (size_t)len) == len;
     close(fd);
-    snprintf(config_env, sizeof config_env, "OSCBENCH_BENCH_CONFIG='%s'", path);
+    snprintf(config_env, sizeof config_env, "OSCBENCH_BENCH_CONFIG='%s'", config_path);
     return ok ? 0 : -1;
 }
 
 static int remove_config(void **state)
 {
     (void)state;
-    const char *path = strchr(config_env, '\'') + 1;
-    char copy[PATH_MAX_ENV];
-    snprintf(copy, sizeof copy, "%.*s", (int)(strlen(path) - 1), path);
-    return unlink(copy);
+    return unlink(config_path);
 }
 
 static void config_methods_are_benchmarked(void **state)
@@ -150,8 +155,11 @@ static void config_methods_are_benchmarked(void **state)
     free(out);
 }
 
-/* One benchmark's counter, run alone. */
-static double counter_of(const char *bench, const char *counter)
+/* The operation counters of one benchmark, run alone: ops_fma, ops_add, ops_mul. */
+enum { NCLASSES = 3 };
+static const char *const op_classes[NCLASSES] = {"ops_fma", "ops_add", "ops_mul"};
+
+static void ops_of_bench(const char *bench, double ops[NCLASSES])
 {
     char args[256];
     snprintf(args, sizeof args,
@@ -159,9 +167,9 @@ static double counter_of(const char *bench, const char *counter)
     int status;
     char *out = run(config_env, args, &status);
     assert_int_equal(status, 0);
-    double x = json_number(out, counter);
+    for (int i = 0; i < NCLASSES; i++)
+        ops[i] = json_number(out, op_classes[i]);
     free(out);
-    return x;
 }
 
 /* Heun's tableau: 2 FMAs per stage for the force and 2 per nonzero a_ij and b_i, 2 + 2 + 2 x 3
@@ -171,25 +179,31 @@ static double counter_of(const char *bench, const char *counter)
 static void config_methods_count_their_operations(void **state)
 {
     (void)state;
-    assert_true(counter_of("step/my-heun/double/4096", "ops_fma") == 10);
-    const char *classes[] = {"ops_fma", "ops_add", "ops_mul"};
-    for (size_t i = 0; i < 3; i++) {
-        double mine = counter_of("step/my-triple-jump/double/4096", classes[i]);
-        double own = counter_of("step/yoshida-verlet/double/4096", classes[i]);
-        if (mine != own)
-            fail_msg("%s: my-triple-jump %g, yoshida-verlet %g", classes[i], mine, own);
-    }
+    double heun[NCLASSES], mine[NCLASSES], own[NCLASSES];
+    ops_of_bench("step/my-heun/double/4096", heun);
+    assert_true(heun[0] == 10);
+    ops_of_bench("step/my-triple-jump/double/4096", mine);
+    ops_of_bench("step/yoshida-verlet/double/4096", own);
+    for (int i = 0; i < NCLASSES; i++)
+        if (mine[i] != own[i])
+            fail_msg("%s: my-triple-jump %g, yoshida-verlet %g", op_classes[i], mine[i], own[i]);
 }
 
+/* A config that cannot be read: exit 2, no benchmark, one line on stderr naming the file. */
 static void bad_config_is_bad_input(void **state)
 {
     (void)state;
+    const char *env = "OSCBENCH_BENCH_CONFIG=/nonexistent/oscbench.yaml";
     int status;
-    char *out = run("OSCBENCH_BENCH_CONFIG=/nonexistent/oscbench.yaml", "--benchmark_list_tests",
-                    &status);
+    char *out = run(env, "--benchmark_list_tests", &status);
     assert_int_equal(status, 2);
     assert_string_equal(out, "");
     free(out);
+    char *err = run_capturing(env, "--benchmark_list_tests", true, &status);
+    assert_int_equal(status, 2);
+    if (!strstr(err, "/nonexistent/oscbench.yaml") || strchr(err, '\n') != err + strlen(err) - 1)
+        fail_msg("expected one line naming the config, got:\n%s", err);
+    free(err);
 }
 
 int main(void)
