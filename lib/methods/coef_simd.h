@@ -1,7 +1,8 @@
 /* The SIMD kernels of the methods made from coefficients (the rk and rkn families): the framework
  * a family instantiates with its own chain, one step of one vector of lanes.
  *
- * Included by a family's kernel header once per precision and ISA path (x86-64-v4 and v3), with
+ * Included by a family's kernel header once per precision and ISA path (x86-64-v4 and v3; through
+ * coef_simd_paths.h, which includes it for both and undefines the family's parameters), with
  * `real` and F(name) defined and
  *     CS_LEVEL           3 or 4 (x86-64-v3: AVX2, 16 ymm; v4: AVX-512, 32 zmm)
  *     CS_PD, CS_SUF      1 and d for double, 0 and f for float

@@ -151,22 +151,7 @@ static inline __attribute__((always_inline)) void F(rkn_pattern_set)(F(rkn_scale
 #define CS_PATTERNS RKN_PATTERNS
 #define CS_PATTERN_OF F(rkn_pattern_of)
 #define CS_PATTERN_SET F(rkn_pattern_set)
-#define CS_LEVEL 4
-#include "coef_simd.h"
-#undef CS_LEVEL
-#define CS_LEVEL 3
-#include "coef_simd.h"
-#undef CS_LEVEL
-#undef CS_PFX
-#undef CS_SCALED
-#undef CS_CHAIN_HEADER
-#undef CS_BLOCK_VECTORS
-#undef CS_MAX_BLOCK_VECTORS
-#undef CS_CHAIN_VECTORS
-#undef CS_MAX_STAGES
-#undef CS_PATTERNS
-#undef CS_PATTERN_OF
-#undef CS_PATTERN_SET
+#include "coef_simd_paths.h"
 #endif
 
 OSC_COEF_SIMD_DISPATCH(rkn, rknv, rkn_slot)

@@ -108,19 +108,7 @@ OSC_LANE_AUDITED_BODY(tab, tab_slot)
 #define CS_MAX_BLOCK_VECTORS TAB_MAX_BLOCK_VECTORS
 #define CS_CHAIN_VECTORS TAB_CHAIN_VECTORS
 #define CS_MAX_STAGES OSC_TABLEAU_MAX_STAGES
-#define CS_LEVEL 4
-#include "coef_simd.h"
-#undef CS_LEVEL
-#define CS_LEVEL 3
-#include "coef_simd.h"
-#undef CS_LEVEL
-#undef CS_PFX
-#undef CS_SCALED
-#undef CS_CHAIN_HEADER
-#undef CS_BLOCK_VECTORS
-#undef CS_MAX_BLOCK_VECTORS
-#undef CS_CHAIN_VECTORS
-#undef CS_MAX_STAGES
+#include "coef_simd_paths.h"
 #endif
 
 OSC_COEF_SIMD_DISPATCH(tab, tabv, tab_slot)
