@@ -9,11 +9,19 @@ benchmarks, so that a row hit by a moment of lost CPU (its own peak sample low) 
 Marks: * on a precision's cells whose peak sample beside was below 3/4 of the largest beside that
 precision's benchmarks (the host took a core around the timing); + on "2 threads / 1" below 0.8
 times the threads (a loss during the timing that the peak sample missed, or a row that does not
-scale)."""
+scale).
+Last, the run against the aims README's "Performance" section states for the kernels' ISA path
+(kernel_isa): of the ceiling in double, euler and semi-implicit >= 0.80 and every other method
+>= 0.65 on x86-64-v3 (AVX2), >= 0.85 and >= 0.80 on x86-64-v4 (AVX-512); float >= 1.8x double.
+A row marked * is not judged (the host took a core around it): it is listed as inconclusive."""
 import json
 import sys
 
 LANES = 1048576
+# kernel_isa -> (aim for euler and semi-implicit, aim for every other method), of the ceiling
+AIMS = {'x86-64-v3': (0.80, 0.65), 'x86-64-v4': (0.85, 0.80)}
+FIRST_AIM_METHODS = ('euler', 'semi-implicit')
+FLOAT_AIM = 1.8
 
 
 def main():
@@ -45,9 +53,12 @@ def main():
           '| float osc-steps/s | float of ceiling | float / double | 2 threads / 1 '
           '| 1 thread, of ceiling per CPU-s | peak beside, double / float |')
     print('|---' * 11 + '|')
+    judged = []
     for m in methods:
         d, f, d1 = bench(m, 'double'), bench(m, 'float'), bench(m, 'double', True)
         dm, fm = dipped(d, 'double'), (dipped(f, 'float') if f else '')
+        judged.append((m, d['roof_fraction'], bool(dm),
+                       f['osc_steps_per_s'] / d['osc_steps_per_s'] if f else None, bool(fm or dm)))
         cells = [m, f"{d['ops_fma']:.4g} + {d['ops_add']:.4g}", f"{d['osc_steps_per_s']:.3g}{dm}",
                  f"{d['roof_fraction']:.2f}{dm}", f"{d['peak_fraction']:.2f}{dm}"]
         cells += ([f"{f['osc_steps_per_s']:.3g}{fm}", f"{f['roof_fraction']:.2f}{fm}",
@@ -77,6 +88,37 @@ def main():
     spreads = [b['peak_spread'] for b in medians.values() if 'peak_spread' in b]
     if spreads:
         print(f'peak_spread (largest - smallest sample over largest, whole run): {max(spreads):.2f}')
+    print_aims(judged, run['context'].get('kernel_isa', ''))
+
+
+def figure(value, aim):
+    """value to 2 decimals, or 3 where 2 would read as the aim it misses (0.649 against 0.65)."""
+    return f'{value:.3f}' if value < aim <= round(value, 2) else f'{value:.2f}'
+
+
+def print_aims(judged, isa):
+    """judged: (method, double roof_fraction, its cells marked, float / double or None, marked)."""
+    level = next((k for k in AIMS if isa.startswith(k)), None)
+    if level is None:
+        print(f'\naims: none for the kernels\' path {isa or "(not reported)"}')
+        return
+    first, other = AIMS[level]
+    print(f'\nagainst the aims for {level} (of the ceiling in double: '
+          f'{" and ".join(FIRST_AIM_METHODS)} >= {first:.2f}, every other method >= {other:.2f}; '
+          f'float >= {FLOAT_AIM}x double):')
+    met, missed, unjudged = [], [], []
+    for m, roof, marked, ratio, ratio_marked in judged:
+        aim = first if m in FIRST_AIM_METHODS else other
+        cell = f'{m} {figure(roof, aim)}'
+        (unjudged if marked else met if roof >= aim else missed).append(
+            cell if marked or roof >= aim else f'{cell} (aim {aim:.2f})')
+        if ratio is not None and not ratio_marked and ratio < FLOAT_AIM:
+            missed.append(f'{m} float / double {figure(ratio, FLOAT_AIM)} (aim {FLOAT_AIM})')
+        elif ratio is not None and ratio_marked and not marked:
+            unjudged.append(f'{m} float / double')
+    for label, cells in (('met', met), ('missed', missed), ('inconclusive (peak dipped beside it)',
+                                                             unjudged)):
+        print(f'  {label}: ' + (', '.join(cells) if cells else 'none'))
 
 
 if __name__ == '__main__':
