@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Times each built-in method's compiled step loop alone, against the FMA peak measured beside it.
+
+oscbench-bench's roof_fraction is the whole kernel in the harness (tiles, remainder blocks,
+threads) against the largest FMA peak sampled in the run. On a shared machine whose clock moves
+(the Zen 3 here: 2.86-3.04 GHz from one half second to the next) that ceiling can sit above any
+clock a long run keeps, and the kernel's own efficiency is then hard to tell apart from the
+machine's. This tool takes the step loop of each method's register block (advance()'s
+advance_<isa>_blk_<p>, the loop tests/check_kernels.py finds and checks), copies it instruction
+for instruction into a function of its own around zeroed registers and a zeroed stack frame, and
+times it in one process in turn with two probe loops of the same shape as the bench's FMA probe
+(harness/bench/fma_probe.c: 12 FMA chains; 8 FMA and 6 add chains side by side), best of several
+rounds each, on one pinned core. The fraction printed is the bench's ceiling rule applied to the
+loop alone:
+    ceiling ticks per vector-step = max((fma + mul + div) / R_fma, (fma + mul + div + add) / R_mix)
+    loop_fraction = ceiling / measured ticks per vector-step
+with R_fma, R_mix the probes' instructions per tick and the operations those of the loop itself, so
+it reads as roof_fraction does, without the harness around the loop and without a clock change
+between the peak and the run. fma_slots is the FMA issue slots a vector-step took (measured ticks
+x R_fma): 3 FMAs in 3.8 slots lost 0.8 slot to latency, scheduling or loads.
+
+The loop's data are zeros (FMAs take the same time on zeros; no subnormals), so the timing is that
+of the instructions, not of a lane's values. A loop is timed only as compiled: one backward branch,
+a counter compared with a register, memory operands on %rsp; anything else is reported and
+skipped. x86-64 with GCC or Clang (to assemble); the v4 path only where the CPU has AVX-512.
+
+usage: loop_alone.py [--build DIR] [--isa v3|v4] [--precision double|float] [--rounds N]
+                     [--dry-run] [METHOD...]
+  --build DIR   the meson build directory (default: build); its kernels_asm test names the
+                methods, their block sizes and libraries
+  --isa         the kernel path (default: v4 if the CPU has AVX-512F, else v3)
+  --rounds N    rounds of (probes, every loop); each figure is its best round (default 30)
+  --dry-run     extract and assemble the loops, print what would be timed, time nothing; exit 1
+                if a method's loop cannot be timed (the test suite's loop_alone_v3/v4)
+  METHOD        methods by their file name (semi_implicit); default: every built-in method
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', '..', 'tests'))
+import check_kernels as ck  # noqa: E402  (the step-loop parser the kernels_asm test uses)
+
+ITERATIONS = 100000   # loop iterations per timed call: about 1-10 ms
+PROBE_ITERATIONS = 200000
+
+
+class Skip(Exception):
+    pass
+
+
+def kernel_methods(build):
+    """(name, v3 double lanes, v4 double lanes, library) per method, from the kernels_asm test."""
+    with open(os.path.join(build, 'meson-info', 'intro-tests.json')) as f:
+        tests = json.load(f)
+    for t in tests:
+        if t['name'] == 'kernels_asm':
+            for arg in t['cmd']:
+                parts = arg.split(':')
+                if len(parts) == 8 and parts[7].endswith('.a'):
+                    yield parts[0], int(parts[1]), int(parts[2]), parts[7]
+            return
+    raise SystemExit(f'{build}: no kernels_asm test (configure the build with meson first)')
+
+
+def loop_source(insns, label):
+    """The step loop as a standalone loop: (assembly lines, counter register, bound register,
+    stack offsets it uses, stack alignment it needs). Raises Skip if it is not a simple loop."""
+    lines, offsets, aligned = [], [], []
+    jumps = [i for i in insns if ck.JUMP.match(i[1])]
+    if len(jumps) != 1 or jumps[0] is not insns[-1]:
+        raise Skip('the step loop has branches inside it')
+    for _, mnem, ops in insns[:-1]:
+        ops = re.sub(r'<[^>]*>', '', ops.split('#')[0]).strip()
+        for base in re.findall(r'\(%(\w+)', ops):
+            if base != 'rsp':
+                raise Skip(f'a memory operand on %{base}')
+        for off in re.findall(r'(-?0x[0-9a-f]+|-?\d+)?\(%rsp\)', ops):
+            value = int(off, 0) if off else 0
+            offsets.append(value)
+            if mnem.startswith('vmovap'):
+                aligned.append(value)
+        lines.append(f'{mnem} {ops}')
+    lines.append(f'{insns[-1][1]} {label}')
+    cmp = [(m, o) for _, m, o in insns if m.startswith('cmp')]
+    regs = re.findall(r'^%(r\w+),%(r\w+)$', cmp[-1][1].strip()) if cmp else []
+    if not regs:
+        raise Skip('the loop counter is not compared with a register')
+    a, b = regs[0]
+    steps = {r for _, m, o in insns if m == 'add'
+             for r in re.findall(r'^\$0x[0-9a-f]+,%(r\w+)$', o.strip())}
+    counter = b if b in steps else a if a in steps else None
+    if counter is None:
+        raise Skip('no loop counter found')
+    bound = a if counter == b else b
+    return lines, counter, bound, offsets, aligned
+
+
+def wrapper(name, lines, counter, bound, offsets, aligned, vec, iterations_reg='rdi'):
+    """A function name(long bound) that zeroes the vector registers and a stack frame covering
+    the loop's offsets, aligned as its aligned moves need, and runs the loop to the bound."""
+    width = 64 if vec == 'zmm' else 32
+    residues = {(-o) % width for o in aligned}
+    if len(residues) > 1:
+        raise Skip('aligned stack moves at different alignments')
+    adjust = residues.pop() if residues else 0
+    lo = (min(offsets + [0]) - width) // width * width  # a multiple of width: keeps the alignment
+    hi = max(offsets + [0]) + 2 * width
+    frame = (hi - lo + 4 * width + 4095) // 4096 * 4096
+    nregs = 32 if vec == 'zmm' else 16
+    out = [f'.globl {name}', f'.type {name}, @function', f'{name}:', 'push %rbp', 'mov %rsp,%rbp',
+           'push %rbx', 'push %r12', 'push %r13', 'push %r14', 'push %r15',
+           f'mov %{iterations_reg},%r11', f'sub ${frame},%rsp', f'and ${-width},%rsp',
+           f'add ${-lo + adjust},%rsp', f'vpxor %xmm0,%xmm0,%xmm0']
+    out += [f'vmovdqa64 %zmm0,%zmm{i}' if vec == 'zmm' else f'vmovdqa %ymm0,%ymm{i}'
+            for i in range(1, nregs)]
+    out += [f'lea {lo}(%rsp),%rdi', f'mov ${(hi - lo) // 8},%ecx', 'xor %eax,%eax',
+            'cld', 'rep stosq']
+    out += [f'mov %r11,%{bound}', f'xor %{counter},%{counter}', f'{name}_top:']
+    out += lines
+    out += ['vzeroupper', 'lea -40(%rbp),%rsp', 'pop %r15', 'pop %r14', 'pop %r13', 'pop %r12',
+            'pop %rbx', 'pop %rbp', 'ret']
+    return out
+
+
+def probes(vec, suffix):
+    """The FMA probe (12 FMA chains) and the mix probe (8 FMA + 6 add chains), as the bench's."""
+    fma = [f'vfmadd231p{suffix} %{vec}14,%{vec}15,%{vec}{i}' for i in range(1, 13)]
+    mix = [f'vfmadd231p{suffix} %{vec}14,%{vec}15,%{vec}{i}' for i in range(1, 9)]
+    mix += [f'vaddp{suffix} %{vec}15,%{vec}{i},%{vec}{i}' for i in range(9, 15)]
+    def loop(name, body):
+        return ([f'mov %rdi,%rsi', 'xor %eax,%eax', f'{name}_top:'] + body +
+                ['add $1,%rax', 'cmp %rsi,%rax', f'jne {name}_top'])
+    def func(name, body):
+        return ([f'.globl {name}', f'{name}:', 'vpxor %xmm0,%xmm0,%xmm0'] +
+                [f'vmovdqa64 %zmm0,%zmm{i}' if vec == 'zmm' else f'vmovdqa %ymm0,%ymm{i}'
+                 for i in range(1, 16)] + loop(name, body) + ['vzeroupper', 'ret'])
+    return func('probe_fma', fma) + func('probe_mix', mix), len(fma), len(mix)
+
+
+DRIVER = r'''
+#include <stdio.h>
+#include <x86intrin.h>
+typedef void fn(long);
+extern fn probe_fma, probe_mix%(externs)s;
+static fn *loops[] = {%(loops)s};
+static const long bounds[] = {%(bounds)s};
+static double ticks(fn *f, long n) { unsigned long long t = __rdtsc(); f(n); return (double)(__rdtsc() - t); }
+int main(void)
+{
+    enum { N = %(n)d };
+    double best[N + 2];
+    for (int i = 0; i < N + 2; i++) best[i] = 1e300;
+    for (int r = 0; r < %(rounds)d; r++) {
+        double t = ticks(probe_fma, %(probe_it)d) / %(probe_it)d;
+        if (t < best[N]) best[N] = t;
+        t = ticks(probe_mix, %(probe_it)d) / %(probe_it)d;
+        if (t < best[N + 1]) best[N + 1] = t;
+        for (int i = 0; i < N; i++) {
+            t = ticks(loops[i], bounds[i]);
+            if (t < best[i]) best[i] = t;
+        }
+    }
+    printf("%%.6g %%.6g", best[N], best[N + 1]);
+    for (int i = 0; i < N; i++) printf(" %%.6g", best[i]);
+    printf("\n");
+    return 0;
+}
+'''
+
+
+def cpu_has_avx512():
+    try:
+        with open('/proc/cpuinfo') as f:
+            return ' avx512f' in f.read()
+    except OSError:
+        return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--build', default='build')
+    ap.add_argument('--isa', choices=['v3', 'v4'])
+    ap.add_argument('--precision', choices=['double', 'float'], default='double')
+    ap.add_argument('--rounds', type=int, default=30)
+    ap.add_argument('--dry-run', action='store_true')
+    ap.add_argument('methods', nargs='*')
+    args = ap.parse_args()
+    isa = args.isa or ('v4' if cpu_has_avx512() else 'v3')
+    if isa == 'v4' and not cpu_has_avx512() and not args.dry_run:
+        raise SystemExit('loop_alone.py: --isa v4 needs a CPU with AVX-512F (--dry-run only)')
+    vec = 'zmm' if isa == 'v4' else 'ymm'
+    p = args.precision[0]
+    suffix = 'd' if p == 'd' else 's'
+    per_vector = (8 if vec == 'zmm' else 4) * (1 if p == 'd' else 2)
+    objdump = shutil.which('objdump') or 'objdump'
+    cc = os.environ.get('CC', shutil.which('cc') or 'gcc')
+
+    timed, asm, skipped = [], ['.text'], []
+    for name, v3, v4, lib in kernel_methods(args.build):
+        if args.methods and name not in args.methods:
+            continue
+        lanes = (v4 if isa == 'v4' else v3) * (1 if p == 'd' else 2)
+        want = f'advance_{isa}_blk_{p}'
+        found = [body for n, body in ck.functions(objdump, lib) if n[0] == want]
+        try:
+            if not found:
+                raise Skip(f'no {want} in {lib}')
+            counts, insns = ck.step_loop(found[0])
+            if not insns:
+                raise Skip('no step loop')
+            spi = ck.steps_per_iteration(insns)
+            fn = f'loop_{len(timed)}'
+            lines, counter, bound, offsets, aligned = loop_source(insns, f'{fn}_top')
+            asm += wrapper(fn, lines, counter, bound, offsets, aligned, vec)
+        except Skip as why:
+            print(f'{name}: skipped: {why}', file=sys.stderr)
+            skipped.append(name)
+            continue
+        vectors = lanes // per_vector
+        scale = 1 / (spi * vectors)  # per vector-step
+        ops = {c: counts.get(c, 0) * scale for c in ('fma', 'mul', 'add', 'div')}
+        timed.append({'method': name, 'lanes': lanes, 'vectors': vectors, 'spi': spi,
+                      'ops': ops, 'function': fn, 'bound': ITERATIONS * spi})
+    if not timed:
+        raise SystemExit('loop_alone.py: no loop to time')
+    probe_asm, n_fma, n_mix = probes(vec, suffix)
+    asm += probe_asm
+
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, 'loops.S'), 'w') as f:
+            f.write('\n'.join(asm) + '\n.section .note.GNU-stack,"",@progbits\n')
+        with open(os.path.join(tmp, 'driver.c'), 'w') as f:
+            f.write(DRIVER % {
+                'externs': ''.join(', ' + t['function'] for t in timed),
+                'loops': ', '.join(t['function'] for t in timed),
+                'bounds': ', '.join(str(t['bound']) for t in timed),
+                'n': len(timed), 'rounds': max(1, args.rounds), 'probe_it': PROBE_ITERATIONS})
+        exe = os.path.join(tmp, 'loops')
+        subprocess.run([cc, '-O2', '-o', exe, os.path.join(tmp, 'driver.c'),
+                        os.path.join(tmp, 'loops.S')], check=True)
+        if args.dry_run:
+            for t in timed:
+                o = t['ops']
+                print(f"{t['method']}: {isa} {args.precision}, {t['lanes']} lanes, {t['spi']} "
+                      f"step(s) per iteration, per vector-step {o['fma'] + o['mul']:.2f} fma+mul "
+                      f"{o['add']:.2f} add: assembled")
+            if skipped:
+                raise SystemExit(f"loop_alone.py: cannot time {', '.join(skipped)}")
+            return
+        cpus = sorted(os.sched_getaffinity(0))
+        out = subprocess.run([exe], check=True, capture_output=True, text=True,
+                             preexec_fn=lambda: os.sched_setaffinity(0, {cpus[-1]})).stdout
+    values = [float(x) for x in out.split()]
+    r_fma, r_mix = n_fma / values[0], n_mix / values[1]
+    print(f'ISA path {isa}, {args.precision}; probes: {r_fma:.3f} FMA instructions per tick, '
+          f'mix {r_mix / r_fma:.2f}x that; best of {args.rounds} rounds, one core')
+    print('| method | lanes (vectors) | per vector-step: fma+mul, add | fma_slots | loop_fraction |')
+    print('|---|---|---|---|---|')
+    for t, ticks in zip(timed, values[2:]):
+        per_vs = ticks / (ITERATIONS * t['spi'] * t['vectors'])
+        o = t['ops']
+        f_ops = o['fma'] + o['mul'] + o['div']
+        ceiling = max(f_ops / r_fma, (f_ops + o['add']) / r_mix)
+        print(f"| {t['method']} | {t['lanes']} ({t['vectors']}) | {f_ops:.2f}, {o['add']:.2f} | "
+              f"{per_vs * r_fma:.2f} | {ceiling / per_vs:.2f} |")
+
+
+if __name__ == '__main__':
+    main()
