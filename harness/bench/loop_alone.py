@@ -9,15 +9,21 @@ machine's. This tool takes the step loop of each method's register block (advanc
 advance_<isa>_blk_<p>, the loop tests/check_kernels.py finds and checks), copies it instruction
 for instruction into a function of its own around zeroed registers and a zeroed stack frame, and
 times it in one process in turn with two probe loops of the same shape as the bench's FMA probe
-(harness/bench/fma_probe.c: 12 FMA chains; 8 FMA and 6 add chains side by side), best of several
-rounds each, on one pinned core. The fraction printed is the bench's ceiling rule applied to the
+(harness/bench/fma_probe.c: 12 FMA chains, and 8 FMA beside 6 add chains; 16, and 10 beside 8,
+in zmm), best of several
+rounds each, on one pinned core (not pinned with --threads above 1). The fraction printed is the bench's ceiling rule applied to the
 loop alone:
     ceiling ticks per vector-step = max((fma + mul + div) / R_fma, (fma + mul + div + add) / R_mix)
     loop_fraction = ceiling / measured ticks per vector-step
 with R_fma, R_mix the probes' instructions per tick and the operations those of the loop itself, so
 it reads as roof_fraction does, without the harness around the loop and without a clock change
-between the peak and the run. fma_slots is the FMA issue slots a vector-step took (measured ticks
-x R_fma): 3 FMAs in 3.8 slots lost 0.8 slot to latency, scheduling or loads.
+between the peak and the run; in brackets the same at the loop's median round (both against the
+probes' best: a median far below the best says the core was shared). fma_slots is the FMA issue slots a vector-step took (measured ticks
+x R_fma): 3 FMAs in 3.8 slots lost 0.8 slot to latency, scheduling or loads. With --harness
+LANES the same process also times each method in the harness, osc_batch_run on --threads threads
+(default 1) over LANES lanes (the bench's lanes: stiffness 1 to 2.2, drag 0.01, dt 0.002), and prints its speed
+per thread over the loop's: what the tiles, the remainder blocks, the calls (and with more threads
+than one, sharing the machine) cost beside the loop.
 
 The loop's data are zeros (FMAs take the same time on zeros; no subnormals), so the timing is that
 of the instructions, not of a lane's values. A loop is timed only as compiled: one backward branch,
@@ -25,11 +31,14 @@ a counter compared with a register, memory operands on %rsp; anything else is re
 skipped. x86-64 with GCC or Clang (to assemble); the v4 path only where the CPU has AVX-512.
 
 usage: loop_alone.py [--build DIR] [--isa v3|v4] [--precision double|float] [--rounds N]
-                     [--dry-run] [METHOD...]
+                     [--harness LANES] [--dry-run] [METHOD...]
   --build DIR   the meson build directory (default: build); its kernels_asm test names the
                 methods, their block sizes and libraries
   --isa         the kernel path (default: v4 if the CPU has AVX-512F, else v3)
   --rounds N    rounds of (probes, every loop); each figure is its best round (default 30)
+  --harness N   also time osc_batch_run over N lanes (a multiple of 128; 4096 stays in cache),
+                with the kernel path capped at --isa; links BUILD/lib's libraries
+  --threads T   the harness's OpenMP threads (default 1); its speed per thread over the loop's
   --dry-run     extract and assemble the loops, print what would be timed, time nothing; exit 1
                 if a method's loop cannot be timed (the test suite's loop_alone_v3/v4)
   METHOD        methods by their file name (semi_implicit); default: every built-in method
@@ -39,6 +48,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,8 +57,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'tests'))
 import check_kernels as ck  # noqa: E402  (the step-loop parser the kernels_asm test uses)
 
-ITERATIONS = 100000   # loop iterations per timed call: about 1-10 ms
-PROBE_ITERATIONS = 200000
+# Each timed call lasts about 4 million cycles (1.5 ms at 3 GHz) at the FMA peak, probes and loops
+# alike: a short probe would catch a short burst of a higher clock that the loops never see.
+CALL_FMAS = 8e6
+PROBE_ITERATIONS = 700000  # 12 FMAs an iteration on ymm, 16 on zmm
 
 
 class Skip(Exception):
@@ -130,23 +142,29 @@ def wrapper(name, lines, counter, bound, offsets, aligned, vec, iterations_reg='
 
 
 def probes(vec, suffix):
-    """The FMA probe (12 FMA chains) and the mix probe (8 FMA + 6 add chains), as the bench's."""
-    fma = [f'vfmadd231p{suffix} %{vec}14,%{vec}15,%{vec}{i}' for i in range(1, 13)]
-    mix = [f'vfmadd231p{suffix} %{vec}14,%{vec}15,%{vec}{i}' for i in range(1, 9)]
-    mix += [f'vaddp{suffix} %{vec}15,%{vec}{i},%{vec}{i}' for i in range(9, 15)]
-    def loop(name, body):
-        return ([f'mov %rdi,%rsi', 'xor %eax,%eax', f'{name}_top:'] + body +
-                ['add $1,%rax', 'cmp %rsi,%rax', f'jne {name}_top'])
+    """The FMA probe and the mix probe (FMA and add chains side by side), as many chains of each
+    as the bench's probe keeps: 12 FMA, 8 + 6 in ymm; 16 FMA, 10 + 8 in zmm."""
+    zmm = vec == 'zmm'
+    nregs, n_fma, (mix_f, mix_a) = (32, 16, (10, 8)) if zmm else (16, 12, (8, 6))
+    src = f'%{vec}{nregs - 2},%{vec}{nregs - 1}'
+    fma = [f'vfmadd231p{suffix} {src},%{vec}{i}' for i in range(n_fma)]
+    mix = [f'vfmadd231p{suffix} {src},%{vec}{i}' for i in range(mix_f)]
+    mix += [f'vaddp{suffix} %{vec}{nregs - 1},%{vec}{i},%{vec}{i}'
+            for i in range(mix_f, mix_f + mix_a)]
+
     def func(name, body):
-        return ([f'.globl {name}', f'{name}:', 'vpxor %xmm0,%xmm0,%xmm0'] +
-                [f'vmovdqa64 %zmm0,%zmm{i}' if vec == 'zmm' else f'vmovdqa %ymm0,%ymm{i}'
-                 for i in range(1, 16)] + loop(name, body) + ['vzeroupper', 'ret'])
+        zero = [f'vmovdqa64 %zmm0,%zmm{i}' if zmm else f'vmovdqa %ymm0,%ymm{i}'
+                for i in range(1, nregs)]
+        return ([f'.globl {name}', f'{name}:', 'vpxor %xmm0,%xmm0,%xmm0'] + zero +
+                ['mov %rdi,%rsi', 'xor %eax,%eax', f'{name}_top:'] + body +
+                ['add $1,%rax', 'cmp %rsi,%rax', f'jne {name}_top', 'vzeroupper', 'ret'])
     return func('probe_fma', fma) + func('probe_mix', mix), len(fma), len(mix)
 
 
 DRIVER = r'''
 #include <stdio.h>
 #include <x86intrin.h>
+%(harness_decl)s
 typedef void fn(long);
 extern fn probe_fma, probe_mix%(externs)s;
 static fn *loops[] = {%(loops)s};
@@ -155,24 +173,49 @@ static double ticks(fn *f, long n) { unsigned long long t = __rdtsc(); f(n); ret
 int main(void)
 {
     enum { N = %(n)d };
-    double best[N + 2];
-    for (int i = 0; i < N + 2; i++) best[i] = 1e300;
+    double round[2 * N + 2] = {0}; /* probe_fma, probe_mix, then per loop: its ticks, harness's */
+    %(harness_setup)s
     for (int r = 0; r < %(rounds)d; r++) {
-        double t = ticks(probe_fma, %(probe_it)d) / %(probe_it)d;
-        if (t < best[N]) best[N] = t;
-        t = ticks(probe_mix, %(probe_it)d) / %(probe_it)d;
-        if (t < best[N + 1]) best[N + 1] = t;
+        round[0] = ticks(probe_fma, %(probe_it)d) / %(probe_it)d;
+        round[1] = ticks(probe_mix, %(probe_it)d) / %(probe_it)d;
         for (int i = 0; i < N; i++) {
-            t = ticks(loops[i], bounds[i]);
-            if (t < best[i]) best[i] = t;
+            round[2 + 2 * i] = ticks(loops[i], bounds[i]);
+            %(harness_round)s
         }
+        for (int i = 0; i < 2 * N + 2; i++) printf("%%.6g ", round[i]);
+        printf("\n");
     }
-    printf("%%.6g %%.6g", best[N], best[N + 1]);
-    for (int i = 0; i < N; i++) printf(" %%.6g", best[i]);
-    printf("\n");
     return 0;
 }
 '''
+
+# The harness beside the loops: one batch per method, stepped on one thread, restarted (untimed)
+# before each timing so that its lanes never decay far.
+HARNESS_DECL = r'''
+#include <omp.h>
+#include "oscbench.h"
+static osc_batch *batches[%(n)d];
+static const char *names[] = {%(names)s};
+'''
+HARNESS_SETUP = r'''
+    omp_set_num_threads(%(threads)d);
+    if (osc_isa_set_cap(%(cap)d) != %(cap)d) return 3; /* the level now in force */
+    for (int i = 0; i < N; i++) {
+        const osc_method *m = osc_method_find(names[i]);
+        if (!m || osc_batch_create(&batches[i], m, %(prec)s, 1, %(lanes)d, 0) != OSC_OK) return 3;
+        for (int j = 0; j < %(lanes)d; j++) {
+            double x0 = 1, v0 = 0;
+            if (osc_batch_set_lane(batches[i], j, 1 + (j %% 13) * 0.1, 0.01, 1, &x0, &v0)) return 3;
+        }
+    }
+'''
+HARNESS_ROUND = r'''
+            if (osc_batch_start(batches[i], 0.002) != OSC_OK) return 3;
+            unsigned long long h = __rdtsc();
+            if (osc_batch_run(batches[i], %(steps)d, %(steps)d, NULL, NULL) != OSC_OK) return 3;
+            round[3 + 2 * i] = (double)(__rdtsc() - h);
+'''
+HARNESS_STEPS = 2000
 
 
 def cpu_has_avx512():
@@ -189,6 +232,8 @@ def main():
     ap.add_argument('--isa', choices=['v3', 'v4'])
     ap.add_argument('--precision', choices=['double', 'float'], default='double')
     ap.add_argument('--rounds', type=int, default=30)
+    ap.add_argument('--harness', type=int, metavar='LANES')
+    ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--dry-run', action='store_true')
     ap.add_argument('methods', nargs='*')
     args = ap.parse_args()
@@ -226,8 +271,11 @@ def main():
         vectors = lanes // per_vector
         scale = 1 / (spi * vectors)  # per vector-step
         ops = {c: counts.get(c, 0) * scale for c in ('fma', 'mul', 'add', 'div')}
+        loop_fmas = counts.get('fma', 0) + counts.get('mul', 0) + counts.get('div', 0)
+        iterations = max(1000, int(CALL_FMAS / max(loop_fmas, 1)))
         timed.append({'method': name, 'lanes': lanes, 'vectors': vectors, 'spi': spi,
-                      'ops': ops, 'function': fn, 'bound': ITERATIONS * spi})
+                      'ops': ops, 'function': fn, 'iterations': iterations,
+                      'bound': iterations * spi})
     if not timed:
         raise SystemExit('loop_alone.py: no loop to time')
     probe_asm, n_fma, n_mix = probes(vec, suffix)
@@ -237,14 +285,30 @@ def main():
         with open(os.path.join(tmp, 'loops.S'), 'w') as f:
             f.write('\n'.join(asm) + '\n.section .note.GNU-stack,"",@progbits\n')
         with open(os.path.join(tmp, 'driver.c'), 'w') as f:
+            harness = {'n': len(timed), 'lanes': args.harness or 0, 'steps': HARNESS_STEPS,
+                       'names': ', '.join('"%s"' % t['method'].replace('_', '-') for t in timed),
+                       'cap': 4 if isa == 'v4' else 3, 'threads': args.threads,
+                       'prec': 'OSC_DOUBLE' if p == 'd' else 'OSC_FLOAT'}
             f.write(DRIVER % {
+                'harness_decl': HARNESS_DECL % harness if args.harness else '',
+                'harness_setup': HARNESS_SETUP % harness if args.harness else '',
+                'harness_round': HARNESS_ROUND % harness if args.harness else '',
                 'externs': ''.join(', ' + t['function'] for t in timed),
                 'loops': ', '.join(t['function'] for t in timed),
                 'bounds': ', '.join(str(t['bound']) for t in timed),
                 'n': len(timed), 'rounds': max(1, args.rounds), 'probe_it': PROBE_ITERATIONS})
         exe = os.path.join(tmp, 'loops')
-        subprocess.run([cc, '-O2', '-o', exe, os.path.join(tmp, 'driver.c'),
-                        os.path.join(tmp, 'loops.S')], check=True)
+        command = [cc, '-O2', '-o', exe, os.path.join(tmp, 'driver.c'), os.path.join(tmp, 'loops.S')]
+        if args.harness:
+            if args.harness <= 0 or args.harness % 128:
+                raise SystemExit('loop_alone.py: --harness LANES must be a positive multiple of 128')
+            lib = os.path.join(args.build, 'lib')
+            methods = sorted(os.path.join(lib, f) for f in os.listdir(lib)
+                             if f.startswith('libmethod_') and f.endswith('.a'))
+            core = os.path.join(lib, 'liboscbench.a')
+            command += ['-I', os.path.join(HERE, '..', '..', 'lib'), core] + methods + \
+                       [core, '-fopenmp', '-lm']
+        subprocess.run(command, check=True)
         if args.dry_run:
             for t in timed:
                 o = t['ops']
@@ -256,20 +320,35 @@ def main():
             return
         cpus = sorted(os.sched_getaffinity(0))
         out = subprocess.run([exe], check=True, capture_output=True, text=True,
-                             preexec_fn=lambda: os.sched_setaffinity(0, {cpus[-1]})).stdout
-    values = [float(x) for x in out.split()]
-    r_fma, r_mix = n_fma / values[0], n_mix / values[1]
+                             preexec_fn=lambda: os.sched_setaffinity(0, {cpus[-1]})
+                             if args.threads == 1 else None).stdout
+    rounds = [[float(x) for x in line.split()] for line in out.splitlines()]
+    columns = list(zip(*rounds))
+    best = [min(c) for c in columns]
+    median = [statistics.median(c) for c in columns]
+    r_fma, r_mix = n_fma / best[0], n_mix / best[1]
     print(f'ISA path {isa}, {args.precision}; probes: {r_fma:.3f} FMA instructions per tick, '
-          f'mix {r_mix / r_fma:.2f}x that; best of {args.rounds} rounds, one core')
-    print('| method | lanes (vectors) | per vector-step: fma+mul, add | fma_slots | loop_fraction |')
-    print('|---|---|---|---|---|')
-    for t, ticks in zip(timed, values[2:]):
-        per_vs = ticks / (ITERATIONS * t['spi'] * t['vectors'])
+          f'mix {r_mix / r_fma:.2f}x that; best of {args.rounds} rounds, one core; the FMA '
+          f'probe\'s median round {median[0] / best[0] - 1:.1%} slower than its best')
+    harness_col = (f' harness/loop ({args.harness} lanes, {args.threads} thread'
+                   f'{"s" if args.threads > 1 else ""}) |' if args.harness else '')
+    print('| method | lanes (vectors) | per vector-step: fma+mul, add | fma_slots | '
+          'loop_fraction (median round) |'
+          + harness_col)
+    print('|---|---|---|---|---|' + ('---|' if args.harness else ''))
+    for t, ticks, mticks, hticks in zip(timed, best[2::2], median[2::2], best[3::2]):
+        per_vs = ticks / (t['iterations'] * t['spi'] * t['vectors'])
+        median_per_vs = mticks / (t['iterations'] * t['spi'] * t['vectors'])
         o = t['ops']
         f_ops = o['fma'] + o['mul'] + o['div']
         ceiling = max(f_ops / r_fma, (f_ops + o['add']) / r_mix)
         print(f"| {t['method']} | {t['lanes']} ({t['vectors']}) | {f_ops:.2f}, {o['add']:.2f} | "
-              f"{per_vs * r_fma:.2f} | {ceiling / per_vs:.2f} |")
+              f"{per_vs * r_fma:.2f} | {ceiling / per_vs:.2f} ({ceiling / median_per_vs:.2f}) |",
+              end='')
+        if args.harness:
+            h_per_vs = hticks * args.threads / (HARNESS_STEPS * args.harness / per_vector)
+            print(f' {per_vs / h_per_vs:.2f} |', end='')
+        print()
 
 
 if __name__ == '__main__':
