@@ -3,27 +3,27 @@
 
 oscbench-bench's roof_fraction is the whole kernel in the harness (tiles, remainder blocks,
 threads) against the largest FMA peak sampled in the run. On a shared machine whose clock moves
-(the Zen 3 here: 2.86-3.04 GHz from one half second to the next) that ceiling can sit above any
-clock a long run keeps, and the kernel's own efficiency is then hard to tell apart from the
-machine's. This tool takes the step loop of each method's register block (advance()'s
+(a Zen 3 on 2026-12-03: 2.86-3.04 GHz from one half second to the next) that ceiling can sit
+above any clock a long run keeps, and the kernel's own efficiency is then hard to tell apart from
+the machine's. This tool takes the step loop of each method's register block (advance()'s
 advance_<isa>_blk_<p>, the loop tests/check_kernels.py finds and checks), copies it instruction
 for instruction into a function of its own around zeroed registers and a zeroed stack frame, and
-times it in one process in turn with two probe loops of the same shape as the bench's FMA probe
-(harness/bench/fma_probe.c: 12 FMA chains, and 8 FMA beside 6 add chains; 16, and 10 beside 8,
-in zmm), best of several
-rounds each, on one pinned core (not pinned with --threads above 1). The fraction printed is the bench's ceiling rule applied to the
+times it in one process in turn with two probe loops of the bench's probe's shape
+(harness/bench/fma_probe.c: 12 FMA chains, and 8 FMA beside 6 add chains; in zmm 16, and 10
+beside 8), each call about as long as a loop's, best of many rounds, on one pinned core (not
+pinned with --threads above 1). The fraction printed is the bench's ceiling rule applied to the
 loop alone:
     ceiling ticks per vector-step = max((fma + mul + div) / R_fma, (fma + mul + div + add) / R_mix)
     loop_fraction = ceiling / measured ticks per vector-step
-with R_fma, R_mix the probes' instructions per tick and the operations those of the loop itself, so
-it reads as roof_fraction does, without the harness around the loop and without a clock change
-between the peak and the run; in brackets the same at the loop's median round (both against the
-probes' best: a median far below the best says the core was shared). fma_slots is the FMA issue slots a vector-step took (measured ticks
-x R_fma): 3 FMAs in 3.8 slots lost 0.8 slot to latency, scheduling or loads. With --harness
-LANES the same process also times each method in the harness, osc_batch_run on --threads threads
-(default 1) over LANES lanes (the bench's lanes: stiffness 1 to 2.2, drag 0.01, dt 0.002), and prints its speed
-per thread over the loop's: what the tiles, the remainder blocks, the calls (and with more threads
-than one, sharing the machine) cost beside the loop.
+with R_fma, R_mix the probes' instructions per tick and the operations those of the loop itself,
+so it reads as roof_fraction does, without the harness around the loop and without a clock change
+between the peak and the run. In brackets: the same at the loop's median round, against the
+probes' best (a median far below the best says the core was shared). fma_slots is the FMA issue
+slots a vector-step took (measured ticks x R_fma): 3 FMAs in 3.8 slots lost 0.8 slot to latency,
+scheduling or loads. With --harness LANES the same process also times each method in the
+harness, osc_batch_run on --threads threads over LANES lanes (the bench's lanes: stiffness 1 to
+2.2, drag 0.01, dt 0.002), and prints its speed per thread over the loop's: what the tiles, the
+remainder blocks and the calls (and, on more threads, sharing the machine) cost beside the loop.
 
 The loop's data are zeros (FMAs take the same time on zeros; no subnormals), so the timing is that
 of the instructions, not of a lane's values. A loop is timed only as compiled: one backward branch,
@@ -31,7 +31,7 @@ a counter compared with a register, memory operands on %rsp; anything else is re
 skipped. x86-64 with GCC or Clang (to assemble); the v4 path only where the CPU has AVX-512.
 
 usage: loop_alone.py [--build DIR] [--isa v3|v4] [--precision double|float] [--rounds N]
-                     [--harness LANES] [--dry-run] [METHOD...]
+                     [--harness LANES [--threads T]] [--dry-run] [METHOD...]
   --build DIR   the meson build directory (default: build); its kernels_asm test names the
                 methods, their block sizes and libraries
   --isa         the kernel path (default: v4 if the CPU has AVX-512F, else v3)
@@ -61,6 +61,8 @@ import check_kernels as ck  # noqa: E402  (the step-loop parser the kernels_asm 
 # alike: a short probe would catch a short burst of a higher clock that the loops never see.
 CALL_FMAS = 8e6
 PROBE_ITERATIONS = 700000  # 12 FMAs an iteration on ymm, 16 on zmm
+# A loop cannot beat the probes but by their rounds' noise; past this it is marked inconclusive.
+ABOVE_CEILING = 1.02
 
 
 class Skip(Exception):
@@ -169,7 +171,12 @@ typedef void fn(long);
 extern fn probe_fma, probe_mix%(externs)s;
 static fn *loops[] = {%(loops)s};
 static const long bounds[] = {%(bounds)s};
-static double ticks(fn *f, long n) { unsigned long long t = __rdtsc(); f(n); return (double)(__rdtsc() - t); }
+static double ticks(fn *f, long n)
+{
+    unsigned long long t = __rdtsc();
+    f(n);
+    return (double)(__rdtsc() - t);
+}
 int main(void)
 {
     enum { N = %(n)d };
@@ -227,7 +234,8 @@ def cpu_has_avx512():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--build', default='build')
     ap.add_argument('--isa', choices=['v3', 'v4'])
     ap.add_argument('--precision', choices=['double', 'float'], default='double')
@@ -298,10 +306,12 @@ def main():
                 'bounds': ', '.join(str(t['bound']) for t in timed),
                 'n': len(timed), 'rounds': max(1, args.rounds), 'probe_it': PROBE_ITERATIONS})
         exe = os.path.join(tmp, 'loops')
-        command = [cc, '-O2', '-o', exe, os.path.join(tmp, 'driver.c'), os.path.join(tmp, 'loops.S')]
+        command = [cc, '-O2', '-o', exe, os.path.join(tmp, 'driver.c'),
+                   os.path.join(tmp, 'loops.S')]
         if args.harness:
             if args.harness <= 0 or args.harness % 128:
-                raise SystemExit('loop_alone.py: --harness LANES must be a positive multiple of 128')
+                raise SystemExit('loop_alone.py: --harness LANES must be a positive multiple '
+                                 'of 128')
             lib = os.path.join(args.build, 'lib')
             methods = sorted(os.path.join(lib, f) for f in os.listdir(lib)
                              if f.startswith('libmethod_') and f.endswith('.a'))
@@ -336,19 +346,26 @@ def main():
           'loop_fraction (median round) |'
           + harness_col)
     print('|---|---|---|---|---|' + ('---|' if args.harness else ''))
+    above = False
     for t, ticks, mticks, hticks in zip(timed, best[2::2], median[2::2], best[3::2]):
         per_vs = ticks / (t['iterations'] * t['spi'] * t['vectors'])
         median_per_vs = mticks / (t['iterations'] * t['spi'] * t['vectors'])
         o = t['ops']
         f_ops = o['fma'] + o['mul'] + o['div']
         ceiling = max(f_ops / r_fma, (f_ops + o['add']) / r_mix)
+        fraction = ceiling / per_vs
+        mark = '*' if fraction > ABOVE_CEILING else ''
+        above = above or bool(mark)
         print(f"| {t['method']} | {t['lanes']} ({t['vectors']}) | {f_ops:.2f}, {o['add']:.2f} | "
-              f"{per_vs * r_fma:.2f} | {ceiling / per_vs:.2f} ({ceiling / median_per_vs:.2f}) |",
+              f"{per_vs * r_fma:.2f} | {fraction:.2f}{mark} ({ceiling / median_per_vs:.2f}) |",
               end='')
         if args.harness:
             h_per_vs = hticks * args.threads / (HARNESS_STEPS * args.harness / per_vector)
             print(f' {per_vs / h_per_vs:.2f} |', end='')
         print()
+    if above:
+        print('* above the ceiling: the probes\' best round was slower than this loop\'s (the core '
+              'was shared while they ran): inconclusive, run again')
 
 
 if __name__ == '__main__':
