@@ -116,7 +116,15 @@ def loop_source(insns, label):
     return lines, counter, bound, offsets, aligned
 
 
-def wrapper(name, lines, counter, bound, offsets, aligned, vec, iterations_reg='rdi'):
+def zero_vectors(vec):
+    """Zero every vector register: %xmm0 by xor, the others copied from it."""
+    nregs = 32 if vec == 'zmm' else 16
+    return ['vpxor %xmm0,%xmm0,%xmm0'] + [
+        f'vmovdqa64 %zmm0,%zmm{i}' if vec == 'zmm' else f'vmovdqa %ymm0,%ymm{i}'
+        for i in range(1, nregs)]
+
+
+def wrapper(name, lines, counter, bound, offsets, aligned, vec):
     """A function name(long bound) that zeroes the vector registers and a stack frame covering
     the loop's offsets, aligned as its aligned moves need, and runs the loop to the bound."""
     width = 64 if vec == 'zmm' else 32
@@ -127,13 +135,10 @@ def wrapper(name, lines, counter, bound, offsets, aligned, vec, iterations_reg='
     lo = (min(offsets + [0]) - width) // width * width  # a multiple of width: keeps the alignment
     hi = max(offsets + [0]) + 2 * width
     frame = (hi - lo + 4 * width + 4095) // 4096 * 4096
-    nregs = 32 if vec == 'zmm' else 16
     out = [f'.globl {name}', f'.type {name}, @function', f'{name}:', 'push %rbp', 'mov %rsp,%rbp',
            'push %rbx', 'push %r12', 'push %r13', 'push %r14', 'push %r15',
-           f'mov %{iterations_reg},%r11', f'sub ${frame},%rsp', f'and ${-width},%rsp',
-           f'add ${-lo + adjust},%rsp', f'vpxor %xmm0,%xmm0,%xmm0']
-    out += [f'vmovdqa64 %zmm0,%zmm{i}' if vec == 'zmm' else f'vmovdqa %ymm0,%ymm{i}'
-            for i in range(1, nregs)]
+           'mov %rdi,%r11', f'sub ${frame},%rsp', f'and ${-width},%rsp',
+           f'add ${-lo + adjust},%rsp'] + zero_vectors(vec)
     out += [f'lea {lo}(%rsp),%rdi', f'mov ${(hi - lo) // 8},%ecx', 'xor %eax,%eax',
             'cld', 'rep stosq']
     out += [f'mov %r11,%{bound}', f'xor %{counter},%{counter}', f'{name}_top:']
@@ -155,9 +160,7 @@ def probes(vec, suffix):
             for i in range(mix_f, mix_f + mix_a)]
 
     def func(name, body):
-        zero = [f'vmovdqa64 %zmm0,%zmm{i}' if zmm else f'vmovdqa %ymm0,%ymm{i}'
-                for i in range(1, nregs)]
-        return ([f'.globl {name}', f'{name}:', 'vpxor %xmm0,%xmm0,%xmm0'] + zero +
+        return ([f'.globl {name}', f'{name}:'] + zero_vectors(vec) +
                 ['mov %rdi,%rsi', 'xor %eax,%eax', f'{name}_top:'] + body +
                 ['add $1,%rax', 'cmp %rsi,%rax', f'jne {name}_top', 'vzeroupper', 'ret'])
     return func('probe_fma', fma) + func('probe_mix', mix), len(fma), len(mix)
@@ -245,6 +248,8 @@ def main():
     ap.add_argument('--dry-run', action='store_true')
     ap.add_argument('methods', nargs='*')
     args = ap.parse_args()
+    if args.harness is not None and (args.harness <= 0 or args.harness % 128):
+        raise SystemExit('loop_alone.py: --harness LANES must be a positive multiple of 128')
     isa = args.isa or ('v4' if cpu_has_avx512() else 'v3')
     if isa == 'v4' and not cpu_has_avx512() and not args.dry_run:
         raise SystemExit('loop_alone.py: --isa v4 needs a CPU with AVX-512F (--dry-run only)')
@@ -255,8 +260,9 @@ def main():
     objdump = shutil.which('objdump') or 'objdump'
     cc = os.environ.get('CC', shutil.which('cc') or 'gcc')
 
-    timed, asm, skipped = [], ['.text'], []
+    timed, asm, skipped, method_libs = [], ['.text'], [], []
     for name, v3, v4, lib in kernel_methods(args.build):
+        method_libs.append(lib)
         if args.methods and name not in args.methods:
             continue
         lanes = (v4 if isa == 'v4' else v3) * (1 if p == 'd' else 2)
@@ -309,14 +315,8 @@ def main():
         command = [cc, '-O2', '-o', exe, os.path.join(tmp, 'driver.c'),
                    os.path.join(tmp, 'loops.S')]
         if args.harness:
-            if args.harness <= 0 or args.harness % 128:
-                raise SystemExit('loop_alone.py: --harness LANES must be a positive multiple '
-                                 'of 128')
-            lib = os.path.join(args.build, 'lib')
-            methods = sorted(os.path.join(lib, f) for f in os.listdir(lib)
-                             if f.startswith('libmethod_') and f.endswith('.a'))
-            core = os.path.join(lib, 'liboscbench.a')
-            command += ['-I', os.path.join(HERE, '..', '..', 'lib'), core] + methods + \
+            core = os.path.join(args.build, 'lib', 'liboscbench.a')
+            command += ['-I', os.path.join(HERE, '..', '..', 'lib'), core] + method_libs + \
                        [core, '-fopenmp', '-lm']
         subprocess.run(command, check=True)
         if args.dry_run:
