@@ -150,6 +150,12 @@ def step_loop(body):
     return (best[1], best[2]) if best else (None, None)
 
 
+def ops_per_step(counts, vectors, steps):
+    """A step loop's arithmetic instructions per vector of one state array and per step (an
+    oscillator-step for one lane's worth of a vector), by class."""
+    return {c: counts.get(c, 0) / (vectors * steps) for c in ('fma', 'mul', 'add', 'div')}
+
+
 def steps_per_iteration(insns):
     """The step loop counter's increment: the register compared before the back edge, added to by
     an immediate in the loop. 1 if not found."""
@@ -303,7 +309,7 @@ def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4, 
             ops[c] += 1
     per_vec = sum(ops.values()) / vectors
     substeps = max(1, round(per_vec / declared))
-    ops = {c: v / (vectors * substeps) for c, v in ops.items()}
+    ops = ops_per_step(ops, vectors, substeps)
     total = sum(ops.values())
     print(f'{where}: per oscillator-substep ' + ' '.join(f'{c} {v:g}' for c, v in ops.items()) +
           f' ({vectors} vectors, {substeps} substeps per iteration), declared fma_per_step '
@@ -499,8 +505,7 @@ def main():
             if kind == 'advance' and isa in ('v3', 'v4'):
                 per_array = state_vectors[isa] // nstate
                 unroll = steps_per_iteration(insns)
-                ops = {c: counts.get(c, 0) / (per_array * unroll)
-                       for c in ('fma', 'mul', 'add', 'div')}
+                ops = ops_per_step(counts, per_array, unroll)
                 total = sum(ops.values())
                 loads = vector_loads(insns) / (per_array * unroll)
                 print(f'{where}: per oscillator-step ' +
