@@ -42,6 +42,9 @@ usage: loop_alone.py [--build DIR] [--isa v3|v4] [--precision double|float] [--r
   --dry-run     extract and assemble the loops, print what would be timed, time nothing; exit 1
                 if a method's loop cannot be timed (the test suite's loop_alone_v3/v4)
   METHOD        methods by their file name (semi_implicit); default: every built-in method
+A usage error (an option out of range, a build without the kernels_asm test, a method not built,
+--isa v4 to time on a CPU without AVX-512F) is one line on stderr and exit status 2, before any
+work; a loop that cannot be copied is exit status 1 with --dry-run.
 """
 import argparse
 import json
@@ -69,10 +72,33 @@ class Skip(Exception):
     pass
 
 
+def bad_input(message):
+    """A usage error: one line on stderr and exit status 2, as argparse's own errors."""
+    print(f'loop_alone.py: {message}', file=sys.stderr)
+    sys.exit(2)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message):
+        bad_input(message)
+
+
+def at_least_one(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'{text} is below 1')
+    return value
+
+
 def kernel_methods(build):
     """(name, v3 double lanes, v4 double lanes, library) per method, from the kernels_asm test."""
-    with open(os.path.join(build, 'meson-info', 'intro-tests.json')) as f:
-        tests = json.load(f)
+    info = os.path.join(build, 'meson-info', 'intro-tests.json')
+    try:
+        with open(info) as f:
+            tests = json.load(f)
+    except (OSError, ValueError) as e:
+        bad_input(f'--build {build}: cannot read {info} ({getattr(e, "strerror", None) or e}); '
+                  'configure the build with meson first')
     for t in tests:
         if t['name'] == 'kernels_asm':
             for arg in t['cmd']:
@@ -80,7 +106,8 @@ def kernel_methods(build):
                 if len(parts) == 8 and parts[7].endswith('.a'):
                     yield parts[0], int(parts[1]), int(parts[2]), parts[7]
             return
-    raise SystemExit(f'{build}: no kernels_asm test (configure the build with meson first)')
+    bad_input(f'--build {build}: no kernels_asm test in {info} (configure the build with meson '
+              'first; the test needs objdump)')
 
 
 def loop_source(insns, label):
@@ -237,22 +264,22 @@ def cpu_has_avx512():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = OneLineParser(description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--build', default='build')
     ap.add_argument('--isa', choices=['v3', 'v4'])
     ap.add_argument('--precision', choices=['double', 'float'], default='double')
-    ap.add_argument('--rounds', type=int, default=30)
+    ap.add_argument('--rounds', type=at_least_one, default=30)
     ap.add_argument('--harness', type=int, metavar='LANES')
-    ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--threads', type=at_least_one, default=1)
     ap.add_argument('--dry-run', action='store_true')
     ap.add_argument('methods', nargs='*')
     args = ap.parse_args()
     if args.harness is not None and (args.harness <= 0 or args.harness % 128):
-        raise SystemExit('loop_alone.py: --harness LANES must be a positive multiple of 128')
+        bad_input(f'--harness {args.harness}: LANES must be a positive multiple of 128')
     isa = args.isa or ('v4' if cpu_has_avx512() else 'v3')
     if isa == 'v4' and not cpu_has_avx512() and not args.dry_run:
-        raise SystemExit('loop_alone.py: --isa v4 needs a CPU with AVX-512F (--dry-run only)')
+        bad_input('--isa v4 needs a CPU with AVX-512F (without it, --dry-run only)')
     vec = 'zmm' if isa == 'v4' else 'ymm'
     p = args.precision[0]
     suffix = 'd' if p == 'd' else 's'
@@ -260,8 +287,13 @@ def main():
     objdump = shutil.which('objdump') or 'objdump'
     cc = os.environ.get('CC', shutil.which('cc') or 'gcc')
 
+    methods = list(kernel_methods(args.build))
+    unknown = sorted(set(args.methods) - {m[0] for m in methods})
+    if unknown:
+        bad_input(f'no method {", ".join(unknown)} in {args.build} (built: '
+                  f'{" ".join(m[0] for m in methods)})')
     timed, asm, skipped, method_libs = [], ['.text'], [], []
-    for name, v3, v4, lib in kernel_methods(args.build):
+    for name, v3, v4, lib in methods:
         method_libs.append(lib)
         if args.methods and name not in args.methods:
             continue
@@ -283,8 +315,7 @@ def main():
             skipped.append(name)
             continue
         vectors = lanes // per_vector
-        scale = 1 / (spi * vectors)  # per vector-step
-        ops = {c: counts.get(c, 0) * scale for c in ('fma', 'mul', 'add', 'div')}
+        ops = ck.ops_per_step(counts, vectors, spi)
         loop_fmas = counts.get('fma', 0) + counts.get('mul', 0) + counts.get('div', 0)
         iterations = max(1000, int(CALL_FMAS / max(loop_fmas, 1)))
         timed.append({'method': name, 'lanes': lanes, 'vectors': vectors, 'spi': spi,
@@ -310,7 +341,7 @@ def main():
                 'externs': ''.join(', ' + t['function'] for t in timed),
                 'loops': ', '.join(t['function'] for t in timed),
                 'bounds': ', '.join(str(t['bound']) for t in timed),
-                'n': len(timed), 'rounds': max(1, args.rounds), 'probe_it': PROBE_ITERATIONS})
+                'n': len(timed), 'rounds': args.rounds, 'probe_it': PROBE_ITERATIONS})
         exe = os.path.join(tmp, 'loops')
         command = [cc, '-O2', '-o', exe, os.path.join(tmp, 'driver.c'),
                    os.path.join(tmp, 'loops.S')]
@@ -338,7 +369,8 @@ def main():
     median = [statistics.median(c) for c in columns]
     r_fma, r_mix = n_fma / best[0], n_mix / best[1]
     print(f'ISA path {isa}, {args.precision}; probes: {r_fma:.3f} FMA instructions per tick, '
-          f'mix {r_mix / r_fma:.2f}x that; best of {args.rounds} rounds, one core; the FMA '
+          f'mix {r_mix / r_fma:.2f}x that; best of {args.rounds} rounds, '
+          f'{"one pinned core" if args.threads == 1 else "one thread, not pinned"}; the FMA '
           f'probe\'s median round {median[0] / best[0] - 1:.1%} slower than its best')
     harness_col = (f' harness/loop ({args.harness} lanes, {args.threads} thread'
                    f'{"s" if args.threads > 1 else ""}) |' if args.harness else '')
