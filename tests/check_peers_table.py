@@ -2,7 +2,8 @@
 """check_peers_table.py PYTHON TABLE_PY: harness/bench/peers/table.py's verdict against the aims,
 on made-up Google Benchmark JSON whose every figure is chosen here: which rows meet the aim of
 their ISA path, which miss it (shown to 3 decimals where 2 would read as the aim), which are
-inconclusive (the peak sampled beside them dipped), and float / double against 1.8x."""
+inconclusive (the peak sampled beside them dipped, or their repetitions fall on both sides of the
+aim), and float / double against 1.8x, over every pairing of the two precisions' repetitions."""
 import json
 import os
 import subprocess
@@ -20,10 +21,23 @@ def step(method, precision, roof, osc_steps, peak_beside=PEAK, threads1=False):
             'cpu_roof_fraction': roof, 'peak_beside_fma_per_s': peak_beside, 'peak_spread': 0.1}
 
 
-def method(name, roof, float_ratio, peak_beside=PEAK):
+def repetitions(median, roofs, osc_steps):
+    """The repetitions of median's benchmark, each with its own roof_fraction (and osc-steps/s in
+    proportion), after its aggregates as Google Benchmark writes them without
+    --benchmark_report_aggregates_only."""
+    return [dict(median, run_type='iteration', aggregate_name=None, roof_fraction=r,
+                 osc_steps_per_s=osc_steps * r / median['roof_fraction'], repetition_index=i)
+            for i, r in enumerate(roofs)]
+
+
+def method(name, roof, float_ratio, peak_beside=PEAK, roofs=(), float_roofs=()):
+    """A method's double, float and one-thread double medians; roofs and float_roofs are the double
+    and float repetitions' roof_fraction (none: the JSON has only the aggregates)."""
     d = 1e10
-    return [step(name, 'double', roof, d, peak_beside), step(name, 'float', roof, d * float_ratio),
-            step(name, 'double', roof, d / 2, threads1=True)]
+    double = step(name, 'double', roof, d, peak_beside)
+    single = step(name, 'float', roof, d * float_ratio)
+    return ([double, single, step(name, 'double', roof, d / 2, threads1=True)]
+            + repetitions(double, roofs, d) + repetitions(single, float_roofs, d * float_ratio))
 
 
 def table(isa, benchmarks):
@@ -64,7 +78,22 @@ v3 = verdicts(table('x86-64-v3', method('euler', 0.85, 2.0) + method('semi-impli
 expect('v3 met', v3.get('met'), 'euler 0.85, verlet 0.66')
 expect('v3 missed', v3.get('missed'),
        'semi-implicit 0.799 (aim 0.80), verlet float / double 1.50 (aim 1.8), rk4 0.649 (aim 0.65)')
-expect('v3 inconclusive', v3.get('inconclusive'), 'stormer 0.30')
+expect('v3 inconclusive', v3.get('inconclusive'), 'stormer 0.30 (peak dipped beside it)')
+
+# With repetitions every one must be on the aim's side: a median above the aim with one repetition
+# below is inconclusive, not met; the float / double ratio spans min float / max double to max
+# float / min double (here 1.9 * [0.9, 1.1] / [0.95, 1.05]: 1.63-2.20, on both sides of 1.8).
+reps = verdicts(table('x86-64-v3',
+                      method('euler', 0.85, 2.0, roofs=(0.82, 0.85, 0.90), float_roofs=(0.85, 0.86))
+                      + method('semi-implicit', 0.82, 2.0, roofs=(0.79, 0.82, 0.84))
+                      + method('verlet', 0.60, 2.0, roofs=(0.58, 0.60, 0.649))
+                      + method('stormer', 0.70, 1.9, roofs=(0.7 * 0.95, 0.7 * 1.05),
+                               float_roofs=(0.7 * 0.9, 0.7 * 1.1))))
+expect('repetitions met', reps.get('met'), 'euler 0.85, stormer 0.70')
+expect('repetitions missed', reps.get('missed'), 'verlet 0.60 (aim 0.65)')
+expect('repetitions inconclusive', reps.get('inconclusive'),
+       'semi-implicit 0.82 (repetitions 0.79-0.84 on both sides of 0.80), '
+       'stormer float / double 1.90 (repetitions 1.63-2.20 on both sides of 1.8)')
 
 v4 = verdicts(table('x86-64-v4', method('semi-implicit', 0.84, 2.0) + method('verlet', 0.80, 2.0)))
 expect('v4 met', v4.get('met'), 'verlet 0.80')

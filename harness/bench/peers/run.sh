@@ -5,8 +5,9 @@
 #     harness/bench/peers/run.sh BUILD_DIR [OUT_DIR]
 # Needs: a release build with oscbench-bench; g++ and Boost (Debian libboost-dev) for odeint;
 # python3-numpy and python3-numba for those peers (each peer is skipped if missing).
-# Writes OUT_DIR/bench.json (Google Benchmark JSON), OUT_DIR/bench.txt, OUT_DIR/table.md (the
-# README's table, table.py) and OUT_DIR/peers.txt.
+# Writes OUT_DIR/bench.json (Google Benchmark JSON: every repetition and the aggregates, so that
+# table.py can judge a row by all its repetitions), OUT_DIR/bench.txt (the aggregates),
+# OUT_DIR/table.md (the README's table, table.py) and OUT_DIR/peers.txt.
 set -eu
 build=${1:?usage: run.sh BUILD_DIR [OUT_DIR]}
 out=${2:-$(mktemp -d)}
@@ -17,7 +18,7 @@ n=1048576
 { date -u; uptime; nproc; grep -m1 'model name' /proc/cpuinfo || true; } > "$out/machine.txt"
 "$build/oscbench-bench" \
     --benchmark_filter='^(step/[a-z0-9-]+/(double|float)/1048576(/threads:1)?|baseline/naive/(double|float)/1048576)$' \
-    --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_display_aggregates_only=true \
     --benchmark_out="$out/bench.json" --benchmark_out_format=json | tee "$out/bench.txt"
 "$py" "$here/table.py" "$out/bench.json" | tee "$out/table.md"
 {

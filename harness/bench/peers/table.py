@@ -13,7 +13,10 @@ scale).
 Last, the run against the aims README's "Performance" section states for the kernels' ISA path
 (kernel_isa): of the ceiling in double, euler and semi-implicit >= 0.80 and every other method
 >= 0.65 on x86-64-v3 (AVX2), >= 0.85 and >= 0.80 on x86-64-v4 (AVX-512); float >= 1.8x double.
-A row marked * is not judged (the host took a core around it): it is listed as inconclusive."""
+A figure is judged by all its repetitions when the JSON has them (run.sh writes them): met when
+every repetition is at or above the aim, missed when every one is below it, inconclusive when they
+fall on both sides; the "of ceiling" cells show the median and, in brackets, the repetitions'
+range. A row marked * is not judged (the host took a core around it): it is inconclusive too."""
 import json
 import sys
 
@@ -30,6 +33,10 @@ def main():
     with open(sys.argv[1]) as f:
         run = json.load(f)
     medians = {b['run_name']: b for b in run['benchmarks'] if b.get('aggregate_name') == 'median'}
+    repetitions = {}
+    for b in run['benchmarks']:
+        if b.get('run_type') == 'iteration':
+            repetitions.setdefault(b['run_name'], []).append(b)
     methods = []
     for name in medians:
         parts = name.split('/')
@@ -49,6 +56,15 @@ def main():
         suffix = '/threads:1' if one_thread else ''
         return medians.get(f'step/{method}/{precision}/{LANES}{suffix}')
 
+    def span(b, counter):
+        """(smallest, largest) of a counter over b's repetitions, or None without 2 of them."""
+        values = [r[counter] for r in repetitions.get(b['run_name'], []) if counter in r]
+        return (min(values), max(values)) if len(values) > 1 else None
+
+    def roof_cell(b, mark):
+        s = span(b, 'roof_fraction')
+        return f"{b['roof_fraction']:.2f}{mark}" + (f' ({s[0]:.2f}-{s[1]:.2f})' if s else '')
+
     print('| method | ops/step (FMA + add) | double osc-steps/s | of ceiling | peak fraction '
           '| float osc-steps/s | float of ceiling | float / double | 2 threads / 1 '
           '| 1 thread, of ceiling per CPU-s | peak beside, double / float |')
@@ -57,11 +73,16 @@ def main():
     for m in methods:
         d, f, d1 = bench(m, 'double'), bench(m, 'float'), bench(m, 'double', True)
         dm, fm = dipped(d, 'double'), (dipped(f, 'float') if f else '')
-        judged.append((m, d['roof_fraction'], bool(dm),
-                       f['osc_steps_per_s'] / d['osc_steps_per_s'] if f else None, bool(fm or dm)))
+        ratio = None
+        if f:
+            sd, sf = span(d, 'osc_steps_per_s'), span(f, 'osc_steps_per_s')
+            # the widest the ratio can read over any pairing of the two precisions' repetitions
+            ratio_span = (sf[0] / sd[1], sf[1] / sd[0]) if sd and sf else None
+            ratio = (f['osc_steps_per_s'] / d['osc_steps_per_s'], ratio_span, bool(fm or dm))
+        judged.append((m, (d['roof_fraction'], span(d, 'roof_fraction'), bool(dm)), ratio))
         cells = [m, f"{d['ops_fma']:.4g} + {d['ops_add']:.4g}", f"{d['osc_steps_per_s']:.3g}{dm}",
-                 f"{d['roof_fraction']:.2f}{dm}", f"{d['peak_fraction']:.2f}{dm}"]
-        cells += ([f"{f['osc_steps_per_s']:.3g}{fm}", f"{f['roof_fraction']:.2f}{fm}",
+                 roof_cell(d, dm), f"{d['peak_fraction']:.2f}{dm}"]
+        cells += ([f"{f['osc_steps_per_s']:.3g}{fm}", roof_cell(f, fm),
                    f"{f['osc_steps_per_s'] / d['osc_steps_per_s']:.2f}{fm or dm}"]
                   if f else ['', '', ''])
         if d1:
@@ -96,8 +117,23 @@ def figure(value, aim):
     return f'{value:.3f}' if value < aim <= round(value, 2) else f'{value:.2f}'
 
 
+def verdict(figure_, aim, aim_text):
+    """figure_: (median, (smallest, largest) repetition or None, marked). 'met' or 'missed' when
+    every repetition (the median alone without them) is on one side of the aim, else why not."""
+    median, reps, marked = figure_
+    if marked:
+        return 'peak dipped beside it'
+    low, high = reps if reps else (median, median)
+    if low >= aim:
+        return 'met'
+    if high < aim:
+        return 'missed'
+    return f'repetitions {figure(low, aim)}-{figure(high, aim)} on both sides of {aim_text}'
+
+
 def print_aims(judged, isa):
-    """judged: (method, double roof_fraction, its cells marked, float / double or None, marked)."""
+    """judged: (method, double roof_fraction, float / double or None), each figure as verdict()
+    takes it."""
     level = next((k for k in AIMS if isa.startswith(k)), None)
     if level is None:
         print(f'\naims: none for the kernels\' path {isa or "(not reported)"}')
@@ -105,19 +141,27 @@ def print_aims(judged, isa):
     first, other = AIMS[level]
     print(f'\nagainst the aims for {level} (of the ceiling in double: '
           f'{" and ".join(FIRST_AIM_METHODS)} >= {first:.2f}, every other method >= {other:.2f}; '
-          f'float >= {FLOAT_AIM}x double):')
+          f'float >= {FLOAT_AIM}x double; met or missed by every repetition):')
     met, missed, unjudged = [], [], []
-    for m, roof, marked, ratio, ratio_marked in judged:
+    for m, roof, ratio in judged:
         aim = first if m in FIRST_AIM_METHODS else other
-        cell = f'{m} {figure(roof, aim)}'
-        (unjudged if marked else met if roof >= aim else missed).append(
-            cell if marked or roof >= aim else f'{cell} (aim {aim:.2f})')
-        if ratio is not None and not ratio_marked and ratio < FLOAT_AIM:
-            missed.append(f'{m} float / double {figure(ratio, FLOAT_AIM)} (aim {FLOAT_AIM})')
-        elif ratio is not None and ratio_marked and not marked:
-            unjudged.append(f'{m} float / double')
-    for label, cells in (('met', met), ('missed', missed), ('inconclusive (peak dipped beside it)',
-                                                             unjudged)):
+        said = verdict(roof, aim, f'{aim:.2f}')
+        cell = f'{m} {figure(roof[0], aim)}'
+        if said == 'met':
+            met.append(cell)
+        elif said == 'missed':
+            missed.append(f'{cell} (aim {aim:.2f})')
+        else:
+            unjudged.append(f'{cell} ({said})')
+        if ratio is None or (ratio[2] and roof[2]):
+            continue  # no float row, or the whole row is already inconclusive
+        said = verdict(ratio, FLOAT_AIM, str(FLOAT_AIM))
+        cell = f'{m} float / double {figure(ratio[0], FLOAT_AIM)}'
+        if said == 'missed':
+            missed.append(f'{cell} (aim {FLOAT_AIM})')
+        elif said != 'met':
+            unjudged.append(f'{cell} ({said})')
+    for label, cells in (('met', met), ('missed', missed), ('inconclusive', unjudged)):
         print(f'  {label}: ' + (', '.join(cells) if cells else 'none'))
 
 
