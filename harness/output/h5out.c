@@ -19,6 +19,7 @@
 enum { DEFLATE_LEVEL = 4 };
 #define BOOL_TYPE_PATH H5_LAYOUT_BOOL_PATH /* the committed bool enum (see h5out.h) */
 #define CHUNK_BYTES ((size_t)1 << 17) /* target bytes per chunk */
+#define PROC_PATH_LEN 64        /* "/proc/self/fd/" and an int */
 
 /* ---- tables --------------------------------------------------------------------------------- */
 
@@ -851,26 +852,38 @@ static bool same_file(hid_t file, int fd)
     return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
 }
 
-/* Creates the HDF5 file on the inode mkstemp made: through /proc/self/fd/N where that exists, so
- * that no one can swap the name in between; the inode check covers the fallback. */
+/* The name HDF5 opens the commit's temporary by: /proc/self/fd/N where that exists, so that no
+ * one can swap the name in between; else its path, which check_opened's inode check covers. */
+static const char *temp_name(const h5_out *o, char proc_path[static PROC_PATH_LEN])
+{
+    snprintf(proc_path, PROC_PATH_LEN, "/proc/self/fd/%d", commit_fd(o->commit));
+    return access(proc_path, F_OK) == 0 ? proc_path : commit_tmp_path(o->commit);
+}
+
+/* Right after H5Fcreate or H5Fopen on temp_name() (fail_h5 reads HDF5's error stack): fails o
+ * when the file did not open (what says which) or is not the inode the commit holds. */
+static void check_opened(h5_out *o, const char *what)
+{
+    const char *tmp_path = commit_tmp_path(o->commit);
+    if (o->file < 0)
+        fail_h5(o, what, tmp_path);
+    else if (!same_file(o->file, commit_fd(o->commit)))
+        fail_msg(o, "temporary file replaced while opening:", tmp_path);
+}
+
+/* Creates the HDF5 file on the inode mkstemp made. */
 static int create_hdf5(h5_out *o, char *err, size_t errlen)
 {
-    char proc_path[64];
-    const int fd = commit_fd(o->commit);
-    const char *tmp_path = commit_tmp_path(o->commit);
-    snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
-    const char *name = access(proc_path, F_OK) == 0 ? proc_path : tmp_path;
+    char proc_path[PROC_PATH_LEN];
+    const char *name = temp_name(o, proc_path);
     hid_t fcpl = create_plist(H5P_FILE_CREATE), fapl = create_plist(H5P_FILE_ACCESS);
     if (fcpl >= 0 && fapl >= 0)
         o->file = H5Fcreate(name, H5F_ACC_TRUNC, fcpl, fapl);
-    if (o->file < 0)
-        fail_h5(o, "cannot create HDF5 file", tmp_path);
+    check_opened(o, "cannot create HDF5 file");
     H5E_BEGIN_TRY {
         H5Pclose(fcpl);
         H5Pclose(fapl);
     } H5E_END_TRY;
-    if (o->file >= 0 && !same_file(o->file, fd))
-        fail_msg(o, "temporary file replaced while opening:", tmp_path);
     if (o->failed)
         error_line(err, errlen, "%s", o->err);
     return o->failed ? -1 : 0;
@@ -949,25 +962,18 @@ int h5_out_commit(h5_out *o, char *err, size_t errlen)
 
 /* ---- a file another writer began (h5par.c) --------------------------------------------------- */
 
-/* Opens the HDF5 file in the commit's temporary (through /proc/self/fd when available), and the
- * shared bool type if the file has it. */
+/* Opens the HDF5 file in the commit's temporary, and the shared bool type if the file has it. */
 static int open_hdf5(h5_out *o, char *err, size_t errlen)
 {
-    char proc_path[64];
-    const int fd = commit_fd(o->commit);
-    const char *tmp_path = commit_tmp_path(o->commit);
-    snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
-    const char *name = access(proc_path, F_OK) == 0 ? proc_path : tmp_path;
+    char proc_path[PROC_PATH_LEN];
+    const char *name = temp_name(o, proc_path);
     hid_t fapl = create_plist(H5P_FILE_ACCESS);
     if (fapl >= 0)
         o->file = H5Fopen(name, H5F_ACC_RDWR, fapl);
-    if (o->file < 0)
-        fail_h5(o, "cannot reopen HDF5 file", tmp_path);
+    check_opened(o, "cannot reopen HDF5 file");
     H5E_BEGIN_TRY {
         H5Pclose(fapl);
     } H5E_END_TRY;
-    if (o->file >= 0 && !same_file(o->file, fd))
-        fail_msg(o, "temporary file replaced while opening:", tmp_path);
     htri_t has_bool = o->failed ? 0 : H5Lexists(o->file, H5_LAYOUT_TYPES_GROUP, H5P_DEFAULT);
     if (has_bool > 0)
         has_bool = H5Lexists(o->file, BOOL_TYPE_PATH, H5P_DEFAULT);
