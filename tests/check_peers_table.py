@@ -25,14 +25,19 @@ def repetitions(median, roofs, osc_steps):
     """The repetitions of median's benchmark, each with its own roof_fraction (and osc-steps/s in
     proportion), after its aggregates as Google Benchmark writes them without
     --benchmark_report_aggregates_only."""
-    return [dict(median, run_type='iteration', aggregate_name=None, roof_fraction=r,
-                 osc_steps_per_s=osc_steps * r / median['roof_fraction'], repetition_index=i)
-            for i, r in enumerate(roofs)]
+    reps = []
+    for i, r in enumerate(roofs):
+        r, peak = r if isinstance(r, tuple) else (r, median['peak_beside_fma_per_s'])
+        reps.append(dict(median, run_type='iteration', aggregate_name=None, roof_fraction=r,
+                         osc_steps_per_s=osc_steps * r / median['roof_fraction'],
+                         peak_beside_fma_per_s=peak, repetition_index=i))
+    return reps
 
 
 def method(name, roof, float_ratio, peak_beside=PEAK, roofs=(), float_roofs=()):
     """A method's double, float and one-thread double medians; roofs and float_roofs are the double
-    and float repetitions' roof_fraction (none: the JSON has only the aggregates)."""
+    and float repetitions' roof_fraction, or (roof_fraction, peak sampled beside) (none: the JSON
+    has only the aggregates)."""
     d = 1e10
     double = step(name, 'double', roof, d, peak_beside)
     single = step(name, 'float', roof, d * float_ratio)
@@ -103,6 +108,24 @@ expect('v4 inconclusive', v4.get('inconclusive'), 'none')
 base = table('x86-64 (baseline)', method('euler', 0.1, 2.0))
 expect('baseline', 'aims: none for the kernels\' path x86-64 (baseline)' in base, True)
 expect('baseline has no verdict', verdicts(base), {})
+
+# A repetition whose own peak sample beside dipped (below 3/4 of the run's largest sample) is
+# dropped before judging; a figure with none left is inconclusive, whatever its median.
+low = PEAK / 2
+dips = verdicts(table('x86-64-v3',
+                      method('verlet', 0.66, 2.0, roofs=((0.30, low), 0.70, 0.72))
+                      + method('stormer', 0.66, 2.0, peak_beside=low,
+                               roofs=((0.66, low), (0.60, PEAK), (0.70, low)),
+                               float_roofs=(0.66, 0.66))
+                      + method('rk4', 0.70, 2.0, roofs=((0.50, low), (0.70, low), (0.72, low)),
+                               float_roofs=(0.70, 0.70))
+                      + method('forest-ruth', 0.70, 2.0, roofs=(0.70, 0.71, 0.72),
+                               float_roofs=((0.2, low), 0.70))))
+expect('dipped repetitions met', dips.get('met'),
+       'verlet 0.70-0.72 (2 of 3 kept), forest-ruth 0.70')
+expect('dipped repetitions missed', dips.get('missed'), 'stormer 0.60 (1 of 3 kept; aim 0.65)')
+expect('dipped repetitions inconclusive', dips.get('inconclusive'),
+       'rk4 0.70 (peak dipped beside it)')
 
 if failures:
     sys.exit('\n'.join(failures))

@@ -6,25 +6,36 @@ step from the compiled kernel, osc-steps/s, roof_fraction ("of ceiling") and pea
 threads, the same in float, float / double, 2 threads / 1, and the one-thread cpu_roof_fraction;
 then the naive baseline, the probe's peaks and the range of the peaks sampled beside the
 benchmarks, so that a row hit by a moment of lost CPU (its own peak sample low) can be told.
-Marks: * on a precision's cells whose peak sample beside was below 3/4 of the largest beside that
-precision's benchmarks (the host took a core around the timing); + on "2 threads / 1" below 0.8
-times the threads (a loss during the timing that the peak sample missed, or a row that does not
-scale).
+Marks: * on a precision's cells whose (median) peak sample beside was below 3/4 of the largest
+sample beside that precision's benchmarks (the host took a core around the timing); + on "2
+threads / 1" below 0.8 times the threads (a loss during the timing that the peak sample missed, or
+a row that does not scale).
 Last, the run against the aims README's "Performance" section states for the kernels' ISA path
 (kernel_isa): of the ceiling in double, euler and semi-implicit >= 0.80 and every other method
 >= 0.65 on x86-64-v3 (AVX2), >= 0.85 and >= 0.80 on x86-64-v4 (AVX-512); float >= 1.8x double.
-A figure is judged by all its repetitions when the JSON has them (run.sh writes them): met when
-every repetition is at or above the aim, missed when every one is below it, inconclusive when they
-fall on both sides; the "of ceiling" cells show the median and, in brackets, the repetitions'
-range. A row marked * is not judged (the host took a core around it): it is inconclusive too."""
+When the JSON has the repetitions (run.sh writes them), a repetition whose own peak sample beside
+dipped likewise is dropped, and a figure is met when every kept repetition is at or above the aim,
+missed when every one is below it, inconclusive when they fall on both sides or none is kept; the
+"of ceiling" cells show the median and, in brackets, the kept repetitions' range (and "K of N
+kept" when one was dropped). Without repetitions the median is judged, and a row marked * is
+inconclusive."""
 import json
 import sys
+from typing import NamedTuple, Optional, Tuple
 
 LANES = 1048576
 # kernel_isa -> (aim for euler and semi-implicit, aim for every other method), of the ceiling
 AIMS = {'x86-64-v3': (0.80, 0.65), 'x86-64-v4': (0.85, 0.80)}
 FIRST_AIM_METHODS = ('euler', 'semi-implicit')
 FLOAT_AIM = 1.8
+
+
+class Judged(NamedTuple):
+    """A figure as verdict() takes it."""
+    median: float
+    reps: Optional[Tuple[float, float]]  # (smallest, largest) kept repetition; None: median only
+    marked: bool  # the peak sample beside dipped (beside the median, or beside every repetition)
+    kept: str = ''  # 'K of N kept' when a repetition's own peak sample dipped
 
 
 def main():
@@ -46,7 +57,11 @@ def main():
     beside = {p: [b['peak_beside_fma_per_s'] for n, b in medians.items()
                   if n.startswith('step/') and f'/{p}/' in n and 'peak_beside_fma_per_s' in b]
               for p in ('double', 'float')}
-    top = {p: max(beside[p], default=0) for p in beside}
+    samples = {p: beside[p] + [r['peak_beside_fma_per_s'] for n, rs in repetitions.items()
+                               if n.startswith('step/') and f'/{p}/' in n
+                               for r in rs if 'peak_beside_fma_per_s' in r]
+               for p in beside}
+    top = {p: max(samples[p], default=0) for p in samples}
     threads = int(run['context'].get('omp_threads', 1))
 
     def dipped(b, precision):
@@ -56,14 +71,43 @@ def main():
         suffix = '/threads:1' if one_thread else ''
         return medians.get(f'step/{method}/{precision}/{LANES}{suffix}')
 
-    def span(b, counter):
-        """(smallest, largest) of a counter over b's repetitions, or None without 2 of them."""
-        values = [r[counter] for r in repetitions.get(b['run_name'], []) if counter in r]
-        return (min(values), max(values)) if len(values) > 1 else None
+    def kept(b, precision):
+        """b's repetitions whose own peak sample beside did not dip, or None when the JSON has
+        fewer than 2 repetitions of b (then its median is judged, by the median's peak sample)."""
+        reps = repetitions.get(b['run_name'], [])
+        return [r for r in reps if not dipped(r, precision)] if len(reps) > 1 else None
 
-    def roof_cell(b, mark):
-        s = span(b, 'roof_fraction')
-        return f"{b['roof_fraction']:.2f}{mark}" + (f' ({s[0]:.2f}-{s[1]:.2f})' if s else '')
+    def span(reps, counter):
+        return min(r[counter] for r in reps), max(r[counter] for r in reps)
+
+    def roof(b, precision, mark):
+        """roof_fraction as Judged, and its cell: the median, then the range of the repetitions
+        kept (and how many of how many, when one's peak sample dipped)."""
+        reps, cell = kept(b, precision), f"{b['roof_fraction']:.2f}{mark}"
+        if reps is None:
+            return Judged(b['roof_fraction'], None, bool(mark)), cell
+        of = len(repetitions[b['run_name']])
+        if not reps:
+            return Judged(b['roof_fraction'], None, True), cell + f' (0 of {of} kept)'
+        low, high = span(reps, 'roof_fraction')
+        count = f'{len(reps)} of {of} kept' if len(reps) < of else ''
+        return (Judged(b['roof_fraction'], (low, high), False, count),
+                cell + f" ({low:.2f}-{high:.2f}{', ' + count if count else ''})")
+
+    def float_ratio(d, f, marked):
+        """float / double osc-steps/s as Judged: with repetitions, its widest range over every
+        pairing of the two precisions' kept repetitions."""
+        median = f['osc_steps_per_s'] / d['osc_steps_per_s']
+        kd, kf = kept(d, 'double'), kept(f, 'float')
+        if kd is None or kf is None:
+            return Judged(median, None, marked)
+        if not kd or not kf:
+            return Judged(median, None, True)
+        (dlow, dhigh), (flow, fhigh) = span(kd, 'osc_steps_per_s'), span(kf, 'osc_steps_per_s')
+        count = len(kd) + len(kf)
+        of = len(repetitions[d['run_name']]) + len(repetitions[f['run_name']])
+        return Judged(median, (flow / dhigh, fhigh / dlow), False,
+                      f'{count} of {of} kept' if count < of else '')
 
     print('| method | ops/step (FMA + add) | double osc-steps/s | of ceiling | peak fraction '
           '| float osc-steps/s | float of ceiling | float / double | 2 threads / 1 '
@@ -73,16 +117,11 @@ def main():
     for m in methods:
         d, f, d1 = bench(m, 'double'), bench(m, 'float'), bench(m, 'double', True)
         dm, fm = dipped(d, 'double'), (dipped(f, 'float') if f else '')
-        ratio = None
-        if f:
-            sd, sf = span(d, 'osc_steps_per_s'), span(f, 'osc_steps_per_s')
-            # the widest the ratio can read over any pairing of the two precisions' repetitions
-            ratio_span = (sf[0] / sd[1], sf[1] / sd[0]) if sd and sf else None
-            ratio = (f['osc_steps_per_s'] / d['osc_steps_per_s'], ratio_span, bool(fm or dm))
-        judged.append((m, (d['roof_fraction'], span(d, 'roof_fraction'), bool(dm)), ratio))
+        droof, dcell = roof(d, 'double', dm)
+        judged.append((m, droof, float_ratio(d, f, bool(fm or dm)) if f else None))
         cells = [m, f"{d['ops_fma']:.4g} + {d['ops_add']:.4g}", f"{d['osc_steps_per_s']:.3g}{dm}",
-                 roof_cell(d, dm), f"{d['peak_fraction']:.2f}{dm}"]
-        cells += ([f"{f['osc_steps_per_s']:.3g}{fm}", roof_cell(f, fm),
+                 dcell, f"{d['peak_fraction']:.2f}{dm}"]
+        cells += ([f"{f['osc_steps_per_s']:.3g}{fm}", roof(f, 'float', fm)[1],
                    f"{f['osc_steps_per_s'] / d['osc_steps_per_s']:.2f}{fm or dm}"]
                   if f else ['', '', ''])
         if d1:
@@ -108,7 +147,8 @@ def main():
             print(f'peak beside the {p} benchmarks (medians): {min(samples):.3g} to {top[p]:.3g}')
     spreads = [b['peak_spread'] for b in medians.values() if 'peak_spread' in b]
     if spreads:
-        print(f'peak_spread (largest - smallest sample over largest, whole run): {max(spreads):.2f}')
+        print('peak_spread (largest - smallest sample over largest, whole run): '
+              f'{max(spreads):.2f}')
     print_aims(judged, run['context'].get('kernel_isa', ''))
 
 
@@ -117,13 +157,12 @@ def figure(value, aim):
     return f'{value:.3f}' if value < aim <= round(value, 2) else f'{value:.2f}'
 
 
-def verdict(figure_, aim, aim_text):
-    """figure_: (median, (smallest, largest) repetition or None, marked). 'met' or 'missed' when
-    every repetition (the median alone without them) is on one side of the aim, else why not."""
-    median, reps, marked = figure_
-    if marked:
+def verdict(judged, aim, aim_text):
+    """'met' or 'missed' when every kept repetition (the median alone without them) is on that
+    side of the aim, else why neither."""
+    if judged.marked:
         return 'peak dipped beside it'
-    low, high = reps if reps else (median, median)
+    low, high = judged.reps or (judged.median, judged.median)
     if low >= aim:
         return 'met'
     if high < aim:
@@ -131,9 +170,20 @@ def verdict(figure_, aim, aim_text):
     return f'repetitions {figure(low, aim)}-{figure(high, aim)} on both sides of {aim_text}'
 
 
+def shown(judged, aim, *notes):
+    """The figure a verdict names, then notes in brackets: the median, or the kept repetitions'
+    range when some were dropped (the median may be one of those), with how many were kept."""
+    notes = [n for n in notes if n]
+    if not (judged.kept and judged.reps):
+        text = figure(judged.median, aim)
+    else:
+        low, high = (figure(x, aim) for x in judged.reps)
+        text, notes = (low if low == high else f'{low}-{high}'), [judged.kept] + notes
+    return text + (f' ({"; ".join(notes)})' if notes else '')
+
+
 def print_aims(judged, isa):
-    """judged: (method, double roof_fraction, float / double or None), each figure as verdict()
-    takes it."""
+    """judged: (method, double roof_fraction, float / double or None), each a Judged."""
     level = next((k for k in AIMS if isa.startswith(k)), None)
     if level is None:
         print(f'\naims: none for the kernels\' path {isa or "(not reported)"}')
@@ -141,26 +191,25 @@ def print_aims(judged, isa):
     first, other = AIMS[level]
     print(f'\nagainst the aims for {level} (of the ceiling in double: '
           f'{" and ".join(FIRST_AIM_METHODS)} >= {first:.2f}, every other method >= {other:.2f}; '
-          f'float >= {FLOAT_AIM}x double; met or missed by every repetition):')
+          f'float >= {FLOAT_AIM}x double; met or missed by every repetition whose peak sample '
+          f'beside did not dip):')
     met, missed, unjudged = [], [], []
     for m, roof, ratio in judged:
         aim = first if m in FIRST_AIM_METHODS else other
         said = verdict(roof, aim, f'{aim:.2f}')
-        cell = f'{m} {figure(roof[0], aim)}'
         if said == 'met':
-            met.append(cell)
+            met.append(f'{m} {shown(roof, aim)}')
         elif said == 'missed':
-            missed.append(f'{cell} (aim {aim:.2f})')
+            missed.append(f'{m} {shown(roof, aim, f"aim {aim:.2f}")}')
         else:
-            unjudged.append(f'{cell} ({said})')
-        if ratio is None or (ratio[2] and roof[2]):
+            unjudged.append(f'{m} {figure(roof.median, aim)} ({said})')
+        if ratio is None or (ratio.marked and roof.marked):
             continue  # no float row, or the whole row is already inconclusive
         said = verdict(ratio, FLOAT_AIM, str(FLOAT_AIM))
-        cell = f'{m} float / double {figure(ratio[0], FLOAT_AIM)}'
         if said == 'missed':
-            missed.append(f'{cell} (aim {FLOAT_AIM})')
+            missed.append(f'{m} float / double {shown(ratio, FLOAT_AIM, f"aim {FLOAT_AIM}")}')
         elif said != 'met':
-            unjudged.append(f'{cell} ({said})')
+            unjudged.append(f'{m} float / double {figure(ratio.median, FLOAT_AIM)} ({said})')
     for label, cells in (('met', met), ('missed', missed), ('inconclusive', unjudged)):
         print(f'  {label}: ' + (', '.join(cells) if cells else 'none'))
 
