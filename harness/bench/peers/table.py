@@ -153,8 +153,12 @@ def main():
 
 
 def figure(value, aim):
-    """value to 2 decimals, or 3 where 2 would read as the aim it misses (0.649 against 0.65)."""
-    return f'{value:.3f}' if value < aim <= round(value, 2) else f'{value:.2f}'
+    """value to 2 decimals, or as many more (up to 6) as it takes not to read as the aim it misses
+    (0.649 and 0.6497 against 0.65)."""
+    digits = 2
+    while value < aim <= round(value, digits) and digits < 6:
+        digits += 1
+    return f'{value:.{digits}f}'
 
 
 def verdict(judged, aim, aim_text):
