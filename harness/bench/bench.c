@@ -41,10 +41,10 @@
  * FMA rate per CPU-second of the process against one core's peak per CPU-second: the kernels'
  * efficiency while they run, readable even when other work shares the cores.
  *
- * The peak is measured again beside every step/ benchmark (a short probe before its timing):
- * peak_beside_fma_per_s is that sample, peak_fraction is taken against the largest peak seen in
- * the run so far (start-up included: a contended sample can only lower a peak, never raise it),
- * and peak_spread = (largest - smallest) / largest over all samples of that precision so far
+ * The peak is measured again beside every step/ benchmark (a short probe before its timing and
+ * one after): peak_beside_fma_per_s is the lower of the two, peak_fraction is taken against the
+ * largest peak seen in the run so far (start-up included: a contended sample can only lower a
+ * peak, never raise it), and peak_spread = (largest - smallest) / largest over all samples of that precision so far
  * (the last benchmark's covers the whole run).
  *
  * The ceiling per operation class. ops_fma, ops_mul, ops_add, ops_div are the operations per
@@ -377,6 +377,12 @@ static void bench_step(osc_bench_state *st, void *arg)
         bench_fail(st, failed, rc);
         return;
     }
+    /* And a sample after the timing: the lower of the two is the one beside it, so that a core
+     * the host took at either end of the timing shows. */
+    const double before = peak_beside[c->prec];
+    sample_peak(0.05);
+    if (before < peak_beside[c->prec])
+        peak_beside[c->prec] = before;
     set_counters(st, c, c->method->fma_per_step, steps);
 }
 
