@@ -111,22 +111,30 @@ expect('baseline', 'aims: none for the kernels\' path x86-64 (baseline)' in base
 expect('baseline has no verdict', verdicts(base), {})
 
 # A repetition whose own peak sample beside dipped (below 3/4 of the run's largest sample) is
-# dropped before judging; a figure with none left is inconclusive, whatever its median.
+# dropped before judging; a figure with fewer than 2 left is inconclusive, whatever its median.
 low = PEAK / 2
 dips = verdicts(table('x86-64-v3',
                       method('verlet', 0.66, 2.0, roofs=((0.30, low), 0.70, 0.72))
                       + method('stormer', 0.66, 2.0, peak_beside=low,
-                               roofs=((0.66, low), (0.60, PEAK), (0.70, low)),
+                               roofs=((0.66, low), (0.60, PEAK), (0.62, PEAK)),
                                float_roofs=(0.66, 0.66))
                       + method('rk4', 0.70, 2.0, roofs=((0.50, low), (0.70, low), (0.72, low)),
                                float_roofs=(0.70, 0.70))
+                      + method('implicit-midpoint', 0.90, 2.0,
+                               roofs=((0.90, low), (0.95, low), (0.70, PEAK)),
+                               float_roofs=(0.90, 0.90))
                       + method('forest-ruth', 0.70, 2.0, roofs=(0.70, 0.71, 0.72),
-                               float_roofs=((0.2, low), 0.70))))
+                               float_roofs=((0.2, low), 0.70, 0.71))
+                      + method('suzuki-verlet', 0.70, 2.0, roofs=(0.70, 0.71, 0.72),
+                               float_roofs=((0.2, low), (0.2, low), 0.70))))
 expect('dipped repetitions met', dips.get('met'),
-       'verlet 0.70-0.72 (2 of 3 kept), forest-ruth 0.70')
-expect('dipped repetitions missed', dips.get('missed'), 'stormer 0.60 (1 of 3 kept; aim 0.65)')
+       'verlet 0.70-0.72 (2 of 3 kept), forest-ruth 0.70, suzuki-verlet 0.70')
+expect('dipped repetitions missed', dips.get('missed'),
+       'stormer 0.60-0.62 (2 of 3 kept; aim 0.65)')
 expect('dipped repetitions inconclusive', dips.get('inconclusive'),
-       'rk4 0.70 (peak dipped beside it)')
+       'rk4 0.70 (peak dipped beside 3 of 3 repetitions), '
+       'implicit-midpoint 0.90 (peak dipped beside 2 of 3 repetitions), '
+       'suzuki-verlet float / double 2.00 (peak dipped beside 2 of 6 repetitions)')
 
 if failures:
     sys.exit('\n'.join(failures))

@@ -15,9 +15,9 @@ Last, the run against the aims README's "Performance" section states for the ker
 >= 0.65 on x86-64-v3 (AVX2), >= 0.85 and >= 0.80 on x86-64-v4 (AVX-512); float >= 1.8x double.
 When the JSON has the repetitions (run.sh writes them), a repetition whose own peak sample beside
 dipped likewise is dropped, and a figure is met when every kept repetition is at or above the aim,
-missed when every one is below it, inconclusive when they fall on both sides or none is kept; the
-"of ceiling" cells show the median and, in brackets, the kept repetitions' range (and "K of N
-kept" when one was dropped). Without repetitions the median is judged, and a row marked * is
+missed when every one is below it, inconclusive when they fall on both sides or fewer than 2 are
+kept; the "of ceiling" cells show the median and, in brackets, the kept repetitions' range (and "K
+of N kept" when one was dropped). Without repetitions the median is judged, and a row marked * is
 inconclusive."""
 import json
 import sys
@@ -34,8 +34,13 @@ class Judged(NamedTuple):
     """A figure as verdict() takes it."""
     median: float
     reps: Optional[Tuple[float, float]]  # (smallest, largest) kept repetition; None: median only
-    marked: bool  # the peak sample beside dipped (beside the median, or beside every repetition)
-    kept: str = ''  # 'K of N kept' when a repetition's own peak sample dipped
+    marked: bool  # no verdict: the peak sample dipped beside the median (no repetitions), or
+    #               beside all but one repetition or more (a verdict needs two that agree)
+    kept: int = 0  # repetitions kept, of
+    of: int = 0  # the repetitions (0: the JSON has only the aggregates)
+
+    def kept_note(self):
+        return f'{self.kept} of {self.of} kept' if self.kept < self.of else ''
 
 
 def main():
@@ -88,11 +93,11 @@ def main():
             return Judged(b['roof_fraction'], None, bool(mark)), cell
         of = len(repetitions[b['run_name']])
         if not reps:
-            return Judged(b['roof_fraction'], None, True), cell + f' (0 of {of} kept)'
+            return Judged(b['roof_fraction'], None, True, 0, of), cell + f' (0 of {of} kept)'
         low, high = span(reps, 'roof_fraction')
-        count = f'{len(reps)} of {of} kept' if len(reps) < of else ''
-        return (Judged(b['roof_fraction'], (low, high), False, count),
-                cell + f" ({low:.2f}-{high:.2f}{', ' + count if count else ''})")
+        judged = Judged(b['roof_fraction'], (low, high), len(reps) < 2, len(reps), of)
+        note = judged.kept_note()
+        return judged, cell + f" ({low:.2f}-{high:.2f}{', ' + note if note else ''})"
 
     def float_ratio(d, f, marked):
         """float / double osc-steps/s as Judged: with repetitions, its widest range over every
@@ -101,13 +106,12 @@ def main():
         kd, kf = kept(d, 'double'), kept(f, 'float')
         if kd is None or kf is None:
             return Judged(median, None, marked)
-        if not kd or not kf:
-            return Judged(median, None, True)
-        (dlow, dhigh), (flow, fhigh) = span(kd, 'osc_steps_per_s'), span(kf, 'osc_steps_per_s')
         count = len(kd) + len(kf)
         of = len(repetitions[d['run_name']]) + len(repetitions[f['run_name']])
-        return Judged(median, (flow / dhigh, fhigh / dlow), False,
-                      f'{count} of {of} kept' if count < of else '')
+        if len(kd) < 2 or len(kf) < 2:
+            return Judged(median, None, True, count, of)
+        (dlow, dhigh), (flow, fhigh) = span(kd, 'osc_steps_per_s'), span(kf, 'osc_steps_per_s')
+        return Judged(median, (flow / dhigh, fhigh / dlow), False, count, of)
 
     print('| method | ops/step (FMA + add) | double osc-steps/s | of ceiling | peak fraction '
           '| float osc-steps/s | float of ceiling | float / double | 2 threads / 1 '
@@ -165,6 +169,8 @@ def verdict(judged, aim, aim_text):
     """'met' or 'missed' when every kept repetition (the median alone without them) is on that
     side of the aim, else why neither."""
     if judged.marked:
+        if judged.of:
+            return f'peak dipped beside {judged.of - judged.kept} of {judged.of} repetitions'
         return 'peak dipped beside it'
     low, high = judged.reps or (judged.median, judged.median)
     if low >= aim:
@@ -178,11 +184,11 @@ def shown(judged, aim, *notes):
     """The figure a verdict names, then notes in brackets: the median, or the kept repetitions'
     range when some were dropped (the median may be one of those), with how many were kept."""
     notes = [n for n in notes if n]
-    if not (judged.kept and judged.reps):
+    if not (judged.kept_note() and judged.reps):
         text = figure(judged.median, aim)
     else:
         low, high = (figure(x, aim) for x in judged.reps)
-        text, notes = (low if low == high else f'{low}-{high}'), [judged.kept] + notes
+        text, notes = (low if low == high else f'{low}-{high}'), [judged.kept_note()] + notes
     return text + (f' ({"; ".join(notes)})' if notes else '')
 
 
