@@ -201,8 +201,8 @@ def print_aims(judged, isa):
     first, other = AIMS[level]
     print(f'\nagainst the aims for {level} (of the ceiling in double: '
           f'{" and ".join(FIRST_AIM_METHODS)} >= {first:.2f}, every other method >= {other:.2f}; '
-          f'float >= {FLOAT_AIM}x double; met or missed by every repetition whose peak sample '
-          f'beside did not dip):')
+          f'float >= {FLOAT_AIM}x double; met or missed by all, and at least two, of the '
+          f'repetitions whose peak sample beside did not dip):')
     met, missed, unjudged = [], [], []
     for m, roof, ratio in judged:
         aim = first if m in FIRST_AIM_METHODS else other
