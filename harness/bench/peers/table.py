@@ -153,7 +153,7 @@ def main():
     if spreads:
         print('peak_spread (largest - smallest sample over largest, whole run): '
               f'{max(spreads):.2f}')
-    print_aims(judged, run['context'].get('kernel_isa', ''))
+    print_aims(judged, run['context'].get('kernel_isa', ''), bool(repetitions))
 
 
 def figure(value, aim):
@@ -192,7 +192,7 @@ def shown(judged, aim, *notes):
     return text + (f' ({"; ".join(notes)})' if notes else '')
 
 
-def print_aims(judged, isa):
+def print_aims(judged, isa, by_repetitions):
     """judged: (method, double roof_fraction, float / double or None), each a Judged."""
     level = next((k for k in AIMS if isa.startswith(k)), None)
     if level is None:
@@ -201,8 +201,9 @@ def print_aims(judged, isa):
     first, other = AIMS[level]
     print(f'\nagainst the aims for {level} (of the ceiling in double: '
           f'{" and ".join(FIRST_AIM_METHODS)} >= {first:.2f}, every other method >= {other:.2f}; '
-          f'float >= {FLOAT_AIM}x double; met or missed by all, and at least two, of the '
-          f'repetitions whose peak sample beside did not dip):')
+          f'float >= {FLOAT_AIM}x double; '
+          + ('met or missed by all, and at least two, of the repetitions whose peak sample beside '
+             'did not dip):' if by_repetitions else 'the medians, no repetitions in the JSON):'))
     met, missed, unjudged = [], [], []
     for m, roof, ratio in judged:
         aim = first if m in FIRST_AIM_METHODS else other
