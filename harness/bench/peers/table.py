@@ -146,9 +146,10 @@ def main():
     ctx = run['context']
     print('\nprobe: ' + ', '.join(f'{k} {ctx[k]}' for k in sorted(ctx)
                                   if 'peak' in k or 'mix' in k or k.endswith('isa')))
-    for p, samples in beside.items():
-        if samples:
-            print(f'peak beside the {p} benchmarks (medians): {min(samples):.3g} to {top[p]:.3g}')
+    for p, medians_beside in beside.items():
+        if medians_beside:
+            print(f'peak beside the {p} benchmarks (medians): {min(medians_beside):.3g} to '
+                  f'{max(medians_beside):.3g}')
     spreads = [b['peak_spread'] for b in medians.values() if 'peak_spread' in b]
     if spreads:
         print('peak_spread (largest - smallest sample over largest, whole run): '
