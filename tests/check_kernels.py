@@ -34,7 +34,7 @@ Which code is checked, per function:
                            memory operands by design.
   audited_<isa>_d<D>_<p>   the fused audited blocks: no division (their exact state and maxima
                            partly live in L1 by design, see kernel_loops.h).
-  composed_<isa>_blk|blk3|blk5|blk7|blk9|blk15|blk17|rem_<p>, caudited_<isa>_d<D>_<p>
+  composed_<isa>_blk|blkN|palN|rem_<p> (N = 3, 5, 7, 9, 15, 17), caudited_<isa>_d<D>_<p>
                            the composed blocks (compositions' kernels): see check_composed.
   both, on v3/v4           vectorized as blocks: no scalar arithmetic, no shuffles, permutes,
                            inserts or gathers in the step loop (a per-lane coefficient array laid
@@ -66,7 +66,7 @@ import subprocess
 import sys
 
 FUNC = re.compile(r'^[0-9a-f]+ <((advance|audited|composed|caudited)_(v4|v3|base|any)_'
-                  r'(blk\d*|rem|d[123])_([df]))(\.[a-z]+\.\d+)*>:$')
+                  r'(blk\d*|pal\d+|rem|d[123])_([df]))(\.[a-z]+\.\d+)*>:$')
 INSN = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
 RELOC = re.compile(r'^\s*[0-9a-f]+: R_X86_64_\S+\s+(\w+)')
 JUMP = re.compile(r'^j[a-z]+$')
@@ -265,10 +265,10 @@ def block_shape_failures(where, insns, prec, body, composed=False):
 
 
 def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4, l1_rule):
-    """The composed blocks (kernel_loops.h): composed_<isa>_blk/blk3/5/7/9/15/17/rem_<p>,
+    """The composed blocks (kernel_loops.h): composed_<isa>_blk/blkN/palN/rem_<p>,
     advance_composed's register blocks (the tuning table's composed lane count capped at 128,
-    the same specialized to 3, 5, 7, 9, 15 and 17 substeps, and the 128 mod that lanes left of
-    each 128), and
+    the same specialized to N = 3, 5, 7, 9, 15 and 17 substeps, with all N coefficient sets or,
+    for a palindrome, (N + 1) / 2 of them, and the 128 mod that lanes left of each 128), and
     caudited_<isa>_d<D>_<p>, the audited form. Their step loop holds the substep
     loop (run-time trip count) and, in the audited form, the co-step. Both: no division; on v3/v4
     vectorized as blocks (no scalar arithmetic but the substep size's, no shuffles). The
@@ -294,9 +294,11 @@ def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4, 
     lanes = min(int(v3 if isa == 'v3' else v4) * (2 if prec == 'f' else 1), 128)
     if blk == 'rem':
         lanes = 128 % lanes
-    elif blk != 'blk':  # kernel_loops.h's OSC_CBL_N: N substeps' coefficients within the budget
+    elif blk != 'blk':  # kernel_loops.h's OSC_CBL_N: the block's coefficient sets within the budget
         ncoef, budget = l1_rule
-        if int(blk[3:]) * ncoef * lanes * (4 if prec == 'f' else 8) > budget and lanes % 16 == 0:
+        n = int(blk[3:])
+        sets = (n + 1) // 2 if blk.startswith('pal') else n
+        if sets * ncoef * lanes * (4 if prec == 'f' else 8) > budget and lanes % 16 == 0:
             lanes //= 2
     per_vector = {('v3', 'd'): 4, ('v3', 'f'): 8, ('v4', 'd'): 8, ('v4', 'f'): 16}[(isa, prec)]
     vectors = lanes // per_vector

@@ -730,7 +730,9 @@ static void composed_bits_case(const char *base_name, const double *w, int nw, b
  * and float; 1 to 3 axes; every ISA level the CPU has. In one axis also every other block of
  * kernel_loops.h's advance_composed: 7, 9, 15 and 17 substeps (Yoshida's sixth order, Kahan and
  * Li's s9odr6a, a symmetric 15 made of s17odr8a's first weights, s17odr8a) and the run-time
- * substep loop (4 substeps). */
+ * substep loop (4 substeps). The palindromes of 15 and 17 substeps take blocks of their own on
+ * the AVX-512 path (half the coefficient sets, twice the lanes); the same weights given in full
+ * with one mirrored pair apart (by 1e-6, which float's sizes keep) take the full blocks. */
 static void test_composed_kernels_are_the_base_bits(void **state)
 {
     (void)state;
@@ -744,6 +746,12 @@ static void test_composed_kernels_are_the_base_bits(void **state)
     for (int k = 0; k < 7; k++)
         sym15[k] = kahan_li8[k], half15 += kahan_li8[k];
     sym15[7] = 1 - 2 * half15;
+    double near15[15], near17[17]; /* not palindromes: substeps 0 and 1 moved apart by 1e-6 */
+    for (int k = 0; k < 15; k++)
+        near15[k] = sym15[k < 8 ? k : 14 - k];
+    for (int k = 0; k < 17; k++)
+        near17[k] = kahan_li8[k < 9 ? k : 16 - k];
+    near15[0] += 1e-6, near15[1] -= 1e-6, near17[0] += 1e-6, near17[1] -= 1e-6;
     for (size_t c = 0; c < 3; c++) {
         if (caps[c] > osc_isa_cpu_level())
             continue;
@@ -760,6 +768,8 @@ static void test_composed_kernels_are_the_base_bits(void **state)
                     composed_bits_case(bases[b], asym4, 4, false, precisions[k], dim);
                     composed_bits_case(bases[b], sym15, 8, true, precisions[k], dim);
                     composed_bits_case(bases[b], kahan_li8, 9, true, precisions[k], dim);
+                    composed_bits_case(bases[b], near15, 15, false, precisions[k], dim);
+                    composed_bits_case(bases[b], near17, 17, false, precisions[k], dim);
                 }
     }
     osc_isa_set_cap(OSC_ISA_NATIVE);

@@ -585,24 +585,39 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
                "composed blocks must be multiples of 8 lanes");
 #define OSC_CBL(BL) ((BL) <= 128 ? (BL) : 128)
 #define OSC_CREM(BL) (128 % OSC_CBL(BL) ? 128 % OSC_CBL(BL) : 8)
+/* Coefficient sets an N-substep block holds: one per substep, or, where the substep sizes read
+ * the same backwards (PAL 1: a palindrome, as every symmetric composition is; F(palindrome)
+ * below), one per distinct size, (N + 1) / 2, substep k >= (N + 1) / 2 reading set N - 1 - k.
+ * The mirrored sizes are the same bits, so their coefficients are too, and the palindromic
+ * block steps the bits of the full one. */
+#define OSC_CSETS(N, PAL) ((PAL) ? ((N) + 1) / 2 : (N))
+#define OSC_CSET(K, N, PAL) ((PAL) && (K) >= OSC_CSETS(N, 1) ? (N) - 1 - (K) : (K))
 /* Lanes of the block specialized to N substeps: the composed lanes, halved (where that stays a
- * multiple of 8) when N substeps' coefficients of the block, N x OSC_NCOEF x lanes reals, would
+ * multiple of 8) when the block's coefficient sets, OSC_CSETS x OSC_NCOEF x lanes reals, would
  * pass 24 KB: they are read at every step and must stay in L1 (32 KB or more on the x86 cores
  * measured) beside the state. Of the tuned blocks that halves only the 64-lane AVX-512 ones at 15
- * and 17 substeps (30-35 KB). Measured on Zen 4 (2026-12-02, 2 threads, 2^20 lanes, roof_fraction,
- * 3 interleaved rounds of medians of 3, double/float), s17odr8a over verlet, v4: 64 lanes
- * 0.63/0.61, 32 lanes 0.84/0.82 (comp_v4 32 for every count); at 3 and 5 substeps (7-10 KB) 32
- * lanes read 1.04x/1.01x and 0.99x/0.97x of 64's, and on v3, 17 substeps (17 KB at 32 lanes), 16
- * lanes 0.90x/0.93x of 32's: hence a budget, not smaller blocks everywhere. */
+ * and 17 substeps (30-35 KB), and only when the sizes are not a palindrome (8 and 9 sets: 16-18
+ * KB). Measured on Zen 4 (2026-12-02, 2 threads, 2^20 lanes, roof_fraction, 3 interleaved rounds
+ * of medians of 3, double/float), s17odr8a over verlet, v4, 17 sets: 64 lanes 0.63/0.61, 32
+ * lanes 0.84/0.82 (comp_v4 32 for every count); at 3 and 5 substeps (7-10 KB) 32 lanes read
+ * 1.04x/1.01x and 0.99x/0.97x of 64's, and on v3, 17 substeps (17 KB at 32 lanes), 16 lanes
+ * 0.90x/0.93x of 32's: hence a budget, not smaller blocks everywhere. The 32 lanes cost the Zen 5
+ * (full-width zmm FMAs: 4 vectors a block hide half of verlet's 14-cycle chain) what L1 cost
+ * the Zen 4: on a Zen 5 (2026-12-04, 2 threads, 2^20 lanes, roof_fraction, medians of 3, two
+ * interleaved rounds) s17odr8a over verlet read 0.50-0.51 at 32 lanes, 0.85-0.86 at 64 with all
+ * 17 sets (35 KB: its L1 holds 48) and 0.87-0.88 (float 0.87) at 64 with the palindrome's 9
+ * sets, 18 KB, which fit the Zen 4's 32 KB L1 as well (not measured there). */
 #define OSC_COMP_L1_BUDGET 24576
-#define OSC_CBL_N(BL, N)                                                                           \
-    ((N) * OSC_NCOEF * OSC_CBL(BL) * sizeof(real) > OSC_COMP_L1_BUDGET && OSC_CBL(BL) % 16 == 0    \
+#define OSC_CBL_N(BL, N, PAL)                                                                      \
+    (OSC_CSETS(N, PAL) * OSC_NCOEF * OSC_CBL(BL) * sizeof(real) > OSC_COMP_L1_BUDGET &&           \
+             OSC_CBL(BL) % 16 == 0                                                                 \
          ? OSC_CBL(BL) / 2                                                                         \
          : OSC_CBL(BL))
 
-/* Substep k's coefficients of the BL lanes from w2, gam, g (pointers at the block's first lane). */
-#define OSC_COMPOSED_COEFS(KC, BL, W2, GAM, G, HS, NSUB)                                          \
-    for (int k = 0; k < (NSUB); k++) {                                                             \
+/* Coefficient sets 0 .. NSETS - 1 of the BL lanes from w2, gam, g (pointers at the block's first
+ * lane): set k from substep size HS[k]. */
+#define OSC_COMPOSED_COEFS(KC, BL, W2, GAM, G, HS, NSETS)                                          \
+    for (int k = 0; k < (NSETS); k++) {                                                            \
         _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
         {                                                                                          \
             real kk[OSC_NCOEF];                                                                    \
@@ -613,11 +628,12 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
     }
 
 /* One register block of BL lanes starting at lane i, stepped nsteps times nsub substeps (NSUB:
- * nsub, or a constant for the blocks of 3, 5, 7 and 9 substeps; UNROLL: empty or the pragma
- * that unrolls the substep loop). */
+ * nsub, or a constant for the blocks of 3, 5, 7, 9, 15 and 17 substeps; PAL: 1 for the block of
+ * a palindrome, which holds OSC_CSETS(NSUB, 1) coefficient sets; UNROLL: empty or the pragma that
+ * unrolls the substep loop). */
 #define OSC_DEFINE_COMPOSED_BLOCK(NAME, BL, ATTR)                                                  \
-    OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, nsub, )
-#define OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, NSUB, UNROLL)                                  \
+    OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, nsub, 0, )
+#define OSC_DEFINE_COMPOSED_BLOCK_N(NAME, BL, ATTR, NSUB, PAL, UNROLL)                             \
     ATTR __attribute__((noinline, flatten)) static void NAME(                                      \
         real *restrict s0, real *restrict s1, const real *restrict w2, const real *restrict gam,   \
         const real *restrict g, size_t i, long nsteps, const real *restrict hs, int nsub)          \
@@ -627,42 +643,63 @@ _Static_assert(OSC_COMPOSED_LANES_V4_D % 8 == 0 && OSC_COMPOSED_LANES_V3_D % 8 =
         real kc[OSC_COMPOSED_MAX_SUBSTEPS][OSC_NCOEF][BL];                                         \
         _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
             b0[j] = s0[i + j], b1[j] = s1[i + j], b2[j] = 0;                                       \
-        OSC_COMPOSED_COEFS(kc, BL, w2 + i, gam + i, g + i, hs, NSUB)                               \
+        OSC_COMPOSED_COEFS(kc, BL, w2 + i, gam + i, g + i, hs, OSC_CSETS(NSUB, PAL))               \
         for (long n = 0; n < nsteps; n++)                                                          \
             UNROLL for (int k = 0; k < (NSUB); k++) {                                              \
                 const real h = hs[k];                                                              \
+                const int c = OSC_CSET(k, NSUB, PAL);                                              \
                 _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                              \
-                    F(fast_step)(&b0[j], &b1[j], &b2[j], kc[k][0][j], kc[k][1][j], kc[k][2][j],    \
-                                 kc[k][3][j], h);                                                  \
+                    F(fast_step)(&b0[j], &b1[j], &b2[j], kc[c][0][j], kc[c][1][j], kc[c][2][j],    \
+                                 kc[c][3][j], h);                                                  \
             }                                                                                      \
         _Pragma("omp simd") for (size_t j = 0; j < (BL); j++)                                      \
             s0[i + j] = b0[j], s1[i + j] = b1[j];                                                  \
     }
 
-/* The N-substep block over the OSC_CBL(BL) lanes at i + b: once, or twice where it is halved. */
+/* Whether the substep sizes read the same backwards, bit for bit (a composition given as
+ * symmetric always does; one given in full may). */
+static inline bool F(palindrome)(const real *hs, int nsub)
+{
+    for (int k = 0; k < nsub / 2; k++)
+        if (memcmp(&hs[k], &hs[nsub - 1 - k], sizeof(real)) != 0)
+            return false;
+    return true;
+}
+
+/* The N-substep block over the OSC_CBL(BL) lanes at i + b, once or twice where it is halved: the
+ * palindrome's block where it holds more lanes than the full one (a constant: elsewhere only the
+ * full block is called). */
+#define OSC_COMPOSED_RUN(BLOCK, BL, N, PAL)                                                        \
+    for (size_t h = 0; h < OSC_CBL(BL); h += OSC_CBL_N(BL, N, PAL))                                \
+    BLOCK(s0, s1, w2, gam, g, i + b + h, nsteps, hs, nsub)
 #define OSC_COMPOSED_CALL_N(NAME, BL, N)                                                           \
-    for (size_t h = 0; h < OSC_CBL(BL); h += OSC_CBL_N(BL, N))                                     \
-    F(NAME##_blk##N)(s0, s1, w2, gam, g, i + b + h, nsteps, hs, nsub)
+    do {                                                                                           \
+        if (OSC_CBL_N(BL, N, 1) > OSC_CBL_N(BL, N, 0) && pal)                                      \
+            OSC_COMPOSED_RUN(F(NAME##_pal##N), BL, N, 1);                                          \
+        else                                                                                       \
+            OSC_COMPOSED_RUN(F(NAME##_blk##N), BL, N, 0);                                          \
+    } while (0)
+
+/* The blocks of N substeps (full, and the palindrome's), unrolled by UNROLL. */
+#define OSC_DEFINE_COMPOSED_BLOCKS_N(NAME, BL, ATTR, N, UNROLL)                                    \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk##N), OSC_CBL_N(BL, N, 0), ATTR, N, 0, UNROLL)         \
+    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_pal##N), OSC_CBL_N(BL, N, 1), ATTR, N, 1, UNROLL)
 
 #define OSC_DEFINE_ADVANCE_COMPOSED(NAME, BL, ATTR)                                                \
     OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_blk), OSC_CBL(BL), ATTR)                                    \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk3), OSC_CBL_N(BL, 3), ATTR, 3, )                       \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk5), OSC_CBL_N(BL, 5), ATTR, 5,                         \
-                                _Pragma("GCC unroll 16"))                                          \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk7), OSC_CBL_N(BL, 7), ATTR, 7,                         \
-                                _Pragma("GCC unroll 16"))                                          \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk9), OSC_CBL_N(BL, 9), ATTR, 9,                         \
-                                _Pragma("GCC unroll 16"))                                          \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk15), OSC_CBL_N(BL, 15), ATTR, 15,                      \
-                                _Pragma("GCC unroll 32"))                                          \
-    OSC_DEFINE_COMPOSED_BLOCK_N(F(NAME##_blk17), OSC_CBL_N(BL, 17), ATTR, 17,                      \
-                                _Pragma("GCC unroll 32"))                                          \
+    OSC_DEFINE_COMPOSED_BLOCKS_N(NAME, BL, ATTR, 3, )                                              \
+    OSC_DEFINE_COMPOSED_BLOCKS_N(NAME, BL, ATTR, 5, _Pragma("GCC unroll 16"))                      \
+    OSC_DEFINE_COMPOSED_BLOCKS_N(NAME, BL, ATTR, 7, _Pragma("GCC unroll 16"))                      \
+    OSC_DEFINE_COMPOSED_BLOCKS_N(NAME, BL, ATTR, 9, _Pragma("GCC unroll 16"))                      \
+    OSC_DEFINE_COMPOSED_BLOCKS_N(NAME, BL, ATTR, 15, _Pragma("GCC unroll 32"))                     \
+    OSC_DEFINE_COMPOSED_BLOCKS_N(NAME, BL, ATTR, 17, _Pragma("GCC unroll 32"))                     \
     OSC_DEFINE_COMPOSED_BLOCK(F(NAME##_rem), OSC_CREM(BL), ATTR)                                   \
     ATTR static void F(NAME)(const osc_soa *a, size_t i0, size_t i1, long nsteps,                  \
                              const real *hs, int nsub)                                             \
     {                                                                                              \
         real *s0 = a->s[0], *s1 = a->s[1];                                                         \
         const real *w2 = a->w2, *gam = a->gam, *g = a->g;                                          \
+        const bool pal = F(palindrome)(hs, nsub);                                                  \
         for (size_t i = i0; i < i1; i += 128) {                                                    \
             size_t b = 0;                                                                          \
             for (; 128 - b >= OSC_CBL(BL); b += OSC_CBL(BL))                                       \
@@ -871,6 +908,10 @@ static void F(advance_audited_composed)(const osc_soa *ax, int dim, size_t i0, s
 #undef OSC_CBL_V3
 #undef OSC_CREM
 #undef OSC_CBL_N
+#undef OSC_CSETS
+#undef OSC_CSET
+#undef OSC_COMPOSED_RUN
+#undef OSC_DEFINE_COMPOSED_BLOCKS_N
 #undef OSC_COMP_L1_BUDGET
 #undef OSC_COMPOSED_CALL_N
 #undef OSC_COMPOSED_COEFS
