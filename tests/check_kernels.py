@@ -35,7 +35,9 @@ Which code is checked, per function:
   audited_<isa>_d<D>_<p>   the fused audited blocks: no division (their exact state and maxima
                            partly live in L1 by design, see kernel_loops.h).
   composed_<isa>_blk|blkN|palN|rem_<p> (N = 3, 5, 7, 9, 15, 17), caudited_<isa>_d<D>_<p>
-                           the composed blocks (compositions' kernels): see check_composed.
+                           the composed blocks (compositions' kernels): see check_composed;
+                           and a palN block must exist wherever it holds more lanes than blkN
+                           (missing_palindrome_blocks).
   both, on v3/v4           vectorized as blocks: no scalar arithmetic, no shuffles, permutes,
                            inserts or gathers in the step loop (a per-lane coefficient array laid
                            out lane-major, [lanes][coefficients], made GCC gather or scalarize the
@@ -264,6 +266,40 @@ def block_shape_failures(where, insns, prec, body, composed=False):
     return failures
 
 
+SPECIALIZED_SUBSTEPS = (3, 5, 7, 9, 15, 17)
+
+
+def specialized_lanes(lanes, nsub, palindrome, prec, l1_rule):
+    """kernel_loops.h's OSC_CBL_N: the lanes of the block specialized to nsub substeps, the
+    composed lanes halved (where they stay a multiple of 8) when its coefficient sets (nsub, or
+    (nsub + 1) / 2 for a palindrome's block) would pass the L1 budget."""
+    ncoef, budget = l1_rule
+    sets = (nsub + 1) // 2 if palindrome else nsub
+    if sets * ncoef * lanes * (4 if prec == 'f' else 8) > budget and lanes % 16 == 0:
+        return lanes // 2
+    return lanes
+
+
+def missing_palindrome_blocks(method, names, v3, v4, l1_rule):
+    """A composable method's palindrome blocks (composed_<isa>_palN_<p>) must exist wherever they
+    hold more lanes than the full N-substep block (kernel_loops.h calls them only there): a
+    dispatch that stopped choosing them would halve a symmetric composition's block without a
+    wrong bit."""
+    failures = []
+    for isa, lanes_d in (('v3', v3), ('v4', v4)):
+        for prec in ('d', 'f'):
+            if f'composed_{isa}_blk_{prec}' not in names:
+                continue
+            lanes = min(int(lanes_d) * (2 if prec == 'f' else 1), 128)
+            for n in SPECIALIZED_SUBSTEPS:
+                full = specialized_lanes(lanes, n, False, prec, l1_rule)
+                pal = specialized_lanes(lanes, n, True, prec, l1_rule)
+                if pal > full and f'composed_{isa}_pal{n}_{prec}' not in names:
+                    failures.append(f'{method}: no composed_{isa}_pal{n}_{prec} ({pal} lanes '
+                                    f'for a palindrome of {n} substeps; the full block has {full})')
+    return failures
+
+
 def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4, l1_rule):
     """The composed blocks (kernel_loops.h): composed_<isa>_blk/blkN/palN/rem_<p>,
     advance_composed's register blocks (the tuning table's composed lane count capped at 128,
@@ -294,12 +330,8 @@ def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4, 
     lanes = min(int(v3 if isa == 'v3' else v4) * (2 if prec == 'f' else 1), 128)
     if blk == 'rem':
         lanes = 128 % lanes
-    elif blk != 'blk':  # kernel_loops.h's OSC_CBL_N: the block's coefficient sets within the budget
-        ncoef, budget = l1_rule
-        n = int(blk[3:])
-        sets = (n + 1) // 2 if blk.startswith('pal') else n
-        if sets * ncoef * lanes * (4 if prec == 'f' else 8) > budget and lanes % 16 == 0:
-            lanes //= 2
+    elif blk != 'blk':
+        lanes = specialized_lanes(lanes, int(blk[3:]), blk.startswith('pal'), prec, l1_rule)
     per_vector = {('v3', 'd'): 4, ('v3', 'f'): 8, ('v4', 'd'): 8, ('v4', 'f'): 16}[(isa, prec)]
     vectors = lanes // per_vector
     sub = max(((t, c, l) for t, c, l in backward_loops(body)), key=lambda x: x[1].get('fma', 0))
@@ -482,7 +514,9 @@ def main():
         # state vectors of a block: double lanes / (4 per ymm, 8 per zmm); float blocks have
         # twice the lanes in the same registers
         state_vectors = {'v3': nstate * int(v3) // 4, 'v4': nstate * int(v4) // 8}
+        names = set()
         for (fname, kind, isa, blk, prec, _), body in functions(objdump, lib):
+            names.add(fname)
             if kind in ('composed', 'caudited'):
                 comp_failures, ops = check_composed(f'{method} {fname}', kind, isa, blk, prec,
                                                     body, nstate, declared, cv3, cv4,
@@ -534,6 +568,7 @@ def main():
                                     f'one step-loop iteration to the next (the block spills'
                                     + (f'; the tuning table allows {limit}' if stack_declared else '')
                                     + '): ' + ', '.join(sorted(carried)[:4]))
+        failures += missing_palindrome_blocks(method, names, cv3, cv4, (ncoef, budget))
     if emit:
         with open(emit, 'w') as out:
             out.write('/* Generated by tests/check_kernels.py from the compiled kernels: arithmetic\n'
