@@ -266,7 +266,10 @@ def block_shape_failures(where, insns, prec, body, composed=False):
     return failures
 
 
-SPECIALIZED_SUBSTEPS = (3, 5, 7, 9, 15, 17)
+def composed_lanes(lanes_d, prec):
+    """kernel_loops.h's OSC_CBL: a composed block's lanes, the tuning table's double lanes
+    (twice that in float) capped at 128."""
+    return min(int(lanes_d) * (2 if prec == 'f' else 1), 128)
 
 
 def specialized_lanes(lanes, nsub, palindrome, prec, l1_rule):
@@ -281,22 +284,22 @@ def specialized_lanes(lanes, nsub, palindrome, prec, l1_rule):
 
 
 def missing_palindrome_blocks(method, names, v3, v4, l1_rule):
-    """A composable method's palindrome blocks (composed_<isa>_palN_<p>) must exist wherever they
-    hold more lanes than the full N-substep block (kernel_loops.h calls them only there): a
-    dispatch that stopped choosing them would halve a symmetric composition's block without a
-    wrong bit."""
+    """A composable method's palindrome blocks (composed_<isa>_palN_<p>) must exist beside each
+    full N-substep block (composed_<isa>_blkN_<p>) wherever they hold more lanes than it
+    (kernel_loops.h calls them only there): a dispatch that stopped choosing them would halve a
+    symmetric composition's block without a wrong bit."""
     failures = []
-    for isa, lanes_d in (('v3', v3), ('v4', v4)):
-        for prec in ('d', 'f'):
-            if f'composed_{isa}_blk_{prec}' not in names:
-                continue
-            lanes = min(int(lanes_d) * (2 if prec == 'f' else 1), 128)
-            for n in SPECIALIZED_SUBSTEPS:
-                full = specialized_lanes(lanes, n, False, prec, l1_rule)
-                pal = specialized_lanes(lanes, n, True, prec, l1_rule)
-                if pal > full and f'composed_{isa}_pal{n}_{prec}' not in names:
-                    failures.append(f'{method}: no composed_{isa}_pal{n}_{prec} ({pal} lanes '
-                                    f'for a palindrome of {n} substeps; the full block has {full})')
+    for name in sorted(names):
+        m = re.match(r'composed_(v3|v4)_blk(\d+)_([df])$', name)
+        if not m:
+            continue
+        isa, n, prec = m.group(1), int(m.group(2)), m.group(3)
+        lanes = composed_lanes(v3 if isa == 'v3' else v4, prec)
+        full = specialized_lanes(lanes, n, False, prec, l1_rule)
+        pal = specialized_lanes(lanes, n, True, prec, l1_rule)
+        if pal > full and f'composed_{isa}_pal{n}_{prec}' not in names:
+            failures.append(f'{method}: no composed_{isa}_pal{n}_{prec} ({pal} lanes for a '
+                            f'palindrome of {n} substeps; the full block has {full})')
     return failures
 
 
@@ -327,7 +330,7 @@ def check_composed(where, kind, isa, blk, prec, body, nstate, declared, v3, v4, 
     failures += block_shape_failures(where, insns, prec, body, composed=True)
     if kind == 'caudited':
         return failures, None
-    lanes = min(int(v3 if isa == 'v3' else v4) * (2 if prec == 'f' else 1), 128)
+    lanes = composed_lanes(v3 if isa == 'v3' else v4, prec)
     if blk == 'rem':
         lanes = 128 % lanes
     elif blk != 'blk':

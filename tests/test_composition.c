@@ -748,9 +748,9 @@ static void test_composed_kernels_are_the_base_bits(void **state)
     sym15[7] = 1 - 2 * half15;
     double near15[15], near17[17]; /* not palindromes: substeps 0 and 1 moved apart by 1e-6 */
     for (int k = 0; k < 15; k++)
-        near15[k] = sym15[k < 8 ? k : 14 - k];
+        near15[k] = osc_composition_substep_weight(sym15, 8, k);
     for (int k = 0; k < 17; k++)
-        near17[k] = kahan_li8[k < 9 ? k : 16 - k];
+        near17[k] = osc_composition_substep_weight(kahan_li8, 9, k);
     near15[0] += 1e-6, near15[1] -= 1e-6, near17[0] += 1e-6, near17[1] -= 1e-6;
     for (size_t c = 0; c < 3; c++) {
         if (caps[c] > osc_isa_cpu_level())
