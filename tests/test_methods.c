@@ -307,6 +307,38 @@ static void test_bits_independent_of_splitting_and_threads(void **state)
     omp_set_num_threads(omp_get_num_procs());
 }
 
+/* Enough tiles that a thread takes several neighbouring tiles at a time (batch.c: as many as leave
+ * 16 grabs per thread; here 71 tiles of 512 lanes, or 95 where the tile is 384: 4-5 per grab on
+ * one thread, 2 on two, 1 on three): every tile still steps once and is audited on the schedule
+ * (run_by_plan counts the audits), with the same bits. The
+ * framework never knows the method, so one method's plain and fused kernels stand for all. */
+static void test_bits_independent_of_threads_many_tiles(void **state)
+{
+    (void)state;
+    const osc_method *m = osc_method_find("semi-implicit");
+    assert_non_null(m);
+    const size_t n = 70 * OSC_TILE_LANES + 300;
+    const run_plan plans[] = {
+        {{60}, 0, 1, false},
+        {{13, 47}, 5, 2, false},
+        {{60}, 0, 3, false},
+        {{13, 47}, 5, 2, true},
+        {{60}, 7, 3, true},
+    };
+    for (size_t pi = 0; pi < 2; pi++) {
+        double *first = run_by_plan(m, precisions[pi], n, 1, &plans[0]);
+        for (size_t k = 1; k < sizeof plans / sizeof plans[0]; k++) {
+            double *other = run_by_plan(m, precisions[pi], n, 1, &plans[k]);
+            if (memcmp(first, other, 2 * n * sizeof(double)) != 0)
+                fail_msg("%s/%s: plan %zu on %zu lanes differs from one single-threaded call",
+                         m->name, osc_precision_name(precisions[pi]), k, n);
+            free(other);
+        }
+        free(first);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+}
+
 /* Tiled stepping (osc_batch_run: tiles of OSC_TILE_LANES over the threads, audit intervals
  * cutting the steps into chunks) against untiled stepping: the method's advance called directly
  * on each axis's whole padded lane range, all steps at once. Lanes are independent and each
@@ -1139,6 +1171,7 @@ int main(void)
         cmocka_unit_test(test_isa_cap),
         cmocka_unit_test(test_kernels_match_reference),
         cmocka_unit_test(test_bits_independent_of_splitting_and_threads),
+        cmocka_unit_test(test_bits_independent_of_threads_many_tiles),
         cmocka_unit_test(test_tiled_matches_untiled),
         cmocka_unit_test(test_worked_trace),
         cmocka_unit_test(test_euler_energy_growth),
