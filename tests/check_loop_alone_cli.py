@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """harness/bench/loop_alone.py's usage errors: each is one line on stderr naming the option,
-exit status 2, nothing on stdout, and no time spent (no loop extracted or timed).
+exit status 2, nothing on stdout, and no time spent (no loop extracted or timed); and a method
+named either way (semi-implicit, semi_implicit) is found.
 
 usage: check_loop_alone_cli.py PYTHON LOOP_ALONE BUILD_DIR
 """
@@ -38,6 +39,16 @@ def main():
         print(f"{'ok  ' if ok else 'FAIL'} {' '.join(args)}: exit {r.returncode}, "
               f"{len(lines)} stderr line(s): {r.stderr.strip()[:200]}")
         failures += not ok
+    # A method by the name the library gives it (semi-implicit) or by its file (semi_implicit).
+    for name in ('semi-implicit', 'semi_implicit'):
+        r = subprocess.run([python, tool, '--build', build, '--dry-run', name], capture_output=True,
+                           text=True, timeout=120)
+        lines = r.stdout.splitlines()
+        ok = r.returncode == 0 and len(lines) == 1 and lines[0].startswith('semi_implicit: ')
+        print(f"{'ok  ' if ok else 'FAIL'} --dry-run {name}: exit {r.returncode}, {r.stdout.strip()}"
+              f"{r.stderr.strip()[:200]}")
+        failures += not ok
+        cases.append(([name], ''))
     print(f'{len(cases)} cases, {failures} failures')
     return 1 if failures else 0
 

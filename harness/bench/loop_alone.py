@@ -41,7 +41,8 @@ usage: loop_alone.py [--build DIR] [--isa v3|v4] [--precision double|float] [--r
   --threads T   the harness's OpenMP threads (default 1); its speed per thread over the loop's
   --dry-run     extract and assemble the loops, print what would be timed, time nothing; exit 1
                 if a method's loop cannot be timed (the test suite's loop_alone_v3/v4)
-  METHOD        methods by their file name (semi_implicit); default: every built-in method
+  METHOD        methods by name (semi-implicit) or file name (semi_implicit); default: every
+                built-in method
 A usage error (an option out of range, a build without the kernels_asm test, a method not built,
 --isa v4 to time on a CPU without AVX-512F) is one line on stderr and exit status 2, before any
 work; a loop that cannot be copied is exit status 1 with --dry-run.
@@ -288,6 +289,7 @@ def main():
     cc = os.environ.get('CC', shutil.which('cc') or 'gcc')
 
     methods = list(kernel_methods(args.build))
+    args.methods = [m.replace('-', '_') for m in args.methods]  # the tables name their files
     unknown = sorted(set(args.methods) - {m[0] for m in methods})
     if unknown:
         bad_input(f'no method {", ".join(unknown)} in {args.build} (built: '
