@@ -170,11 +170,11 @@ static void step_interval(const osc_batch *b, const osc_kernels *kern, const osc
  * share, and small batches still spread over every thread), and at most 8. One tile at a time
  * costs time wherever a thread's next tile is not the one after its last, more the less arithmetic
  * a tile holds: on a 2-core Zen 5 (2 threads, 2^20 lanes, 2048 tiles) the bench ran euler,
- * semi-implicit, verlet and stormer 3-13% faster with 8 per grab (four interleaved rounds of
- * medians of 3; rk4, the compositions and the tableau methods alike within the rounds' noise);
- * 2 and 4 per grab fell in between, 16 to 64 no faster than 8; one thread, and batches of 2^16
- * lanes or fewer, no faster either. (No hardware counters there to say which part of the memory
- * system charges for the jump.) */
+ * semi-implicit, verlet and stormer 1.00-1.13x as fast with 8 per grab, 1.03-1.09x in most
+ * rounds (four interleaved rounds of medians of 3; rk4, the compositions and the tableau methods
+ * alike within the rounds' noise); 2 and 4 per grab fell in between, 16 to 64 no faster than 8;
+ * one thread, and batches of 2^16 lanes or fewer, no faster either. (No hardware counters there
+ * to say which part of the memory system charges for the jump.) */
 static size_t tiles_per_grab(size_t ntiles)
 {
 #ifdef _OPENMP
