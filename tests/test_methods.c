@@ -310,8 +310,8 @@ static void test_bits_independent_of_splitting_and_threads(void **state)
 /* Enough tiles that a thread takes several neighbouring tiles at a time (batch.c: as many as leave
  * 16 grabs per thread; here 71 tiles of 512 lanes, or 95 where the tile is 384: 4-5 per grab on
  * one thread, 2 on two, 1 on three): every tile still steps once and is audited on the schedule
- * (run_by_plan counts the audits), with the same bits. The
- * framework never knows the method, so one method's plain and fused kernels stand for all. */
+ * (run_by_plan counts the audits), with the same bits. The framework never knows the method, so
+ * one method's plain and fused kernels stand for all. */
 static void test_bits_independent_of_threads_many_tiles(void **state)
 {
     (void)state;
