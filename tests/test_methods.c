@@ -274,6 +274,21 @@ static double *run_by_plan(const osc_method *m, osc_precision p, size_t n, int d
     return readout_and_free(b, n, dim);
 }
 
+/* Every plan's readout must equal the first plan's (one single-threaded call), bit for bit. */
+static void assert_plans_agree(const osc_method *m, osc_precision p, size_t n, int dim,
+                               const run_plan *plans, size_t nplans)
+{
+    double *first = run_by_plan(m, p, n, dim, &plans[0]);
+    for (size_t k = 1; k < nplans; k++) {
+        double *other = run_by_plan(m, p, n, dim, &plans[k]);
+        if (memcmp(first, other, 2 * n * (size_t)dim * sizeof(double)) != 0)
+            fail_msg("%s/%s: plan %zu on %zu lanes differs from one single-threaded call", m->name,
+                     osc_precision_name(p), k, n);
+        free(other);
+    }
+    free(first);
+}
+
 static void test_bits_independent_of_splitting_and_threads(void **state)
 {
     (void)state;
@@ -292,18 +307,8 @@ static void test_bits_independent_of_splitting_and_threads(void **state)
     };
     const size_t nplans = sizeof plans / sizeof plans[0];
     for (size_t mi = 0; mi < osc_method_count(); mi++)
-        for (size_t pi = 0; pi < 2; pi++) {
-            const osc_method *m = osc_method_at(mi);
-            double *first = run_by_plan(m, precisions[pi], n, dim, &plans[0]);
-            for (size_t k = 1; k < nplans; k++) {
-                double *other = run_by_plan(m, precisions[pi], n, dim, &plans[k]);
-                if (memcmp(first, other, 2 * n * dim * sizeof(double)) != 0)
-                    fail_msg("%s/%s: plan %zu differs from one single-threaded call", m->name,
-                             osc_precision_name(precisions[pi]), k);
-                free(other);
-            }
-            free(first);
-        }
+        for (size_t pi = 0; pi < 2; pi++)
+            assert_plans_agree(osc_method_at(mi), precisions[pi], n, dim, plans, nplans);
     omp_set_num_threads(omp_get_num_procs());
 }
 
@@ -325,17 +330,8 @@ static void test_bits_independent_of_threads_many_tiles(void **state)
         {{13, 47}, 5, 2, true},
         {{60}, 7, 3, true},
     };
-    for (size_t pi = 0; pi < 2; pi++) {
-        double *first = run_by_plan(m, precisions[pi], n, 1, &plans[0]);
-        for (size_t k = 1; k < sizeof plans / sizeof plans[0]; k++) {
-            double *other = run_by_plan(m, precisions[pi], n, 1, &plans[k]);
-            if (memcmp(first, other, 2 * n * sizeof(double)) != 0)
-                fail_msg("%s/%s: plan %zu on %zu lanes differs from one single-threaded call",
-                         m->name, osc_precision_name(precisions[pi]), k, n);
-            free(other);
-        }
-        free(first);
-    }
+    for (size_t pi = 0; pi < 2; pi++)
+        assert_plans_agree(m, precisions[pi], n, 1, plans, sizeof plans / sizeof plans[0]);
     omp_set_num_threads(omp_get_num_procs());
 }
 
