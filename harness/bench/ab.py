@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Compares two builds' oscbench-bench, interleaved, round by round: is B faster than A?
+
+On a shared machine the host's load moves a benchmark by more than most changes do (one Zen 5
+VM, 2026-12-04: the FMA probe 1.04e11-1.16e11 FMA/s over one afternoon), so two builds timed
+minutes apart cannot be compared, nor can a roof_fraction taken against another run's peak. Here
+each round runs A's and B's bench back to back over the same benchmarks, alternating which goes
+first (A then B in even rounds, B then A in odd ones), and divides B's value of the counter by A's
+within the round, so a load that lasts longer than one pair of runs cancels. Each run's value is
+the median of its --repetitions repetitions.
+
+For each benchmark both builds have, it prints the per-round ratios B/A, their minimum, median
+and maximum, how many rounds were above 1, and a verdict. "B faster" is said only when every
+round favoured B and that many rounds could not have done so by chance with probability above
+0.05 (a one-sided sign test: p = 2^-rounds, so at least 5 rounds); "A faster" likewise;
+"inconclusive" when every round agreed but too few ran; "no direction" when rounds disagreed. The
+median ratio is the size of the change; the verdict only says whether it has a sign. A benchmark
+only one build has is listed, not compared.
+
+A is the baseline: build it from the commit before the change (`git worktree add /tmp/old REV`,
+then `meson setup /tmp/old/build --buildtype=release && meson compile -C /tmp/old/build`).
+
+usage: ab.py [--rounds N] [--filter REGEX] [--repetitions R] [--threads T]
+             [--counter NAME] [--json FILE] [--dry-run] A B [-- BENCH_ARG...]
+  A, B           the two meson build directories (or their oscbench-bench executables)
+  --rounds N     rounds of (A, B) pairs (default 6)
+  --filter RE    --benchmark_filter for both (default: the 2^20-lane step loops of every method,
+                 double and float: 'step/[^/]+/(double|float)/1048576$')
+  --repetitions  repetitions per run; its median is the run's value (default 3)
+  --threads T    OMP_NUM_THREADS for both (default: as the environment has it)
+  --counter      the counter compared (default osc_steps_per_s; roof_fraction, items_per_second,
+                 real_time, ...: any the bench's JSON holds; for a time, B faster means below 1)
+  --json FILE    also write every run's per-benchmark values and the ratios to FILE
+  --dry-run      list the benchmarks each build would run, time nothing
+  BENCH_ARG      passed to both benches after the options above (e.g. --benchmark_min_time=0.2s)
+A usage error (an option out of range, a build without oscbench-bench, a filter that matches no
+benchmark in either build or none in both) is one line on stderr and exit status 2, before any
+timing; a --counter the bench does not report is one too, after the first run.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+DEFAULT_FILTER = 'step/[^/]+/(double|float)/1048576$'
+# Counters where less is better: a ratio below 1 means B is faster.
+TIMES = ('real_time', 'cpu_time')
+
+
+def bad_input(message):
+    print(f'ab.py: {message}', file=sys.stderr)
+    sys.exit(2)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message):
+        bad_input(message)
+
+
+def at_least_one(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text} is not a whole number')
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'{text} is below 1')
+    return value
+
+
+def bench_executable(label, path):
+    exe = os.path.join(path, 'oscbench-bench') if os.path.isdir(path) else path
+    if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+        bad_input(f'{label} {path}: no oscbench-bench executable there (build it with meson '
+                  'compile first)')
+    return exe
+
+
+def machine():
+    """The CPU as /proc/cpuinfo names it, with family, model and whether it has AVX-512F."""
+    fields = {}
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                key, _, value = line.partition(':')
+                fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        return 'unknown CPU'
+    isa = 'AVX-512' if 'avx512f' in fields.get('flags', '').split() else 'no AVX-512'
+    return (f"{fields.get('model name', '?')} (family {fields.get('cpu family', '?')}, model "
+            f"{fields.get('model', '?')}, {isa}, {os.cpu_count()} CPUs)")
+
+
+def listed(exe, pattern, env):
+    r = subprocess.run([exe, f'--benchmark_filter={pattern}', '--benchmark_list_tests=true'],
+                       capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        bad_input(f'{exe} --benchmark_list_tests: exit {r.returncode}: '
+                  f'{r.stderr.strip().splitlines()[-1:] or ""}')
+    return [line.strip() for line in r.stdout.splitlines() if line.strip()]
+
+
+def run_once(exe, args, counter, env):
+    """{benchmark: the median over its repetitions of counter} from one run of exe."""
+    r = subprocess.run([exe] + args, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit(f'ab.py: {exe} exited {r.returncode}: {r.stderr.strip()[-500:]}')
+    values = {}
+    for b in json.loads(r.stdout)['benchmarks']:
+        if b.get('run_type') != 'iteration':
+            continue
+        if counter not in b:
+            bad_input(f"--counter {counter}: {exe} reports no such counter for {b['run_name']}")
+        values.setdefault(b['run_name'], []).append(float(b[counter]))
+    return {name: statistics.median(v) for name, v in values.items()}
+
+
+# A sign is claimed only when all rounds agreeing has at most this probability by chance.
+SIGN_TEST_P = 0.05
+
+
+def verdict(ratios, lower_is_better):
+    """'B faster', 'A faster', 'inconclusive' (all rounds agree, too few of them) or 'no
+    direction'. A ratio that is not a number (a zero or missing value) favours neither."""
+    above = sum(r > 1 for r in ratios)
+    below = sum(r < 1 for r in ratios)
+    b_wins, a_wins = (below, above) if lower_is_better else (above, below)
+    for wins, name in ((b_wins, 'B faster'), (a_wins, 'A faster')):
+        if wins == len(ratios):
+            return name if 0.5 ** len(ratios) <= SIGN_TEST_P else 'inconclusive'
+    return 'no direction'
+
+
+def main():
+    p = OneLineParser(description=__doc__.split('\n')[0])
+    p.add_argument('a', metavar='A')
+    p.add_argument('b', metavar='B')
+    p.add_argument('--rounds', type=at_least_one, default=6)
+    p.add_argument('--filter', default=DEFAULT_FILTER)
+    p.add_argument('--repetitions', type=at_least_one, default=3)
+    p.add_argument('--threads', type=at_least_one)
+    p.add_argument('--counter', default='osc_steps_per_s')
+    p.add_argument('--json')
+    p.add_argument('--dry-run', action='store_true')
+    argv = sys.argv[1:]
+    extra = []
+    if '--' in argv:
+        cut = argv.index('--')
+        argv, extra = argv[:cut], argv[cut + 1:]
+    opts = p.parse_args(argv)
+
+    exes = {'A': bench_executable('A', opts.a), 'B': bench_executable('B', opts.b)}
+    env = dict(os.environ)
+    if opts.threads:
+        env['OMP_NUM_THREADS'] = str(opts.threads)
+    names = {k: listed(exe, opts.filter, env) for k, exe in exes.items()}
+    common = [n for n in names['A'] if n in names['B']]
+    only = {k: [n for n in names[k] if n not in common] for k in names}
+    if not names['A'] and not names['B']:
+        bad_input(f"--filter '{opts.filter}' matches no benchmark in A or B")
+
+    print(f'machine: {machine()}')
+    print(f"A: {exes['A']}\nB: {exes['B']}")
+    print(f"threads: {env.get('OMP_NUM_THREADS', 'as OpenMP chooses')}, filter '{opts.filter}', "
+          f'{opts.rounds} rounds x {opts.repetitions} repetitions, counter {opts.counter}')
+    for k in only:
+        for n in only[k]:
+            print(f'only in {k}: {n} (not compared)')
+    if opts.dry_run:
+        for n in common:
+            print(f'would compare: {n}')
+        return 0
+    if not common:
+        bad_input(f"--filter '{opts.filter}': A and B have no benchmark in common")
+
+    args = ([f'--benchmark_filter={opts.filter}', f'--benchmark_repetitions={opts.repetitions}',
+             '--benchmark_format=json'] + extra)
+    rounds = []
+    for r in range(opts.rounds):
+        order = ('A', 'B') if r % 2 == 0 else ('B', 'A')
+        got = {}
+        for k in order:
+            print(f'round {r + 1}/{opts.rounds}: {k} ...', file=sys.stderr, flush=True)
+            got[k] = run_once(exes[k], args, opts.counter, env)
+        rounds.append({'first': order[0], 'A': got['A'], 'B': got['B']})
+
+    lower_is_better = opts.counter in TIMES
+    width = max(len(n) for n in common)
+    print(f"\n{'benchmark':<{width}}  B/A per round (first: {', '.join(x['first'] for x in rounds)})"
+          '   min / median / max   verdict')
+    summary = {}
+    for n in common:
+        ratios = [x['B'][n] / x['A'][n] if x['A'].get(n) and n in x['B'] else float('nan')
+                  for x in rounds]
+        above = sum(q > 1 for q in ratios)
+        v = verdict(ratios, lower_is_better)
+        summary[n] = {'ratios': ratios, 'verdict': v, 'rounds_above_1': above}
+        finite = sorted(q for q in ratios if q == q) or [float('nan')]
+        print(f"{n:<{width}}  {' '.join(f'{q:.3f}' for q in ratios)}   "
+              f'{finite[0]:.3f} / {statistics.median(finite):.3f} / {finite[-1]:.3f}   '
+              f'{v} ({above} of {len(ratios)} above 1)')
+    if opts.json:
+        with open(opts.json, 'w') as f:
+            json.dump({'machine': machine(), 'A': exes['A'], 'B': exes['B'],
+                       'counter': opts.counter, 'filter': opts.filter,
+                       'threads': env.get('OMP_NUM_THREADS'), 'rounds': rounds,
+                       'compared': summary}, f, indent=1)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

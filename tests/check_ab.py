@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""harness/bench/ab.py against stand-in benches whose values are known: the rounds alternate
+which build runs first, each run's value is the median of its repetitions, the ratios are B's over
+A's within a round, the verdict follows the sign test (and is reversed for times), a benchmark one
+build lacks is listed and not compared, --threads and the arguments after -- reach both benches,
+--json holds what was printed; and usage errors are one line on stderr with exit status 2.
+Nothing is timed: each stand-in prints the values its directory's values.json gives it.
+
+usage: check_ab.py PYTHON AB_PY
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# A stand-in oscbench-bench: lists its benchmarks matching --benchmark_filter, or prints Google
+# Benchmark's JSON with one 'iteration' entry per repetition. values.json beside it maps a
+# benchmark to a list of runs, each a list of per-repetition values of every counter named (and
+# aggregates after them, as Google Benchmark prints); the n-th call (counted in calls.txt) takes
+# run n modulo the list. Each call appends its label, its
+# OMP_NUM_THREADS and its arguments to ../log.txt.
+FAKE = r'''#!PYTHON
+import json, os, re, sys
+here = os.path.dirname(os.path.abspath(__file__))
+args = sys.argv[1:]
+pattern = next(a.split('=', 1)[1] for a in args if a.startswith('--benchmark_filter='))
+spec = json.load(open(os.path.join(here, 'values.json')))
+names = [n for n in spec['benchmarks'] if re.search(pattern, n)]
+if '--benchmark_list_tests=true' in args:
+    print('\n'.join(names))
+    sys.exit(0)
+calls_file = os.path.join(here, 'calls.txt')
+calls = int(open(calls_file).read()) if os.path.exists(calls_file) else 0
+open(calls_file, 'w').write(str(calls + 1))
+with open(os.path.join(here, '..', 'log.txt'), 'a') as log:
+    log.write(json.dumps([spec['label'], os.environ.get('OMP_NUM_THREADS'), args]) + '\n')
+out = []
+for n in names:
+    runs = spec['benchmarks'][n]
+    run = runs[calls % len(runs)]
+    for counter_values in run:
+        out.append(dict(name=n, run_name=n, run_type='iteration', **counter_values))
+    # Google Benchmark's aggregates follow the repetitions; ab.py takes its own median of the
+    # repetitions, so these (deliberately wrong) values must not reach it.
+    for aggregate in ('mean', 'median', 'stddev', 'cv'):
+        out.append(dict(name=n + '_' + aggregate, run_name=n, run_type='aggregate',
+                        aggregate_name=aggregate, **{k: 1e9 for k in run[0]}))
+print(json.dumps({'context': {}, 'benchmarks': out}))
+'''
+
+
+def make_bench(root, label, benchmarks):
+    d = os.path.join(root, label)
+    os.makedirs(d)
+    exe = os.path.join(d, 'oscbench-bench')
+    with open(exe, 'w') as f:
+        f.write(FAKE.replace('PYTHON', sys.executable))
+    os.chmod(exe, 0o755)
+    with open(os.path.join(d, 'values.json'), 'w') as f:
+        json.dump({'label': label, 'benchmarks': benchmarks}, f)
+    return d
+
+
+def reps(*values, counter='osc_steps_per_s'):
+    """One run: one repetition per value."""
+    return [{counter: v, 'real_time': 1.0 / v} for v in values]
+
+
+class Checks:
+    def __init__(self):
+        self.failures = 0
+        self.count = 0
+
+    def __call__(self, ok, what, detail=''):
+        self.count += 1
+        self.failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + detail[:600] if not ok else ''}")
+
+
+def row(stdout, name):
+    for line in stdout.splitlines():
+        if line.startswith(name + ' '):
+            return line
+    return ''
+
+
+def main():
+    python, tool = sys.argv[1:3]
+    check = Checks()
+    with tempfile.TemporaryDirectory() as root:
+        # x: medians 100 (A) and 110 (B) from repetitions in a shuffled order; y: B 0.8x A in
+        # calls 0, 2, ... and 1.25x in calls 1, 3, ... (no direction); z: only B has it.
+        a = make_bench(root, 'A', {'step/x/double/8': [reps(300, 100, 90)],
+                                   'step/y/double/8': [reps(50)]})
+        b = make_bench(root, 'B', {'step/x/double/8': [reps(110, 500, 20)],
+                                   'step/y/double/8': [reps(40), reps(62.5)],
+                                   'step/z/double/8': [reps(7)]})
+        jpath = os.path.join(root, 'out.json')
+        r = subprocess.run([python, tool, '--rounds', '6', '--repetitions', '3', '--threads', '3',
+                            '--filter', 'step/', '--json', jpath, a, b, '--',
+                            '--benchmark_min_time=0.01s'],
+                           capture_output=True, text=True, timeout=120)
+        out = r.stdout
+        check(r.returncode == 0, 'a comparison exits 0', r.stderr)
+        x = row(out, 'step/x/double/8')
+        check(x.count('1.100') == 6 + 3 and 'B faster (6 of 6 above 1)' in x,
+              'x: six ratios of the medians 110/100 and B faster', x)
+        y = row(out, 'step/y/double/8')
+        # B's calls alternate 0.8x and 1.25x; B's n-th call is in round n.
+        check('0.800 1.250 0.800 1.250 0.800 1.250' in y and 'no direction (3 of 6' in y,
+              'y: rounds that disagree give no direction', y)
+        check('only in B: step/z/double/8 (not compared)' in out and not row(out, 'step/z/double/8'),
+              'z: only in B, listed and not compared', out)
+        check('first: A, B, A, B, A, B' in out, 'the header gives who ran first', out)
+        with open(os.path.join(root, 'log.txt')) as f:
+            log = [json.loads(line) for line in f]
+        order = ''.join(label for label, _, _ in log)
+        check(order == 'ABBAABBAABBA', 'A, B in even rounds and B, A in odd ones', order)
+        check(all(threads == '3' for _, threads, _ in log), '--threads sets OMP_NUM_THREADS',
+              str(log[:1]))
+        check(all('--benchmark_min_time=0.01s' in args and '--benchmark_repetitions=3' in args
+                  for _, _, args in log), 'the arguments after -- and the repetitions reach both',
+              str(log[:1]))
+        with open(jpath) as f:
+            saved = json.load(f)
+        check(saved['compared']['step/x/double/8']['ratios'] == [1.1] * 6 or
+              all(abs(q - 1.1) < 1e-12 for q in saved['compared']['step/x/double/8']['ratios']),
+              '--json holds the ratios', json.dumps(saved['compared'])[:300])
+        check(saved['rounds'][1]['first'] == 'B' and saved['rounds'][0]['A']['step/x/double/8'] == 100,
+              '--json holds each run\'s medians and who ran first', json.dumps(saved['rounds'][0]))
+
+        # Four rounds all one way: p = 1/16 > 0.05, inconclusive; five: B faster.
+        for rounds, word in (('4', 'inconclusive (4 of 4'), ('5', 'B faster (5 of 5')):
+            r = subprocess.run([python, tool, '--rounds', rounds, '--filter', 'x/', a, b],
+                               capture_output=True, text=True, timeout=120)
+            x = row(r.stdout, 'step/x/double/8')
+            check(r.returncode == 0 and word in x, f'{rounds} rounds all above 1: {word}', x)
+        # A time: B's real_time is 1/1.1 of A's, below 1 is B faster.
+        r = subprocess.run([python, tool, '--counter', 'real_time', '--filter', 'x/', a, b],
+                           capture_output=True, text=True, timeout=120)
+        x = row(r.stdout, 'step/x/double/8')
+        check(r.returncode == 0 and '0.909' in x and 'B faster (0 of 6 above 1)' in x,
+              'a time counter: below 1 is B faster', x)
+
+        errors = [
+            (['--rounds', '0', a, b], '--rounds'),
+            (['--repetitions', 'x', a, b], '--repetitions'),
+            (['--threads', '-1', a, b], '--threads'),
+            ([a], 'B'),
+            ([a, os.path.join(root, 'nowhere')], 'nowhere'),
+            (['--filter', 'no-such-benchmark', a, b], 'no-such-benchmark'),
+            (['--filter', 'z/', a, b], 'no benchmark in common'),
+            (['--counter', 'no_such_counter', '--rounds', '1', '--filter', 'x/', a, b],
+             'no_such_counter'),
+        ]
+        for args, word in errors:
+            r = subprocess.run([python, tool] + args, capture_output=True, text=True, timeout=60)
+            # (progress lines, "round 1/1: A ...", may come before an error found by a run)
+            lines = [line for line in r.stderr.splitlines() if not line.startswith('round ')]
+            ok = (r.returncode == 2 and len(lines) == 1 and lines[0].startswith('ab.py: ')
+                  and word in lines[0])
+            check(ok, f"usage error {' '.join(args[:-2] if len(args) > 2 else args)}",
+                  f'exit {r.returncode}, stderr {r.stderr.strip()}')
+    print(f'{check.count} checks, {check.failures} failures')
+    return 1 if check.failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
