@@ -143,7 +143,11 @@ def main():
         check(r.returncode == 0 and '0.909' in x and 'B faster (0 of 6 above 1)' in x,
               'a time counter: below 1 is B faster', x)
 
+        # A bench that fails (here: its values.json is missing) is named with its last word.
+        broken = make_bench(root, 'C', {})
+        os.remove(os.path.join(broken, 'values.json'))
         errors = [
+            ([a, broken], 'values.json'),
             (['--rounds', '0', a, b], '--rounds'),
             (['--repetitions', 'x', a, b], '--repetitions'),
             (['--threads', '-1', a, b], '--threads'),

@@ -96,8 +96,8 @@ def listed(exe, pattern, env):
     r = subprocess.run([exe, f'--benchmark_filter={pattern}', '--benchmark_list_tests=true'],
                        capture_output=True, text=True, env=env)
     if r.returncode != 0:
-        bad_input(f'{exe} --benchmark_list_tests: exit {r.returncode}: '
-                  f'{r.stderr.strip().splitlines()[-1:] or ""}')
+        last = (r.stderr.strip().splitlines() or [''])[-1]
+        bad_input(f'{exe} --benchmark_list_tests: exit {r.returncode}: {last}')
     return [line.strip() for line in r.stdout.splitlines() if line.strip()]
 
 
