@@ -17,9 +17,9 @@ import tempfile
 # A stand-in oscbench-bench: lists its benchmarks matching --benchmark_filter, or prints Google
 # Benchmark's JSON with one 'iteration' entry per repetition. values.json beside it maps a
 # benchmark to a list of runs, each a list of per-repetition values of every counter named (and
-# aggregates after them, as Google Benchmark prints); the n-th call (counted in calls.txt) takes
-# run n modulo the list. Each call appends its label, its
-# OMP_NUM_THREADS and its arguments to ../log.txt.
+# aggregates after them, as Google Benchmark prints); a benchmark's n-th run (counted in
+# calls-NAME) takes run n modulo the list. Each call appends its label, its OMP_NUM_THREADS and
+# its arguments to ../log.txt.
 FAKE = r'''#!PYTHON
 import json, os, re, sys
 here = os.path.dirname(os.path.abspath(__file__))
@@ -30,13 +30,13 @@ names = [n for n in spec['benchmarks'] if re.search(pattern, n)]
 if '--benchmark_list_tests=true' in args:
     print('\n'.join(names))
     sys.exit(0)
-calls_file = os.path.join(here, 'calls.txt')
-calls = int(open(calls_file).read()) if os.path.exists(calls_file) else 0
-open(calls_file, 'w').write(str(calls + 1))
 with open(os.path.join(here, '..', 'log.txt'), 'a') as log:
     log.write(json.dumps([spec['label'], os.environ.get('OMP_NUM_THREADS'), args]) + '\n')
 out = []
 for n in names:
+    calls_file = os.path.join(here, 'calls-' + n.replace('/', '_'))
+    calls = int(open(calls_file).read()) if os.path.exists(calls_file) else 0
+    open(calls_file, 'w').write(str(calls + 1))
     runs = spec['benchmarks'][n]
     run = runs[calls % len(runs)]
     for counter_values in run:
@@ -107,7 +107,7 @@ def main():
         check(x.count('1.100') == 6 + 3 and 'B faster (6 of 6 above 1)' in x,
               'x: six ratios of the medians 110/100 and B faster', x)
         y = row(out, 'step/y/double/8')
-        # B's calls alternate 0.8x and 1.25x; B's n-th call is in round n.
+        # y's runs in B alternate 0.8x and 1.25x A's; its n-th run is in round n.
         check('0.800 1.250 0.800 1.250 0.800 1.250' in y and 'no direction (3 of 6' in y,
               'y: rounds that disagree give no direction', y)
         check('only in B: step/z/double/8 (not compared)' in out and not row(out, 'step/z/double/8'),
@@ -115,8 +115,12 @@ def main():
         check('first: A, B, A, B, A, B' in out, 'the header gives who ran first', out)
         with open(os.path.join(root, 'log.txt')) as f:
             log = [json.loads(line) for line in f]
-        order = ''.join(label for label, _, _ in log)
-        check(order == 'ABBAABBAABBA', 'A, B in even rounds and B, A in odd ones', order)
+        # A process per benchmark: x then y in each round, A first in even rounds.
+        order = ' '.join(f"{label}:{args[0].split('=')[1]}" for label, _, args in log)
+        pairs = ['A:^step/x/double/8$ B:^step/x/double/8$ A:^step/y/double/8$ B:^step/y/double/8$',
+                 'B:^step/x/double/8$ A:^step/x/double/8$ B:^step/y/double/8$ A:^step/y/double/8$']
+        check(order == ' '.join(pairs * 3),
+              'each benchmark run alone, A, B in even rounds and B, A in odd ones', order)
         check(all(threads == '3' for _, threads, _ in log), '--threads sets OMP_NUM_THREADS',
               str(log[:1]))
         check(all('--benchmark_min_time=0.01s' in args and '--benchmark_repetitions=3' in args

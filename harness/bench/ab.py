@@ -4,10 +4,13 @@
 On a shared machine the host's load moves a benchmark by more than most changes do (one Zen 5
 VM, 2026-12-04: the FMA probe 1.04e11-1.16e11 FMA/s over one afternoon), so two builds timed
 minutes apart cannot be compared, nor can a roof_fraction taken against another run's peak. Here
-each round runs A's and B's bench back to back over the same benchmarks, alternating which goes
-first (A then B in even rounds, B then A in odd ones), and divides B's value of the counter by A's
-within the round, so a load that lasts longer than one pair of runs cancels. Each run's value is
-the median of its --repetitions repetitions.
+each round runs every benchmark in A's bench and in B's back to back (a process each, a few
+seconds apart), alternating which goes first (A then B in even rounds, B then A in odd ones), and
+divides B's value of the counter by A's within the round, so a load that lasts longer than one
+pair of runs cancels. On that Zen 5 (2 threads, 2^20 lanes, 6 rounds) one build against itself
+read 0.96-1.05 per round this way; with whole runs of both builds back to back (a benchmark's
+two timings 80 s apart) two builds that turned out alike read as far apart as 0.72-1.17. Each
+run's value is the median of its --repetitions repetitions.
 
 For each benchmark both builds have, it prints the per-round ratios B/A, their minimum, median
 and maximum, how many rounds were above 1, and a verdict. "B faster" is said only when every
@@ -101,6 +104,13 @@ def listed(exe, pattern, env):
     return [line.strip() for line in r.stdout.splitlines() if line.strip()]
 
 
+def regex_literal(name):
+    """name as a regular expression matching only itself, in the POSIX and ECMAScript syntaxes
+    Google Benchmark's --benchmark_filter may use (Python's re.escape escapes '-', which POSIX
+    leaves undefined)."""
+    return ''.join('\\' + c if c in '.[]{}()\\*+?|^$' else c for c in name)
+
+
 def run_once(exe, args, counter, env):
     """{benchmark: the median over its repetitions of counter} from one run of exe."""
     r = subprocess.run([exe] + args, capture_output=True, text=True, env=env)
@@ -174,15 +184,18 @@ def main():
     if not common:
         bad_input(f"--filter '{opts.filter}': A and B have no benchmark in common")
 
-    args = ([f'--benchmark_filter={opts.filter}', f'--benchmark_repetitions={opts.repetitions}',
-             '--benchmark_format=json'] + extra)
     rounds = []
     for r in range(opts.rounds):
         order = ('A', 'B') if r % 2 == 0 else ('B', 'A')
-        got = {}
-        for k in order:
-            print(f'round {r + 1}/{opts.rounds}: {k} ...', file=sys.stderr, flush=True)
-            got[k] = run_once(exes[k], args, opts.counter, env)
+        got = {'A': {}, 'B': {}}
+        for i, n in enumerate(common):
+            print(f'round {r + 1}/{opts.rounds}, {i + 1}/{len(common)} {n}: {order[0]} first',
+                  file=sys.stderr, flush=True)
+            args = ([f'--benchmark_filter=^{regex_literal(n)}$',
+                     f'--benchmark_repetitions={opts.repetitions}', '--benchmark_format=json'] +
+                    extra)
+            for k in order:
+                got[k].update(run_once(exes[k], args, opts.counter, env))
         rounds.append({'first': order[0], 'A': got['A'], 'B': got['B']})
 
     lower_is_better = opts.counter in TIMES
