@@ -27,8 +27,9 @@ usage: ab.py [--rounds N] [--filter REGEX] [--repetitions R] [--threads T]
              [--counter NAME] [--json FILE] [--dry-run] A B [-- BENCH_ARG...]
   A, B           the two meson build directories (or their oscbench-bench executables)
   --rounds N     rounds of (A, B) pairs (default 6)
-  --filter RE    --benchmark_filter for both (default: the 2^20-lane step loops of every method,
-                 double and float: 'step/[^/]+/(double|float)/1048576$')
+  --filter RE    the benchmarks compared, as a --benchmark_filter expression (default: the
+                 2^20-lane step loops of every method, double and float:
+                 'step/[^/]+/(double|float)/1048576$'); each then runs alone
   --repetitions  repetitions per run; its median is the run's value (default 3)
   --threads T    OMP_NUM_THREADS for both (default: as the environment has it)
   --counter      the counter compared (default osc_steps_per_s; roof_fraction, items_per_second,
