@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """harness/bench/ab.py against stand-in benches whose values are known: the rounds alternate
 which build runs first, each run's value is the median of its repetitions, the ratios are B's over
-A's within a round, the verdict follows the sign test (and is reversed for times), a benchmark one
+A's within a round, the verdict follows the two-sided sign test at 0.05 over the number of
+benchmarks compared (and is reversed for times), the default rounds are as many as a verdict
+needs, a benchmark one
 build lacks is listed and not compared, --threads and the arguments after -- reach both benches,
 --json holds what was printed; and usage errors are one line on stderr with exit status 2.
 Nothing is timed: each stand-in prints the values its directory's values.json gives it.
@@ -91,35 +93,41 @@ def main():
     with tempfile.TemporaryDirectory() as root:
         # x: medians 100 (A) and 110 (B) from repetitions in a shuffled order; y: B 0.8x A in
         # calls 0, 2, ... and 1.25x in calls 1, 3, ... (no direction); z: only B has it.
+        # other/w: B 1.1x A in nine runs of ten, 0.9x in the tenth.
         a = make_bench(root, 'A', {'step/x/double/8': [reps(300, 100, 90)],
-                                   'step/y/double/8': [reps(50)]})
+                                   'step/y/double/8': [reps(50)],
+                                   'other/w/double/8': [reps(100)]})
         b = make_bench(root, 'B', {'step/x/double/8': [reps(110, 500, 20)],
                                    'step/y/double/8': [reps(40), reps(62.5)],
-                                   'step/z/double/8': [reps(7)]})
+                                   'step/z/double/8': [reps(7)],
+                                   'other/w/double/8': [reps(110)] * 9 + [reps(90)]})
         jpath = os.path.join(root, 'out.json')
-        r = subprocess.run([python, tool, '--rounds', '6', '--repetitions', '3', '--threads', '3',
+        # Two benchmarks compared (x, y): a verdict needs p <= 0.025, 7 rounds.
+        r = subprocess.run([python, tool, '--rounds', '7', '--repetitions', '3', '--threads', '3',
                             '--filter', 'step/', '--json', jpath, a, b, '--',
                             '--benchmark_min_time=0.01s'],
                            capture_output=True, text=True, timeout=120)
         out = r.stdout
         check(r.returncode == 0, 'a comparison exits 0', r.stderr)
         x = row(out, 'step/x/double/8')
-        check(x.count('1.100') == 6 + 3 and 'B faster (6 of 6 above 1)' in x,
-              'x: six ratios of the medians 110/100 and B faster', x)
+        check(x.count('1.100') == 7 + 3 and 'B faster (7 of 7 above 1, p = 0.016)' in x,
+              'x: seven ratios of the medians 110/100 and B faster', x)
+        check('2 benchmarks compared: a verdict needs p <= 0.05 / 2 = 0.025, so 7 rounds' in out,
+              'the header gives the verdict\'s threshold and the rounds it needs', out)
         y = row(out, 'step/y/double/8')
         # y's runs in B alternate 0.8x and 1.25x A's; its n-th run is in round n.
-        check('0.800 1.250 0.800 1.250 0.800 1.250' in y and 'no direction (3 of 6' in y,
+        check('0.800 1.250 0.800 1.250 0.800 1.250 0.800' in y and 'no direction (3 of 7' in y,
               'y: rounds that disagree give no direction', y)
         check('only in B: step/z/double/8 (not compared)' in out and not row(out, 'step/z/double/8'),
               'z: only in B, listed and not compared', out)
-        check('first: A, B, A, B, A, B' in out, 'the header gives who ran first', out)
+        check('first: A, B, A, B, A, B, A)' in out, 'the header gives who ran first', out)
         with open(os.path.join(root, 'log.txt')) as f:
             log = [json.loads(line) for line in f]
         # A process per benchmark: x then y in each round, A first in even rounds.
         order = ' '.join(f"{label}:{args[0].split('=')[1]}" for label, _, args in log)
         pairs = ['A:^step/x/double/8$ B:^step/x/double/8$ A:^step/y/double/8$ B:^step/y/double/8$',
                  'B:^step/x/double/8$ A:^step/x/double/8$ B:^step/y/double/8$ A:^step/y/double/8$']
-        check(order == ' '.join(pairs * 3),
+        check(order == ' '.join(pairs * 3 + pairs[:1]),
               'each benchmark run alone, A, B in even rounds and B, A in odd ones', order)
         check(all(threads == '3' for _, threads, _ in log), '--threads sets OMP_NUM_THREADS',
               str(log[:1]))
@@ -128,23 +136,36 @@ def main():
               str(log[:1]))
         with open(jpath) as f:
             saved = json.load(f)
-        check(saved['compared']['step/x/double/8']['ratios'] == [1.1] * 6 or
-              all(abs(q - 1.1) < 1e-12 for q in saved['compared']['step/x/double/8']['ratios']),
+        xs = saved['compared']['step/x/double/8']['ratios']
+        check(len(xs) == 7 and all(abs(q - 1.1) < 1e-12 for q in xs),
               '--json holds the ratios', json.dumps(saved['compared'])[:300])
         check(saved['rounds'][1]['first'] == 'B' and saved['rounds'][0]['A']['step/x/double/8'] == 100,
               '--json holds each run\'s medians and who ran first', json.dumps(saved['rounds'][0]))
 
-        # Four rounds all one way: p = 1/16 > 0.05, inconclusive; five: B faster.
-        for rounds, word in (('4', 'inconclusive (4 of 4'), ('5', 'B faster (5 of 5')):
-            r = subprocess.run([python, tool, '--rounds', rounds, '--filter', 'x/', a, b],
-                               capture_output=True, text=True, timeout=120)
-            x = row(r.stdout, 'step/x/double/8')
-            check(r.returncode == 0 and word in x, f'{rounds} rounds all above 1: {word}', x)
+        # One benchmark: five rounds all one way, p = 1/16 > 0.05: inconclusive; six, p = 1/32: B
+        # faster; six with two benchmarks compared, p = 1/32 > 0.05 / 2: inconclusive. Nine of
+        # ten rounds: p = 2 x 11/1024.
+        for args, name, word in (
+                (['--rounds', '5', '--filter', 'x/'], 'step/x/double/8', 'inconclusive (5 of 5'),
+                (['--rounds', '6', '--filter', 'x/'], 'step/x/double/8', 'B faster (6 of 6'),
+                (['--rounds', '6', '--filter', '(x|w)/'], 'step/x/double/8', 'inconclusive (6 of 6'),
+                (['--rounds', '10', '--filter', 'w/'], 'other/w/double/8',
+                 'B faster (9 of 10 above 1, p = 0.021)')):
+            r = subprocess.run([python, tool] + args + [a, b], capture_output=True, text=True,
+                               timeout=120)
+            x = row(r.stdout, name)
+            check(r.returncode == 0 and word in x, f"{' '.join(args)}: {word}", x)
+        # The default: the fewest rounds that can give a verdict, 6 for one benchmark.
+        r = subprocess.run([python, tool, '--filter', 'x/', a, b], capture_output=True, text=True,
+                           timeout=120)
+        check(' 6 rounds x 3 repetitions' in r.stdout and
+              'B faster (6 of 6' in row(r.stdout, 'step/x/double/8'),
+              'by default as many rounds as a verdict needs', r.stdout)
         # A time: B's real_time is 1/1.1 of A's, below 1 is B faster.
         r = subprocess.run([python, tool, '--counter', 'real_time', '--filter', 'x/', a, b],
                            capture_output=True, text=True, timeout=120)
         x = row(r.stdout, 'step/x/double/8')
-        check(r.returncode == 0 and '0.909' in x and 'B faster (0 of 6 above 1)' in x,
+        check(r.returncode == 0 and '0.909' in x and 'B faster (0 of 6 above 1' in x,
               'a time counter: below 1 is B faster', x)
 
         # A bench that fails (here: its values.json is missing) is named with its last word.

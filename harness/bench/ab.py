@@ -13,12 +13,14 @@ two timings 80 s apart) two builds that turned out alike read as far apart as 0.
 run's value is the median of its --repetitions repetitions.
 
 For each benchmark both builds have, it prints the per-round ratios B/A, their minimum, median
-and maximum, how many rounds were above 1, and a verdict. "B faster" is said only when every
-round favoured B and that many rounds could not have done so by chance with probability above
-0.05 (a one-sided sign test: p = 2^-rounds, so at least 5 rounds); "A faster" likewise;
-"inconclusive" when every round agreed but too few ran; "no direction" when rounds disagreed. The
-median ratio is the size of the change; the verdict only says whether it has a sign. A benchmark
-only one build has is listed, not compared.
+and maximum, how many rounds were above 1, the two-sided sign test's p (how likely so lopsided a
+split of the rounds is when neither build is faster) and a verdict: "B faster" or "A faster" when
+p <= 0.05 / K, K the number of benchmarks compared (Bonferroni: across all K, a false verdict has
+at most a 5% chance; with 15 benchmarks and 6 rounds one of them reads 6 of 6 by chance about
+half the time); "inconclusive" when every round agreed but too few ran for that; "no direction"
+otherwise. The default number of rounds is the fewest in which a verdict is possible for K (6
+for one benchmark, 10 for 15, 11 for 30). The median ratio is the size of the change; the
+verdict only says whether it has a sign. A benchmark only one build has is listed, not compared.
 
 A is the baseline: build it from the commit before the change (`git worktree add /tmp/old REV`,
 then `meson setup /tmp/old/build --buildtype=release && meson compile -C /tmp/old/build`).
@@ -26,7 +28,7 @@ then `meson setup /tmp/old/build --buildtype=release && meson compile -C /tmp/ol
 usage: ab.py [--rounds N] [--filter REGEX] [--repetitions R] [--threads T]
              [--counter NAME] [--json FILE] [--dry-run] A B [-- BENCH_ARG...]
   A, B           the two meson build directories (or their oscbench-bench executables)
-  --rounds N     rounds of (A, B) pairs (default 6)
+  --rounds N     rounds of (A, B) pairs (default: the fewest in which a verdict is possible)
   --filter RE    the benchmarks compared, as a --benchmark_filter expression (default: the
                  2^20-lane step loops of every method, double and float:
                  'step/[^/]+/(double|float)/1048576$'); each then runs alone
@@ -43,6 +45,7 @@ timing; a --counter the bench does not report is one too, after the first run.
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -127,27 +130,43 @@ def run_once(exe, args, counter, env):
     return {name: statistics.median(v) for name, v in values.items()}
 
 
-# A sign is claimed only when all rounds agreeing has at most this probability by chance.
-SIGN_TEST_P = 0.05
+# The chance of any false verdict among the benchmarks compared (family-wise, Bonferroni).
+FAMILY_P = 0.05
 
 
-def verdict(ratios, lower_is_better):
-    """'B faster', 'A faster', 'inconclusive' (all rounds agree, too few of them) or 'no
-    direction'. A ratio that is not a number (a zero or missing value) favours neither."""
+def sign_test_p(wins, losses):
+    """Two-sided sign test: the probability of a split at least this lopsided between two
+    equally likely outcomes (ties left out)."""
+    n, k = wins + losses, max(wins, losses)
+    if n == 0:
+        return 1.0
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n)
+
+
+def rounds_for_verdict(compared):
+    """The fewest rounds in which all agreeing gives p <= FAMILY_P / compared."""
+    return math.ceil(math.log2(2 * compared / FAMILY_P))
+
+
+def verdict(ratios, lower_is_better, compared):
+    """(verdict, p): 'B faster', 'A faster', 'inconclusive' (every round agreed, too few of them)
+    or 'no direction'. A ratio that is not a number (a zero or missing value) favours neither."""
     above = sum(r > 1 for r in ratios)
     below = sum(r < 1 for r in ratios)
     b_wins, a_wins = (below, above) if lower_is_better else (above, below)
-    for wins, name in ((b_wins, 'B faster'), (a_wins, 'A faster')):
-        if wins == len(ratios):
-            return name if 0.5 ** len(ratios) <= SIGN_TEST_P else 'inconclusive'
-    return 'no direction'
+    p = sign_test_p(b_wins, a_wins)
+    if p <= FAMILY_P / compared:
+        return ('B faster' if b_wins > a_wins else 'A faster'), p
+    if (b_wins == len(ratios) or a_wins == len(ratios)) and ratios:
+        return 'inconclusive', p
+    return 'no direction', p
 
 
 def main():
     p = OneLineParser(description=__doc__.split('\n')[0])
     p.add_argument('a', metavar='A')
     p.add_argument('b', metavar='B')
-    p.add_argument('--rounds', type=at_least_one, default=6)
+    p.add_argument('--rounds', type=at_least_one)
     p.add_argument('--filter', default=DEFAULT_FILTER)
     p.add_argument('--repetitions', type=at_least_one, default=3)
     p.add_argument('--threads', type=at_least_one)
@@ -171,10 +190,15 @@ def main():
     if not names['A'] and not names['B']:
         bad_input(f"--filter '{opts.filter}' matches no benchmark in A or B")
 
+    need = rounds_for_verdict(max(len(common), 1))
+    if opts.rounds is None:
+        opts.rounds = need
     print(f'machine: {machine()}')
     print(f"A: {exes['A']}\nB: {exes['B']}")
     print(f"threads: {env.get('OMP_NUM_THREADS', 'as OpenMP chooses')}, filter '{opts.filter}', "
           f'{opts.rounds} rounds x {opts.repetitions} repetitions, counter {opts.counter}')
+    print(f'{len(common)} benchmarks compared: a verdict needs p <= {FAMILY_P} / {len(common)}'
+          f' = {FAMILY_P / max(len(common), 1):.2g}, so {need} rounds or more')
     for k in only:
         for n in only[k]:
             print(f'only in {k}: {n} (not compared)')
@@ -202,18 +226,18 @@ def main():
     lower_is_better = opts.counter in TIMES
     width = max(len(n) for n in common)
     print(f"\n{'benchmark':<{width}}  B/A per round (first: {', '.join(x['first'] for x in rounds)})"
-          '   min / median / max   verdict')
+          '   min / median / max   verdict (rounds above 1, sign test p)')
     summary = {}
     for n in common:
         ratios = [x['B'][n] / x['A'][n] if x['A'].get(n) and n in x['B'] else float('nan')
                   for x in rounds]
         above = sum(q > 1 for q in ratios)
-        v = verdict(ratios, lower_is_better)
-        summary[n] = {'ratios': ratios, 'verdict': v, 'rounds_above_1': above}
+        v, pval = verdict(ratios, lower_is_better, len(common))
+        summary[n] = {'ratios': ratios, 'verdict': v, 'rounds_above_1': above, 'p': pval}
         finite = sorted(q for q in ratios if q == q) or [float('nan')]
         print(f"{n:<{width}}  {' '.join(f'{q:.3f}' for q in ratios)}   "
               f'{finite[0]:.3f} / {statistics.median(finite):.3f} / {finite[-1]:.3f}   '
-              f'{v} ({above} of {len(ratios)} above 1)')
+              f'{v} ({above} of {len(ratios)} above 1, p = {pval:.2g})')
     if opts.json:
         with open(opts.json, 'w') as f:
             json.dump({'machine': machine(), 'A': exes['A'], 'B': exes['B'],
