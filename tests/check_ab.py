@@ -105,7 +105,7 @@ def main():
         # Two benchmarks compared (x, y): a verdict needs p <= 0.025, 7 rounds.
         r = subprocess.run([python, tool, '--rounds', '7', '--repetitions', '3', '--threads', '3',
                             '--filter', 'step/', '--json', jpath, a, b, '--',
-                            '--benchmark_min_time=0.01s'],
+                            '--benchmark_min_time=0.01'],
                            capture_output=True, text=True, timeout=120)
         out = r.stdout
         check(r.returncode == 0, 'a comparison exits 0', r.stderr)
@@ -131,7 +131,7 @@ def main():
               'each benchmark run alone, A, B in even rounds and B, A in odd ones', order)
         check(all(threads == '3' for _, threads, _ in log), '--threads sets OMP_NUM_THREADS',
               str(log[:1]))
-        check(all('--benchmark_min_time=0.01s' in args and '--benchmark_repetitions=3' in args
+        check(all('--benchmark_min_time=0.01' in args and '--benchmark_repetitions=3' in args
                   for _, _, args in log), 'the arguments after -- and the repetitions reach both',
               str(log[:1]))
         with open(jpath) as f:

@@ -38,7 +38,7 @@ usage: ab.py [--rounds N] [--filter REGEX] [--repetitions R] [--threads T]
                  real_time, ...: any the bench's JSON holds; for a time, B faster means below 1)
   --json FILE    also write every run's per-benchmark values and the ratios to FILE
   --dry-run      list the benchmarks each build would run, time nothing
-  BENCH_ARG      passed to both benches after the options above (e.g. --benchmark_min_time=0.2s)
+  BENCH_ARG      passed to both benches after the options above (e.g. --benchmark_min_time=0.2)
 A usage error (an option out of range, a build without oscbench-bench, a filter that matches no
 benchmark in either build or none in both) is one line on stderr and exit status 2, before any
 timing; a --counter the bench does not report is one too, after the first run.
