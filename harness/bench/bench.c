@@ -854,6 +854,8 @@ int main(int argc, char **argv)
     char isa[192];
     osc_isa_describe(isa, sizeof isa);
     osc_bench_context("kernel_isa", isa);
+    /* meson setup -Dblocks=...: block sizes under trial, not lib/meson.build's table */
+    osc_bench_context("block_overrides", OSC_BLOCK_OVERRIDES[0] ? OSC_BLOCK_OVERRIDES : "none");
 
     char name[256];
     bool ok = true;
