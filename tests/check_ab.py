@@ -48,7 +48,8 @@ for n in names:
     for aggregate in ('mean', 'median', 'stddev', 'cv'):
         out.append(dict(name=n + '_' + aggregate, run_name=n, run_type='aggregate',
                         aggregate_name=aggregate, **{k: 1e9 for k in run[0]}))
-print(json.dumps({'context': {}, 'benchmarks': out}))
+print(json.dumps({'context': {'kernel_isa': 'isa-' + spec['label'], 'block_overrides': 'none',
+                              'host_name': 'not printed'}, 'benchmarks': out}))
 '''
 
 
@@ -121,6 +122,9 @@ def main():
         check('only in B: step/z/double/8 (not compared)' in out and not row(out, 'step/z/double/8'),
               'z: only in B, listed and not compared', out)
         check('first: A, B, A, B, A, B, A)' in out, 'the header gives who ran first', out)
+        check(f'A: {a}/oscbench-bench (oscbench_version ?, kernel_isa isa-A, block_overrides none, '
+              'omp_threads ?)' in out and 'kernel_isa isa-B' in out and 'host_name' not in out,
+              'each build\'s context (ISA path, block overrides) beside its path', out)
         with open(os.path.join(root, 'log.txt')) as f:
             log = [json.loads(line) for line in f]
         # A process per benchmark: x then y in each round, A first in even rounds.

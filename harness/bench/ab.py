@@ -115,13 +115,20 @@ def regex_literal(name):
     return ''.join('\\' + c if c in '.[]{}()\\*+?|^$' else c for c in name)
 
 
-def run_once(exe, args, counter, env):
-    """{benchmark: the median over its repetitions of counter} from one run of exe."""
+# What each build says of itself in the bench's context, printed beside its path.
+BUILD_CONTEXT = ('oscbench_version', 'kernel_isa', 'block_overrides', 'omp_threads')
+
+
+def run_once(exe, args, counter, env, context):
+    """{benchmark: the median over its repetitions of counter} from one run of exe; the run's
+    BUILD_CONTEXT entries are added to context."""
     r = subprocess.run([exe] + args, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         sys.exit(f'ab.py: {exe} exited {r.returncode}: {r.stderr.strip()[-500:]}')
     values = {}
-    for b in json.loads(r.stdout)['benchmarks']:
+    report = json.loads(r.stdout)
+    context.update({k: report['context'][k] for k in BUILD_CONTEXT if k in report['context']})
+    for b in report['benchmarks']:
         if b.get('run_type') != 'iteration':
             continue
         if counter not in b:
@@ -210,6 +217,7 @@ def main():
         bad_input(f"--filter '{opts.filter}': A and B have no benchmark in common")
 
     rounds = []
+    context = {'A': {}, 'B': {}}
     for r in range(opts.rounds):
         order = ('A', 'B') if r % 2 == 0 else ('B', 'A')
         got = {'A': {}, 'B': {}}
@@ -220,11 +228,15 @@ def main():
                      f'--benchmark_repetitions={opts.repetitions}', '--benchmark_format=json'] +
                     extra)
             for k in order:
-                got[k].update(run_once(exes[k], args, opts.counter, env))
+                got[k].update(run_once(exes[k], args, opts.counter, env, context[k]))
         rounds.append({'first': order[0], 'A': got['A'], 'B': got['B']})
 
     lower_is_better = opts.counter in TIMES
     width = max(len(n) for n in common)
+    print()
+    for k in exes:
+        said = ', '.join(f"{c} {context[k].get(c, '?')}" for c in BUILD_CONTEXT)
+        print(f'{k}: {exes[k]} ({said})')
     print(f"\n{'benchmark':<{width}}  B/A per round (first: {', '.join(x['first'] for x in rounds)})"
           '   min / median / max   verdict (rounds above 1, sign test p)')
     summary = {}
@@ -240,7 +252,7 @@ def main():
               f'{v} ({above} of {len(ratios)} above 1, p = {pval:.2g})')
     if opts.json:
         with open(opts.json, 'w') as f:
-            json.dump({'machine': machine(), 'A': exes['A'], 'B': exes['B'],
+            json.dump({'machine': machine(), 'A': exes['A'], 'B': exes['B'], 'context': context,
                        'counter': opts.counter, 'filter': opts.filter,
                        'threads': env.get('OMP_NUM_THREADS'), 'rounds': rounds,
                        'compared': summary}, f, indent=1)
