@@ -183,6 +183,7 @@ def main():
             ([a], 'B'),
             ([a, os.path.join(root, 'nowhere')], 'nowhere'),
             (['--filter', 'no-such-benchmark', a, b], 'no-such-benchmark'),
+            (['--json', os.path.join(root, 'no-such-dir', 'out.json'), a, b], 'no-such-dir'),
             (['--filter', 'z/', a, b], 'no benchmark in common'),
             (['--counter', 'no_such_counter', '--rounds', '1', '--filter', 'x/', a, b],
              'no_such_counter'),

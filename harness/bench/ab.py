@@ -39,8 +39,9 @@ usage: ab.py [--rounds N] [--filter REGEX] [--repetitions R] [--threads T]
   --json FILE    also write every run's per-benchmark values and the ratios to FILE
   --dry-run      list the benchmarks each build would run, time nothing
   BENCH_ARG      passed to both benches after the options above (e.g. --benchmark_min_time=0.2)
-A usage error (an option out of range, a build without oscbench-bench, a filter that matches no
-benchmark in either build or none in both) is one line on stderr and exit status 2, before any
+A usage error (an option out of range, a build without oscbench-bench, a --json file in a
+directory that is not there or not writable, a filter that matches no benchmark in either build
+or none in both) is one line on stderr and exit status 2, before any
 timing; a --counter the bench does not report is one too, after the first run.
 """
 import argparse
@@ -188,6 +189,11 @@ def main():
     opts = p.parse_args(argv)
 
     exes = {'A': bench_executable('A', opts.a), 'B': bench_executable('B', opts.b)}
+    if opts.json:
+        # checked now: the file is written after every round has run
+        where = os.path.dirname(os.path.abspath(opts.json))
+        if not os.path.isdir(where) or not os.access(where, os.W_OK):
+            bad_input(f'--json {opts.json}: cannot write in {where}')
     env = dict(os.environ)
     if opts.threads:
         env['OMP_NUM_THREADS'] = str(opts.threads)
@@ -204,8 +210,9 @@ def main():
     print(f"A: {exes['A']}\nB: {exes['B']}")
     print(f"threads: {env.get('OMP_NUM_THREADS', 'as OpenMP chooses')}, filter '{opts.filter}', "
           f'{opts.rounds} rounds x {opts.repetitions} repetitions, counter {opts.counter}')
-    print(f'{len(common)} benchmarks compared: a verdict needs p <= {FAMILY_P} / {len(common)}'
-          f' = {FAMILY_P / max(len(common), 1):.2g}, so {need} rounds or more')
+    plural = '' if len(common) == 1 else 's'
+    print(f'{len(common)} benchmark{plural} compared: a verdict needs p <= {FAMILY_P} / '
+          f'{len(common)} = {FAMILY_P / max(len(common), 1):.2g}, so {need} rounds or more')
     for k in only:
         for n in only[k]:
             print(f'only in {k}: {n} (not compared)')
