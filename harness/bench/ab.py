@@ -44,7 +44,6 @@ directory that is not there or not writable, a filter that matches no benchmark 
 or none in both) is one line on stderr and exit status 2, before any
 timing; a --counter the bench does not report is one too, after the first run.
 """
-import argparse
 import json
 import math
 import os
@@ -52,29 +51,11 @@ import statistics
 import subprocess
 import sys
 
+from usage import OneLineParser, at_least_one, bad_input
+
 DEFAULT_FILTER = 'step/[^/]+/(double|float)/1048576$'
 # Counters where less is better: a ratio below 1 means B is faster.
 TIMES = ('real_time', 'cpu_time')
-
-
-def bad_input(message):
-    print(f'ab.py: {message}', file=sys.stderr)
-    sys.exit(2)
-
-
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message):
-        bad_input(message)
-
-
-def at_least_one(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'{text} is not a whole number')
-    if value < 1:
-        raise argparse.ArgumentTypeError(f'{text} is below 1')
-    return value
 
 
 def bench_executable(label, path):

@@ -60,6 +60,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'tests'))
 import check_kernels as ck  # noqa: E402  (the step-loop parser the kernels_asm test uses)
+from usage import OneLineParser, at_least_one, bad_input  # noqa: E402  (beside this file)
 
 # Each timed call lasts about 4 million cycles (1.5 ms at 3 GHz) at the FMA peak, probes and loops
 # alike: a short probe would catch a short burst of a higher clock that the loops never see.
@@ -71,24 +72,6 @@ ABOVE_CEILING = 1.02
 
 class Skip(Exception):
     pass
-
-
-def bad_input(message):
-    """A usage error: one line on stderr and exit status 2, as argparse's own errors."""
-    print(f'loop_alone.py: {message}', file=sys.stderr)
-    sys.exit(2)
-
-
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message):
-        bad_input(message)
-
-
-def at_least_one(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f'{text} is below 1')
-    return value
 
 
 def kernel_methods(build):
