@@ -39,6 +39,14 @@ for n in names:
     calls_file = os.path.join(here, 'calls-' + n.replace('/', '_'))
     calls = int(open(calls_file).read()) if os.path.exists(calls_file) else 0
     open(calls_file, 'w').write(str(calls + 1))
+    # A call listed in 'fail' exits with an error; one listed in 'interrupt' interrupts ab.py
+    # (SIGINT, as Ctrl-C does), in 'kill' kills it, and then prints its values as usual.
+    if calls in spec.get('fail', {}).get(n, []):
+        sys.exit('stand-in failure of ' + n)
+    for kind, sig in (('interrupt', 'SIGINT'), ('kill', 'SIGKILL')):
+        if calls in spec.get(kind, {}).get(n, []):
+            import signal
+            os.kill(os.getppid(), getattr(signal, sig))
     runs = spec['benchmarks'][n]
     run = runs[calls % len(runs)]
     for counter_values in run:
@@ -53,7 +61,7 @@ print(json.dumps({'context': {'kernel_isa': 'isa-' + spec['label'], 'block_overr
 '''
 
 
-def make_bench(root, label, benchmarks):
+def make_bench(root, label, benchmarks, **calls):
     d = os.path.join(root, label)
     os.makedirs(d)
     exe = os.path.join(d, 'oscbench-bench')
@@ -61,7 +69,7 @@ def make_bench(root, label, benchmarks):
         f.write(FAKE.replace('PYTHON', sys.executable))
     os.chmod(exe, 0o755)
     with open(os.path.join(d, 'values.json'), 'w') as f:
-        json.dump({'label': label, 'benchmarks': benchmarks}, f)
+        json.dump({'label': label, 'benchmarks': benchmarks, **calls}, f)
     return d
 
 
@@ -79,6 +87,18 @@ class Checks:
         self.count += 1
         self.failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + detail[:600] if not ok else ''}")
+
+
+# How each way of stopping a run is named in the checks.
+WHAT = {'fail': 'a failed bench', 'interrupt': 'an interrupt', 'kill': 'a kill'}
+
+
+def load_json(path):
+    """The JSON in path, or {} when there is none."""
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return json.load(f)
 
 
 def row(stdout, name):
@@ -138,13 +158,13 @@ def main():
         check(all('--benchmark_min_time=0.01' in args and '--benchmark_repetitions=3' in args
                   for _, _, args in log), 'the arguments after -- and the repetitions reach both',
               str(log[:1]))
-        with open(jpath) as f:
-            saved = json.load(f)
-        xs = saved['compared']['step/x/double/8']['ratios']
+        saved = load_json(jpath)
+        xs = saved.get('compared', {}).get('step/x/double/8', {}).get('ratios', [])
         check(len(xs) == 7 and all(abs(q - 1.1) < 1e-12 for q in xs),
-              '--json holds the ratios', json.dumps(saved['compared'])[:300])
-        check(saved['rounds'][1]['first'] == 'B' and saved['rounds'][0]['A']['step/x/double/8'] == 100,
-              '--json holds each run\'s medians and who ran first', json.dumps(saved['rounds'][0]))
+              '--json holds the ratios', json.dumps(saved)[:300])
+        first = saved.get('rounds', [{}] * 2)
+        check(first[1].get('first') == 'B' and first[0].get('A', {}).get('step/x/double/8') == 100,
+              '--json holds each run\'s medians and who ran first', json.dumps(first[:2]))
 
         # One benchmark: five rounds all one way, p = 1/16 > 0.05: inconclusive; six, p = 1/32: B
         # faster; six with two benchmarks compared, p = 1/32 > 0.05 / 2: inconclusive. Nine of
@@ -171,6 +191,42 @@ def main():
         x = row(r.stdout, 'step/x/double/8')
         check(r.returncode == 0 and '0.909' in x and 'B faster (0 of 6 above 1' in x,
               'a time counter: below 1 is B faster', x)
+
+        # A run that stops part way: B fails in its third run of x (round 3 of 5), interrupts
+        # ab.py in its fourth (round 4, as Ctrl-C does), or kills it there: the table of the
+        # rounds finished, why it stopped, exit 1 or 130, and --json holding those rounds (after
+        # a kill, as written at the end of the last round finished).
+        for kind, call, status, done in (('fail', 2, 1, 2), ('interrupt', 3, 130, 3),
+                                         ('kill', 3, -9, 3)):
+            c = make_bench(root, kind, {'step/x/double/8': [reps(110)]},
+                           **{kind: {'step/x/double/8': [call]}})
+            jpath = os.path.join(root, kind + '.json')
+            r = subprocess.run([python, tool, '--rounds', '5', '--filter', 'x/', '--json', jpath,
+                                a, c], capture_output=True, text=True, timeout=120)
+            saved = load_json(jpath)
+            check(len(saved.get('rounds', [])) == done and saved['rounds_planned'] == 5
+                  and bool(saved['stopped']) == (kind != 'kill')
+                  and len(saved['compared']['step/x/double/8']['ratios']) == done
+                  and not os.path.exists(jpath + '.partial'),
+                  f'--json of a run stopped by {WHAT[kind]} holds its {done} rounds',
+                  json.dumps(saved)[:400])
+            if kind == 'kill':
+                continue
+            x = row(r.stdout, 'step/x/double/8')
+            said = [line for line in r.stderr.splitlines() if not line.startswith('round ')]
+            check(r.returncode == status and f'stopped after {done} of 5 rounds' in r.stdout
+                  and x.count('1.100') == done + 3 and f'({done} of {done} above 1' in x,
+                  f'a run stopped by {WHAT[kind]}: exit {status}, the table of its {done} rounds',
+                  f'exit {r.returncode}\n{r.stdout}\n{r.stderr}')
+            why = 'stand-in failure' if kind == 'fail' else 'interrupted'
+            check(len(said) == 1 and why in said[0]
+                  and said[0].startswith(f'ab.py: stopped after {done} of 5 rounds: '),
+                  f'a run stopped by {WHAT[kind]} says why in one line', r.stderr)
+        # Progress: each pair's ratio as it comes.
+        r = subprocess.run([python, tool, '--rounds', '2', '--filter', 'x/', a, b],
+                           capture_output=True, text=True, timeout=120)
+        check('round 2/2, 1/1 step/x/double/8, B first: B/A 1.100' in r.stderr,
+              'progress on stderr: each pair\'s ratio', r.stderr)
 
         # A bench that fails (here: its values.json is missing) is named with its last word.
         broken = make_bench(root, 'C', {})

@@ -36,13 +36,20 @@ usage: ab.py [--rounds N] [--filter REGEX] [--repetitions R] [--threads T]
   --threads T    OMP_NUM_THREADS for both (default: as the environment has it)
   --counter      the counter compared (default osc_steps_per_s; roof_fraction, items_per_second,
                  real_time, ...: any the bench's JSON holds; for a time, B faster means below 1)
-  --json FILE    also write every run's per-benchmark values and the ratios to FILE
+  --json FILE    also write every run's per-benchmark values and the ratios to FILE (rewritten
+                 after each round, so a run that stops keeps the rounds it finished)
   --dry-run      list the benchmarks each build would run, time nothing
   BENCH_ARG      passed to both benches after the options above (e.g. --benchmark_min_time=0.2)
 A usage error (an option out of range, a build without oscbench-bench, a --json file in a
 directory that is not there or not writable, a filter that matches no benchmark in either build
 or none in both) is one line on stderr and exit status 2, before any
 timing; a --counter the bench does not report is one too, after the first run.
+
+A run that stops part way (a bench that exits with an error, or Ctrl-C) prints the table of the
+rounds it finished, says after how many and why, and exits 1 (a bench failed) or 130 (interrupted);
+a round cut short is left out, since its ratios would not all be taken a few seconds apart. The
+sign test's p assumes the number of rounds was fixed before any was seen: a verdict read after
+stopping a run by hand because its ratios looked good claims more than it has.
 """
 import json
 import math
@@ -101,12 +108,16 @@ def regex_literal(name):
 BUILD_CONTEXT = ('oscbench_version', 'kernel_isa', 'block_overrides', 'omp_threads')
 
 
+class BenchFailed(Exception):
+    """A bench run that exited with an error: the comparison stops after the rounds it finished."""
+
+
 def run_once(exe, args, counter, env, context):
     """{benchmark: the median over its repetitions of counter} from one run of exe; the run's
     BUILD_CONTEXT entries are added to context."""
     r = subprocess.run([exe] + args, capture_output=True, text=True, env=env)
     if r.returncode != 0:
-        sys.exit(f'ab.py: {exe} exited {r.returncode}: {r.stderr.strip()[-500:]}')
+        raise BenchFailed(f'{exe} exited {r.returncode}: {r.stderr.strip()[-500:]}')
     values = {}
     report = json.loads(r.stdout)
     context.update({k: report['context'][k] for k in BUILD_CONTEXT if k in report['context']})
@@ -206,46 +217,91 @@ def main():
 
     rounds = []
     context = {'A': {}, 'B': {}}
-    for r in range(opts.rounds):
-        order = ('A', 'B') if r % 2 == 0 else ('B', 'A')
-        got = {'A': {}, 'B': {}}
-        for i, n in enumerate(common):
-            print(f'round {r + 1}/{opts.rounds}, {i + 1}/{len(common)} {n}: {order[0]} first',
-                  file=sys.stderr, flush=True)
-            args = ([f'--benchmark_filter=^{regex_literal(n)}$',
-                     f'--benchmark_repetitions={opts.repetitions}', '--benchmark_format=json'] +
-                    extra)
-            for k in order:
-                got[k].update(run_once(exes[k], args, opts.counter, env, context[k]))
-        rounds.append({'first': order[0], 'A': got['A'], 'B': got['B']})
 
-    lower_is_better = opts.counter in TIMES
+    def save(stopped):
+        if opts.json:
+            write_json(opts, exes, env, context, rounds, common, stopped)
+
+    stopped, status = None, 0
+    try:
+        for r in range(opts.rounds):
+            rounds.append(run_round(r, opts, common, exes, env, extra, context))
+            save(None)
+    except BenchFailed as e:
+        stopped, status = f'a bench failed: {e}', 1
+    except KeyboardInterrupt:
+        stopped, status = 'interrupted', 130
+    if stopped:
+        print(f'ab.py: stopped after {len(rounds)} of {opts.rounds} rounds: {stopped}',
+              file=sys.stderr)
+        save(stopped)
+    if rounds:
+        summarize(opts, exes, context, rounds, common, stopped)
+    return status
+
+
+def run_round(r, opts, common, exes, env, extra, context):
+    """Round r: each benchmark in A's bench and B's back to back, A first in even rounds."""
+    order = ('A', 'B') if r % 2 == 0 else ('B', 'A')
+    got = {'A': {}, 'B': {}}
+    for i, n in enumerate(common):
+        args = ([f'--benchmark_filter=^{regex_literal(n)}$',
+                 f'--benchmark_repetitions={opts.repetitions}', '--benchmark_format=json'] +
+                extra)
+        for k in order:
+            got[k].update(run_once(exes[k], args, opts.counter, env, context[k]))
+        print(f'round {r + 1}/{opts.rounds}, {i + 1}/{len(common)} {n}, {order[0]} first: '
+              f'B/A {ratio(got, n):.3f}', file=sys.stderr, flush=True)
+    return {'first': order[0], 'A': got['A'], 'B': got['B']}
+
+
+def ratio(got, n):
+    """B's value over A's in one round; not a number when either is missing or A's is zero."""
+    return got['B'][n] / got['A'][n] if got['A'].get(n) and n in got['B'] else float('nan')
+
+
+def compare(rounds, common, lower_is_better):
+    """{benchmark: ratios per round, verdict, rounds above 1, p}."""
+    summary = {}
+    for n in common:
+        ratios = [ratio(x, n) for x in rounds]
+        v, pval = verdict(ratios, lower_is_better, len(common))
+        summary[n] = {'ratios': ratios, 'verdict': v, 'rounds_above_1': sum(q > 1 for q in ratios),
+                      'p': pval}
+    return summary
+
+
+def summarize(opts, exes, context, rounds, common, stopped):
+    summary = compare(rounds, common, opts.counter in TIMES)
     width = max(len(n) for n in common)
     print()
     for k in exes:
         said = ', '.join(f"{c} {context[k].get(c, '?')}" for c in BUILD_CONTEXT)
         print(f'{k}: {exes[k]} ({said})')
+    if stopped:
+        print(f'stopped after {len(rounds)} of {opts.rounds} rounds ({stopped}): the verdicts are '
+              f'over those {len(rounds)}')
     print(f"\n{'benchmark':<{width}}  B/A per round (first: {', '.join(x['first'] for x in rounds)})"
           '   min / median / max   verdict (rounds above 1, sign test p)')
-    summary = {}
-    for n in common:
-        ratios = [x['B'][n] / x['A'][n] if x['A'].get(n) and n in x['B'] else float('nan')
-                  for x in rounds]
-        above = sum(q > 1 for q in ratios)
-        v, pval = verdict(ratios, lower_is_better, len(common))
-        summary[n] = {'ratios': ratios, 'verdict': v, 'rounds_above_1': above, 'p': pval}
-        finite = sorted(q for q in ratios if q == q) or [float('nan')]
-        print(f"{n:<{width}}  {' '.join(f'{q:.3f}' for q in ratios)}   "
+    for n, c in summary.items():
+        finite = sorted(q for q in c['ratios'] if q == q) or [float('nan')]
+        print(f"{n:<{width}}  {' '.join(f'{q:.3f}' for q in c['ratios'])}   "
               f'{finite[0]:.3f} / {statistics.median(finite):.3f} / {finite[-1]:.3f}   '
-              f'{v} ({above} of {len(ratios)} above 1, p = {pval:.2g})')
-    if opts.json:
-        with open(opts.json, 'w') as f:
-            json.dump({'machine': machine(), 'A': exes['A'], 'B': exes['B'], 'context': context,
-                       'counter': opts.counter, 'filter': opts.filter,
-                       'threads': env.get('OMP_NUM_THREADS'), 'rounds': rounds,
-                       'compared': summary}, f, indent=1)
-    return 0
+              f"{c['verdict']} ({c['rounds_above_1']} of {len(c['ratios'])} above 1, "
+              f"p = {c['p']:.2g})")
 
+
+def write_json(opts, exes, env, context, rounds, common, stopped):
+    """FILE with every finished round, replaced whole (a reader never sees half a file)."""
+    report = {'machine': machine(), 'A': exes['A'], 'B': exes['B'], 'context': context,
+              'counter': opts.counter, 'filter': opts.filter,
+              'threads': env.get('OMP_NUM_THREADS'), 'rounds_planned': opts.rounds,
+              'stopped': stopped, 'rounds': rounds,
+              'compared': compare(rounds, common, opts.counter in TIMES)}
+    partial = opts.json + '.partial'
+    with open(partial, 'w') as f:
+        json.dump(report, f, indent=1)
+    os.replace(partial, opts.json)
 
 if __name__ == '__main__':
     sys.exit(main())
