@@ -222,6 +222,50 @@ def main():
             check(len(said) == 1 and why in said[0]
                   and said[0].startswith(f'ab.py: stopped after {done} of 5 rounds: '),
                   f'a run stopped by {WHAT[kind]} says why in one line', r.stderr)
+        # --resume: a run of 7 rounds whose B fails in round 4 goes on from round 4 (B first, as
+        # the alternation has it) to its seventh (not the 6 a default run would plan), and then
+        # has its verdict; a resume whose counter,
+        # rounds or file differ is a usage error, as is one given no file.
+        c = make_bench(root, 'flaky', {'step/x/double/8': [reps(110)]},
+                       fail={'step/x/double/8': [3]})
+        jpath = os.path.join(root, 'resume.json')
+        first = [python, tool, '--filter', 'x/', '--json', jpath, a, c]
+        r = subprocess.run(first[:2] + ['--rounds', '7'] + first[2:], capture_output=True,
+                           text=True, timeout=120)
+        check(r.returncode == 1 and len(load_json(jpath).get('rounds', [])) == 3,
+              '--resume: the run to resume stops after 3 rounds', r.stdout + r.stderr)
+        with open(os.path.join(root, 'log.txt')) as f:
+            logged = len(f.readlines())
+        for args, word in ((['--counter', 'real_time'], 'its counter was osc_steps_per_s, '
+                             "this run's is real_time"),
+                           (['--rounds', '2'], 'already holds 3 rounds')):
+            r = subprocess.run(first[:2] + args + ['--resume'] + first[2:], capture_output=True,
+                               text=True, timeout=60)
+            check(r.returncode == 2 and r.stderr.strip().endswith(word)
+                  and len(r.stderr.splitlines()) == 1,
+                  f"--resume {' '.join(args)}: a usage error", r.stderr)
+        for args, word in (([python, tool, '--resume', a, c], 'give the --json FILE'),
+                           ([python, tool, '--resume', '--filter', 'x/', '--json',
+                             os.path.join(root, 'none.json'), a, c],
+                            'not a comparison ab.py wrote')):
+            r = subprocess.run(args, capture_output=True, text=True, timeout=60)
+            check(r.returncode == 2 and word in r.stderr and len(r.stderr.splitlines()) == 1,
+                  f'--resume: {word}', r.stderr)
+        r = subprocess.run(first[:2] + ['--resume'] + first[2:], capture_output=True, text=True,
+                           timeout=120)
+        with open(os.path.join(root, 'log.txt')) as f:
+            calls = [json.loads(line)[0] for line in f.readlines()[logged:]]
+        x = row(r.stdout, 'step/x/double/8')
+        saved = load_json(jpath)
+        check(r.returncode == 0 and 'resuming ' + jpath + ': 3 of 7 rounds already run' in r.stdout
+              and 'B faster (7 of 7 above 1' in x and x.count('1.100') == 7 + 3
+              and 'first: A, B, A, B, A, B, A)' in r.stdout and len(saved['rounds']) == 7
+              and not saved['stopped'],
+              '--resume: rounds 4 to 7 run and the verdict is over all seven',
+              f'exit {r.returncode}\n{r.stdout}\n{r.stderr}')
+        check(calls == ['flaky', 'A', 'A', 'flaky', 'flaky', 'A', 'A', 'flaky'],
+              '--resume: the resumed rounds alternate who goes first as before', str(calls))
+
         # Progress: each pair's ratio as it comes.
         r = subprocess.run([python, tool, '--rounds', '2', '--filter', 'x/', a, b],
                            capture_output=True, text=True, timeout=120)

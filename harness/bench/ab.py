@@ -26,7 +26,7 @@ A is the baseline: build it from the commit before the change (`git worktree add
 then `meson setup /tmp/old/build --buildtype=release && meson compile -C /tmp/old/build`).
 
 usage: ab.py [--rounds N] [--filter REGEX] [--repetitions R] [--threads T]
-             [--counter NAME] [--json FILE] [--dry-run] A B [-- BENCH_ARG...]
+             [--counter NAME] [--json FILE [--resume]] [--dry-run] A B [-- BENCH_ARG...]
   A, B           the two meson build directories (or their oscbench-bench executables)
   --rounds N     rounds of (A, B) pairs (default: the fewest in which a verdict is possible)
   --filter RE    the benchmarks compared, as a --benchmark_filter expression (default: the
@@ -38,6 +38,9 @@ usage: ab.py [--rounds N] [--filter REGEX] [--repetitions R] [--threads T]
                  real_time, ...: any the bench's JSON holds; for a time, B faster means below 1)
   --json FILE    also write every run's per-benchmark values and the ratios to FILE (rewritten
                  after each round, so a run that stops keeps the rounds it finished)
+  --resume       go on with the comparison --json FILE holds, up to the rounds it planned (or
+                 --rounds): the same builds, machine, benchmarks, counter, threads, repetitions
+                 and BENCH_ARGs as its rounds had, or a usage error naming what differs
   --dry-run      list the benchmarks each build would run, time nothing
   BENCH_ARG      passed to both benches after the options above (e.g. --benchmark_min_time=0.2)
 A usage error (an option out of range, a build without oscbench-bench, a --json file in a
@@ -47,9 +50,11 @@ timing; a --counter the bench does not report is one too, after the first run.
 
 A run that stops part way (a bench that exits with an error, or Ctrl-C) prints the table of the
 rounds it finished, says after how many and why, and exits 1 (a bench failed) or 130 (interrupted);
-a round cut short is left out, since its ratios would not all be taken a few seconds apart. The
-sign test's p assumes the number of rounds was fixed before any was seen: a verdict read after
-stopping a run by hand because its ratios looked good claims more than it has.
+a round cut short is left out, since its ratios would not all be taken a few seconds apart.
+--resume then runs the rounds still to come, alternating who goes first as before. The sign
+test's p assumes the number of rounds was fixed before any was seen: a verdict read after
+stopping a run by hand because its ratios looked good claims more than it has, and so does one
+from a run resumed past the rounds it planned because its verdict was not yet the one hoped for.
 """
 import json
 import math
@@ -172,6 +177,7 @@ def main():
     p.add_argument('--threads', type=at_least_one)
     p.add_argument('--counter', default='osc_steps_per_s')
     p.add_argument('--json')
+    p.add_argument('--resume', action='store_true')
     p.add_argument('--dry-run', action='store_true')
     argv = sys.argv[1:]
     extra = []
@@ -179,6 +185,9 @@ def main():
         cut = argv.index('--')
         argv, extra = argv[:cut], argv[cut + 1:]
     opts = p.parse_args(argv)
+    opts.bench_args = extra
+    if opts.resume and not opts.json:
+        bad_input('--resume: give the --json FILE of the comparison to go on with')
 
     exes = {'A': bench_executable('A', opts.a), 'B': bench_executable('B', opts.b)}
     if opts.json:
@@ -196,8 +205,11 @@ def main():
         bad_input(f"--filter '{opts.filter}' matches no benchmark in A or B")
 
     need = rounds_for_verdict(max(len(common), 1))
+    done = resumed(opts, exes, env, extra, common) if opts.resume else None
     if opts.rounds is None:
-        opts.rounds = need
+        opts.rounds = done['rounds_planned'] if done else need
+    if done and opts.rounds < len(done['rounds']):
+        bad_input(f"--rounds {opts.rounds}: {opts.json} already holds {len(done['rounds'])} rounds")
     print(f'machine: {machine()}')
     print(f"A: {exes['A']}\nB: {exes['B']}")
     print(f"threads: {env.get('OMP_NUM_THREADS', 'as OpenMP chooses')}, filter '{opts.filter}', "
@@ -205,6 +217,8 @@ def main():
     plural = '' if len(common) == 1 else 's'
     print(f'{len(common)} benchmark{plural} compared: a verdict needs p <= {FAMILY_P} / '
           f'{len(common)} = {FAMILY_P / max(len(common), 1):.2g}, so {need} rounds or more')
+    if done:
+        print(f"resuming {opts.json}: {len(done['rounds'])} of {opts.rounds} rounds already run")
     for k in only:
         for n in only[k]:
             print(f'only in {k}: {n} (not compared)')
@@ -215,8 +229,8 @@ def main():
     if not common:
         bad_input(f"--filter '{opts.filter}': A and B have no benchmark in common")
 
-    rounds = []
-    context = {'A': {}, 'B': {}}
+    rounds = done['rounds'] if done else []
+    context = done['context'] if done else {'A': {}, 'B': {}}
 
     def save(stopped):
         if opts.json:
@@ -224,7 +238,7 @@ def main():
 
     stopped, status = None, 0
     try:
-        for r in range(opts.rounds):
+        for r in range(len(rounds), opts.rounds):
             rounds.append(run_round(r, opts, common, exes, env, extra, context))
             save(None)
     except BenchFailed as e:
@@ -238,6 +252,35 @@ def main():
     if rounds:
         summarize(opts, exes, context, rounds, common, stopped)
     return status
+
+
+def resumed(opts, exes, env, extra, common):
+    """The report --json FILE holds, checked to be this comparison's (a usage error otherwise)."""
+    try:
+        with open(opts.json) as f:
+            report = json.load(f)
+        same = [('machine', report['machine'], machine()), ('A', report['A'], exes['A']),
+                ('B', report['B'], exes['B']), ('counter', report['counter'], opts.counter),
+                ('filter', report['filter'], opts.filter),
+                ('threads', report['threads'], env.get('OMP_NUM_THREADS')),
+                ('repetitions', report['repetitions'], opts.repetitions),
+                ('bench arguments', report['bench_args'], extra),
+                ('benchmarks', list(report['compared']), common)]
+        report['rounds'], report['context'], report['rounds_planned']
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        bad_input(f'--resume {opts.json}: not a comparison ab.py wrote ({type(e).__name__}: {e})')
+    for what, then, now in same:
+        if then != now:
+            bad_input(f'--resume {opts.json}: its {what} was {shown(then)}, '
+                      f"this run's is {shown(now)}")
+    return report
+
+
+def shown(value):
+    """A value of a report, in a line: a list as its items, cut short."""
+    text = ' '.join(map(str, value)) or '(none)' if isinstance(value, list) else str(value)
+    return text if len(text) <= 120 else text[:117] + '...'
+
 
 
 def run_round(r, opts, common, exes, env, extra, context):
@@ -295,7 +338,8 @@ def write_json(opts, exes, env, context, rounds, common, stopped):
     """FILE with every finished round, replaced whole (a reader never sees half a file)."""
     report = {'machine': machine(), 'A': exes['A'], 'B': exes['B'], 'context': context,
               'counter': opts.counter, 'filter': opts.filter,
-              'threads': env.get('OMP_NUM_THREADS'), 'rounds_planned': opts.rounds,
+              'threads': env.get('OMP_NUM_THREADS'), 'repetitions': opts.repetitions,
+              'bench_args': opts.bench_args, 'rounds_planned': opts.rounds,
               'stopped': stopped, 'rounds': rounds,
               'compared': compare(rounds, common, opts.counter in TIMES)}
     partial = opts.json + '.partial'
