@@ -322,8 +322,9 @@ def summarize(opts, exes, context, rounds, common, stopped):
         said = ', '.join(f"{c} {context[k].get(c, '?')}" for c in BUILD_CONTEXT)
         print(f'{k}: {exes[k]} ({said})')
     if stopped:
+        over = 'that round' if len(rounds) == 1 else f'those {len(rounds)}'
         print(f'stopped after {len(rounds)} of {opts.rounds} rounds ({stopped}): the verdicts are '
-              f'over those {len(rounds)}')
+              f'over {over}')
     print(f"\n{'benchmark':<{width}}  B/A per round (first: {', '.join(x['first'] for x in rounds)})"
           '   min / median / max   verdict (rounds above 1, sign test p)')
     for n, c in summary.items():
