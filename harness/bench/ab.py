@@ -259,8 +259,10 @@ def resumed(opts, exes, env, extra, common):
     try:
         with open(opts.json) as f:
             report = json.load(f)
-        same = [('machine', report['machine'], machine()), ('A', report['A'], exes['A']),
-                ('B', report['B'], exes['B']), ('counter', report['counter'], opts.counter),
+        same = [('machine', report['machine'], machine()),
+                ('A', report['A'], os.path.abspath(exes['A'])),
+                ('B', report['B'], os.path.abspath(exes['B'])),
+                ('counter', report['counter'], opts.counter),
                 ('filter', report['filter'], opts.filter),
                 ('threads', report['threads'], env.get('OMP_NUM_THREADS')),
                 ('repetitions', report['repetitions'], opts.repetitions),
@@ -280,7 +282,6 @@ def shown(value):
     """A value of a report, in a line: a list as its items, cut short."""
     text = ' '.join(map(str, value)) or '(none)' if isinstance(value, list) else str(value)
     return text if len(text) <= 120 else text[:117] + '...'
-
 
 
 def run_round(r, opts, common, exes, env, extra, context):
@@ -337,7 +338,8 @@ def summarize(opts, exes, context, rounds, common, stopped):
 
 def write_json(opts, exes, env, context, rounds, common, stopped):
     """FILE with every finished round, replaced whole (a reader never sees half a file)."""
-    report = {'machine': machine(), 'A': exes['A'], 'B': exes['B'], 'context': context,
+    report = {'machine': machine(), 'A': os.path.abspath(exes['A']),
+              'B': os.path.abspath(exes['B']), 'context': context,
               'counter': opts.counter, 'filter': opts.filter,
               'threads': env.get('OMP_NUM_THREADS'), 'repetitions': opts.repetitions,
               'bench_args': opts.bench_args, 'rounds_planned': opts.rounds,
@@ -347,6 +349,7 @@ def write_json(opts, exes, env, context, rounds, common, stopped):
     with open(partial, 'w') as f:
         json.dump(report, f, indent=1)
     os.replace(partial, opts.json)
+
 
 if __name__ == '__main__':
     sys.exit(main())
