@@ -180,12 +180,12 @@ def main():
     p.add_argument('--resume', action='store_true')
     p.add_argument('--dry-run', action='store_true')
     argv = sys.argv[1:]
-    extra = []
+    bench_args = []
     if '--' in argv:
         cut = argv.index('--')
-        argv, extra = argv[:cut], argv[cut + 1:]
+        argv, bench_args = argv[:cut], argv[cut + 1:]
     opts = p.parse_args(argv)
-    opts.bench_args = extra
+    opts.bench_args = bench_args
     if opts.resume and not opts.json:
         bad_input('--resume: give the --json FILE of the comparison to go on with')
 
@@ -205,7 +205,7 @@ def main():
         bad_input(f"--filter '{opts.filter}' matches no benchmark in A or B")
 
     need = rounds_for_verdict(max(len(common), 1))
-    done = resumed(opts, exes, env, extra, common) if opts.resume else None
+    done = resumed(opts, exes, env, common) if opts.resume else None
     if opts.rounds is None:
         opts.rounds = done['rounds_planned'] if done else need
     if done and opts.rounds < len(done['rounds']):
@@ -239,7 +239,7 @@ def main():
     stopped, status = None, 0
     try:
         for r in range(len(rounds), opts.rounds):
-            rounds.append(run_round(r, opts, common, exes, env, extra, context))
+            rounds.append(run_round(r, opts, common, exes, env, context))
             save(None)
     except BenchFailed as e:
         stopped, status = f'a bench failed: {e}', 1
@@ -254,7 +254,7 @@ def main():
     return status
 
 
-def resumed(opts, exes, env, extra, common):
+def resumed(opts, exes, env, common):
     """The report --json FILE holds, checked to be this comparison's (a usage error otherwise)."""
     try:
         with open(opts.json) as f:
@@ -266,9 +266,9 @@ def resumed(opts, exes, env, extra, common):
                 ('filter', report['filter'], opts.filter),
                 ('threads', report['threads'], env.get('OMP_NUM_THREADS')),
                 ('repetitions', report['repetitions'], opts.repetitions),
-                ('bench arguments', report['bench_args'], extra),
+                ('bench arguments', report['bench_args'], opts.bench_args),
                 ('benchmarks', list(report['compared']), common)]
-        report['rounds'], report['context'], report['rounds_planned']
+        report['rounds'], report['context'], report['rounds_planned']  # what a resume reads
     except (OSError, ValueError, KeyError, TypeError) as e:
         bad_input(f'--resume {opts.json}: not a comparison ab.py wrote ({type(e).__name__}: {e})')
     for what, then, now in same:
@@ -284,14 +284,14 @@ def shown(value):
     return text if len(text) <= 120 else text[:117] + '...'
 
 
-def run_round(r, opts, common, exes, env, extra, context):
+def run_round(r, opts, common, exes, env, context):
     """Round r: each benchmark in A's bench and B's back to back, A first in even rounds."""
     order = ('A', 'B') if r % 2 == 0 else ('B', 'A')
     got = {'A': {}, 'B': {}}
     for i, n in enumerate(common):
         args = ([f'--benchmark_filter=^{regex_literal(n)}$',
                  f'--benchmark_repetitions={opts.repetitions}', '--benchmark_format=json'] +
-                extra)
+                opts.bench_args)
         for k in order:
             got[k].update(run_once(exes[k], args, opts.counter, env, context[k]))
         print(f'round {r + 1}/{opts.rounds}, {i + 1}/{len(common)} {n}, {order[0]} first: '
