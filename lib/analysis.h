@@ -21,6 +21,7 @@ typedef struct osc_conv_point {
     double error;  /* e.g. final or largest |x_num - x_exact| */
     long steps;    /* steps taken, for the round-off floor */
     bool stable;
+    double t_end;  /* the time the error was measured to; 0: unknown (not checked) */
 } osc_conv_point;
 
 typedef struct osc_fit_params {
@@ -47,6 +48,7 @@ typedef enum osc_fit_status {
 #define OSC_FIT_CONFIDENCE 0.95
 #define OSC_FIT_VERDICT_POINTS 4 /* fewer fitted points: inconclusive */
 #define OSC_FIT_MAX_HALF_WIDTH 0.5 /* a wider 95% interval (half-width): inconclusive */
+#define OSC_FIT_HORIZON_TOL 0.1 /* fitted points whose t_end differ by more: inconclusive */
 
 /* The verdict on a declared order (the rule is in convergence.c). Zero is inconclusive, so a
  * zeroed result never reads as a pass. */
@@ -61,9 +63,13 @@ typedef enum osc_verdict_reason {
     OSC_REASON_NO_RANGE = 0,    /* inconclusive: no 3 usable points on one converging line */
     OSC_REASON_FEW_POINTS = 1,  /* inconclusive: fewer than OSC_FIT_VERDICT_POINTS fitted */
     OSC_REASON_WIDE = 2,        /* inconclusive: half-width above OSC_FIT_MAX_HALF_WIDTH */
-    OSC_REASON_EXCLUDED = 3,    /* fail: declared outside [low - tol, high + tol] */
+    OSC_REASON_EXCLUDED = 3,    /* fail: declared above [low - tol, high + tol] */
     OSC_REASON_NEIGHBOUR = 4,   /* inconclusive: declared +- 1 inside it too */
-    OSC_REASON_CONFIRMED = 5,   /* pass: declared inside, both neighbours outside */
+    OSC_REASON_CONFIRMED = 5,   /* pass: declared inside, both neighbours outside, and the
+                                 * measured order within tol of it */
+    OSC_REASON_ABOVE = 6,       /* inconclusive: declared below [low - tol, high + tol] */
+    OSC_REASON_BETWEEN = 7,     /* inconclusive: declared inside, measured more than tol off */
+    OSC_REASON_HORIZONS = 8,    /* inconclusive: the fitted points end at different times */
 } osc_verdict_reason;
 
 typedef struct osc_order_fit {
@@ -74,6 +80,7 @@ typedef struct osc_order_fit {
     double order_high;
     double intercept;  /* log(error) at dt = 1 */
     double dt_min, dt_max; /* the range of dt fitted */
+    double t_end_min, t_end_max; /* the times the fitted points end at; 0 where unknown */
     size_t fit_points; /* points in the fit */
     osc_verdict verdict;
     osc_verdict_reason reason;
@@ -95,8 +102,8 @@ typedef struct osc_local_order {
 int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par,
                   osc_order_fit *out, bool *used);
 
-/* The verdict rule alone, on a fit's status, fit_points, order_low and order_high; *why (may
- * be NULL) gets the reason. osc_fit_order sets verdict, reason and pass with it. */
+/* The verdict rule alone, on a fit's status, order, fit_points, order_low, order_high and
+ * t_end_min/max; *why (may be NULL) gets the reason. osc_fit_order sets verdict, reason and pass with it. */
 osc_verdict osc_order_verdict(const osc_order_fit *fit, int declared, osc_verdict_reason *why);
 
 /* "pass", "fail", "inconclusive" (NULL for a value outside the enum). */

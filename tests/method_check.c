@@ -258,7 +258,7 @@ static osc_conv_point run_point(const osc_method *m, double c, long steps)
     osc_exact e;
     osc_exact_prepare(&e, 1, c, 1, 0, x0, v0);
     osc_exact_eval(&e, t_end, &xe, &ve);
-    return (osc_conv_point){dt, fabs(x - xe), steps, isfinite(x)};
+    return (osc_conv_point){dt, fabs(x - xe), steps, isfinite(x), t_end};
 }
 
 osc_order_fit check_measure_order(const osc_method *m, double c)

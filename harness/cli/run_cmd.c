@@ -253,6 +253,13 @@ static void warn_skips(const osc_config *cfg)
                      "so every fit will be inconclusive", cfg->dt.count, dt_key);
         fprintf(stderr, "oscbench run: warning: %s\n", line);
     }
+    if (cfg->convergence && cfg->dt.count >= 2 && cfg->steps > 0) {
+        config_error(cfg, "steps", line, sizeof line,
+                     "convergence with a fixed step count: each %s ends at a different time "
+                     "(steps * dt), so the errors are not comparable and every fit will be "
+                     "inconclusive; give t_end instead", dt_key);
+        fprintf(stderr, "oscbench run: warning: %s\n", line);
+    }
     if (cfg->has_stability_zeta && !cfg->stability) {
         config_error(cfg, "stability", line, sizeof line,
                      "ignored: analyses does not list stability");

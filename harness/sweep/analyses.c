@@ -261,7 +261,7 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
         for (at.dt = 0; at.dt < ndt; at.dt++) {
             size_t row = layout_row(lay, at);
             pts[at.dt] = (osc_conv_point){p->dt[row], p->max_error[row], (long)p->steps[row],
-                                          p->stable[row]};
+                                          p->stable[row], p->t_end[row]};
             t_end = fmax(t_end, p->t_end[row]);
         }
         double scale = osc_motion_scale(cfg->dim, s.k, s.c, s.m, cfg->gravity, cfg->x0,
