@@ -208,6 +208,47 @@ static void config_methods_count_their_operations(void **state)
             fail_msg("%s: my-triple-jump %g, yoshida-verlet %g", op_classes[i], mine[i], own[i]);
 }
 
+/* Every counter a step/ and a default/ benchmark report (the numbers in the JSON's benchmarks
+ * that are not Google Benchmark's own fields) is named in --help. */
+static void help_lists_every_counter(void **state)
+{
+    (void)state;
+    int status;
+    char *help = run("", "--help", &status);
+    assert_int_equal(status, 0);
+    char *out = run(config_env,
+                    "--benchmark_filter='^(step/euler/double/4096|default/my-heun)$' "
+                    "--benchmark_min_time=0.01 --benchmark_format=json",
+                    &status);
+    assert_int_equal(status, 0);
+    static const char *const own[] = {"family_index", "per_family_instance_index", "repetitions",
+                                       "repetition_index", "threads", "iterations", "real_time",
+                                       "cpu_time"};
+    const char *at = strstr(out, "\"benchmarks\"");
+    assert_non_null(at);
+    size_t counters = 0;
+    for (const char *q; (q = strchr(at, '"'));) {
+        const char *end = strchr(q + 1, '"');
+        assert_non_null(end);
+        at = end + 1;
+        char key[64];
+        size_t len = (size_t)(end - q - 1);
+        if (strncmp(at, ": ", 2) || len >= sizeof key || !at[2] || !strchr("-0123456789inIN", at[2]))
+            continue; /* a string value, or not a key */
+        memcpy(key, q + 1, len), key[len] = '\0';
+        bool google = false;
+        for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+            google |= !strcmp(key, own[i]);
+        if (google)
+            continue;
+        counters++;
+        if (!strstr(help, key))
+            fail_msg("--help does not name the counter %s", key);
+    }
+    assert_true(counters >= 2 * 10); /* both benchmarks reported their counters */
+    free(out), free(help);
+}
+
 /* A config that cannot be read: exit 2, no benchmark, one line on stderr naming the file. */
 static void bad_config_is_bad_input(void **state)
 {
@@ -238,6 +279,7 @@ int main(void)
                                         remove_config),
         cmocka_unit_test_setup_teardown(config_methods_count_their_operations, write_config,
                                         remove_config),
+        cmocka_unit_test_setup_teardown(help_lists_every_counter, write_config, remove_config),
         cmocka_unit_test(bad_config_is_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,7 +6,7 @@
 #include "oscbench.h"
 
 static const char usage[] =
-    "usage: oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet]\n"
+    "usage: oscbench run CONFIG.yaml [-o OUT.h5] [--threads N] [--quiet] [--resume]\n"
     "       oscbench methods [--config CONFIG.yaml]\n"
     "       oscbench plot RESULTS.h5 [-o DIR]\n"
     "       oscbench summary RESULTS.h5 [--format text|csv|json]\n"

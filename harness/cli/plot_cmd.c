@@ -33,7 +33,9 @@ static const cli_command plot_command = {
     .usage = "plot RESULTS.h5 [options]",
     .about = "Draw PNG figures from a results file: convergence per drag value, stability\n"
              "limits, stability maps over (omega0*dt, zeta) per method, traces, work-precision.\n"
-             "Needs python3 with h5py and matplotlib.",
+             "Needs python3 with h5py and matplotlib. The drawing script is\n"
+             "OSCBENCH_PLOT_SCRIPT if set, else the installed oscbench_plot.py, else the\n"
+             "source tree's harness/plot/oscbench_plot.py.",
     .options = plot_options,
     .noptions = PLOT_NOPTIONS,
     .min_args = 1,

@@ -330,7 +330,7 @@ int report_per_dt(FILE *out, const points_view *v, summary_format format)
 static void print_methods(FILE *out, const osc_config *cfg, const sweep_result *res)
 {
     fprintf(out, "%-20s %6s %6s  %20s  %20s  %10s\n", "method", "points", "stable",
-            "max error (stable)", "max |drift| (stable)", "audited osc-steps/s (wall)");
+            "max error (stable)", "max |drift| (stable)", "audited osc-steps/s/thread");
     for (size_t m = 0; m < cfg->nmethods; m++)
         method_line(out, cfg->methods[m]->name, res);
 }
