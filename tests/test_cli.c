@@ -1161,7 +1161,7 @@ static void test_name_stays_in_results(void **state)
  * ASan; killed after 0.3 s. */
 /* Waits until the run says it paused at `phase` (OSCBENCH_TEST_PAUSE; see harness/output/commit.h),
  * then kills it with SIGKILL. No timing is assumed: the wait only guards against a hang. */
-static void kill_when_paused(pid_t pid, const char *phase)
+static void signal_when_paused(pid_t pid, const char *phase, int sig)
 {
     char out[PATHLEN], err[PATHLEN], want[64];
     io_paths(out, err);
@@ -1180,7 +1180,12 @@ static void kill_when_paused(pid_t pid, const char *phase)
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
-    assert_int_equal(kill(pid, SIGKILL), 0);
+    assert_int_equal(kill(pid, sig), 0);
+}
+
+static void kill_when_paused(pid_t pid, const char *phase)
+{
+    signal_when_paused(pid, phase, SIGKILL);
 }
 
 /* A run killed while stepping, while writing the HDF5 file, or between the temporary's fsync
@@ -1221,6 +1226,98 @@ static void test_sigkill_leaves_no_file(void **state)
         fmt(path, sizeof path, "%s/results/ok.h5", f->dir);
         assert_int_equal(unlink(path), 0);
     }
+}
+
+/* An interrupt (SIGTERM, SIGINT, SIGHUP) while stepping, writing or about to rename takes the
+ * temporary with it: the run dies of the signal and leaves only the config. */
+static void test_interrupt_leaves_nothing(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    char *argv[] = {"oscbench", "run", "ok.yaml", "--quiet", NULL};
+    const char *phases[] = {"stepping", "write", "rename"};
+    const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (size_t i = 0; i < 3; i++) {
+        char out[PATHLEN], err[PATHLEN];
+        io_paths(out, err);
+        unlink(err);
+        assert_int_equal(setenv("OSCBENCH_TEST_PAUSE", phases[i], 1), 0);
+        pid_t pid = spawn(f->dir, argv, exe);
+        assert_int_equal(unsetenv("OSCBENCH_TEST_PAUSE"), 0);
+        signal_when_paused(pid, phases[i], sigs[i]);
+        proc p = finish(pid);
+        if (p.code != -1 || p.signal != sigs[i])
+            fail_msg("%s: the run did not die of signal %d (exit %d, signal %d)", phases[i],
+                     sigs[i], p.code, p.signal);
+        proc_free(&p);
+        assert_false(exists(f->dir, "results/ok.h5"));
+        tree_count t = count_tree(f->dir);
+        if (t.temporaries != 0 || t.files != 1)
+            fail_msg("%s: %d files, %d temporaries: expected the config alone", phases[i],
+                     t.files, t.temporaries);
+    }
+}
+
+/* -o naming a FIFO (or a device) or the config itself: refused before anything is written, and
+ * left as it was. */
+static void test_output_that_is_not_a_results_file(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    char fifo[PATHLEN];
+    fmt(fifo, sizeof fifo, "%s/pipe", f->dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", "pipe", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    if (!strstr(p.err, "pipe: is not a regular file"))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+    struct stat st;
+    assert_int_equal(stat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", "ok.yaml", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    if (!strstr(p.err, "ok.yaml: is the config file itself"))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+    char config[PATHLEN];
+    fmt(config, sizeof config, "%s/ok.yaml", f->dir);
+    char *text = slurp(config, NULL);
+    assert_string_equal(text, valid_config);
+    free(text);
+    assert_int_equal(count_tree(f->dir).temporaries, 0);
+}
+
+/* OMP_NUM_THREADS is held to --threads' range: 10^5 threads crashed libgomp. */
+static void test_omp_num_threads_bounded(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    assert_int_equal(setenv("OMP_NUM_THREADS", "100000", 1), 0);
+    proc p = run_in(f->dir, "run", "ok.yaml", "-q", NULL);
+    assert_int_equal(unsetenv("OMP_NUM_THREADS"), 0);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    if (!strstr(p.err, "OMP_NUM_THREADS=100000"))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+    assert_false(exists(f->dir, "results/ok.h5"));
+}
+
+/* A dt beyond t_end runs one step to t = dt: said, on the dt key. */
+static void test_dt_beyond_t_end_warned(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "big.yaml", "name: big\nmethods: [euler]\nstiffness: 1\n"
+                                   "dt: [0.1, 10]\nt_end: 1\n");
+    proc p = run_in(f->dir, "run", "big.yaml", "-q", NULL);
+    assert_int_equal(p.code, 0);
+    assert_one_line(p.err);
+    if (!starts_with(p.err, "oscbench run: warning: big.yaml:4:5: dt: a dt of 10 exceeds t_end 1"))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
 }
 
 /* ---- 6b. resumable sweeps: --resume after a kill ----------------------------------------------- */
@@ -3308,6 +3405,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_progress_fits_terminal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_interrupt_leaves_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_that_is_not_a_results_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_omp_num_threads_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dt_beyond_t_end_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fixed_steps_convergence_inconclusive, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_faster_than_declared_not_failed, setup, teardown),

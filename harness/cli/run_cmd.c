@@ -4,6 +4,8 @@
  * and a rerun of the same line computes only the missing ones (checkpoint.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "commit.h"
 #include "config.h"
 #include "options.h"
 #include "h5out.h"
@@ -54,12 +57,14 @@ static const cli_command run_command = {
     .max_args = 1,
 };
 
+enum { MAX_THREADS = 4096 }; /* beyond it libgomp fails to start them, or crashes */
+
 static int parse_threads(const char *s, int *threads)
 {
     char *end;
     errno = 0;
     long n = s ? strtol(s, &end, 10) : 0;
-    if (!s || errno || *end || n < 1 || n > 4096)
+    if (!s || errno || *end || n < 1 || n > MAX_THREADS)
         return -1;
     *threads = (int)n;
     return 0;
@@ -260,6 +265,17 @@ static void warn_skips(const osc_config *cfg)
                      "inconclusive; give t_end instead", dt_key);
         fprintf(stderr, "oscbench run: warning: %s\n", line);
     }
+    if (cfg->t_end > 0 && cfg->dt.values) {
+        double largest = 0;
+        for (size_t i = 0; i < cfg->dt.count; i++)
+            largest = fmax(largest, cfg->dt.values[i]);
+        if (largest > cfg->t_end) {
+            config_error(cfg, dt_key, line, sizeof line,
+                         "a dt of %g exceeds t_end %g: such lanes take one step, to t = dt", largest,
+                         cfg->t_end);
+            fprintf(stderr, "oscbench run: warning: %s\n", line);
+        }
+    }
     if (cfg->has_stability_zeta && !cfg->stability) {
         config_error(cfg, "stability", line, sizeof line,
                      "ignored: analyses does not list stability");
@@ -279,14 +295,45 @@ static int load_run(int argc, char **argv, run_args *a, osc_config *cfg)
                 OSC_ISA_ENV_VALUES);
         return EXIT_BADINPUT;
     }
-    if (a->threads)
+    if (a->threads) {
         omp_set_num_threads(a->threads);
+    } else if (omp_get_max_threads() > MAX_THREADS) {
+        fprintf(stderr, "oscbench run: OMP_NUM_THREADS=%s: at most %d threads (or --threads N)\n",
+                getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "", MAX_THREADS);
+        return EXIT_BADINPUT;
+    }
     char err[CONFIG_MAX_ERRORS * 640];
     if (config_load(a->config, cfg, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return EXIT_BADINPUT;
     }
     warn_skips(cfg);
+    return 0;
+}
+
+/* An output that replacing would destroy something other than a results file: a device, FIFO
+ * or socket, or the config itself. 0, or the exit code having said why. (A directory is left to
+ * run(), as before: a runtime failure.) */
+static int check_output(const char *out_path, const char *config_path)
+{
+    if (strlen(out_path) >= PATH_MAX) {
+        fprintf(stderr, "oscbench run: -o: the path has %zu bytes, at most %d\n", strlen(out_path),
+                PATH_MAX - 1);
+        return EXIT_BADINPUT;
+    }
+    struct stat out, in;
+    if (stat(out_path, &out) != 0 || S_ISDIR(out.st_mode))
+        return 0;
+    char err[PATH_MAX + 128];
+    if (commit_check_target(out_path, err, sizeof err)) {
+        fprintf(stderr, "oscbench run: %s\n", err);
+        return EXIT_BADINPUT;
+    }
+    if (stat(config_path, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+        fprintf(stderr, "oscbench run: %s: is the config file itself: not overwritten\n",
+                out_path);
+        return EXIT_BADINPUT;
+    }
     return 0;
 }
 
@@ -297,6 +344,14 @@ int cmd_run(int argc, char **argv)
     run_args a;
     osc_config cfg = {0};
     int rc = load_run(argc, argv, &a, &cfg); /* under a launcher told by rank 0 only */
+    char default_path[512];
+    const char *out_path = a.out;
+    if (!rc && !out_path) {
+        rc = default_output(&cfg, default_path, sizeof default_path);
+        out_path = default_path;
+    }
+    if (!rc)
+        rc = check_output(out_path, a.config);
     if (run_mpi_applies(&launch))
         rc = run_mpi_agree(&launch, rc);
     run_mpi_unmute_stderr(stderr_saved);
@@ -304,15 +359,8 @@ int cmd_run(int argc, char **argv)
         config_free(&cfg);
         return rc < 0 ? 0 : rc;
     }
-    char default_path[512];
-    const char *out_path = a.out;
-    if (!out_path) {
-        rc = default_output(&cfg, default_path, sizeof default_path);
-        out_path = default_path;
-    }
-    if (!rc)
-        rc = run_mpi_applies(&launch) ? run_mpi(&launch, &cfg, out_path, a.quiet, a.resume)
-                                      : run(&a, &cfg, out_path);
+    rc = run_mpi_applies(&launch) ? run_mpi(&launch, &cfg, out_path, a.quiet, a.resume)
+                                  : run(&a, &cfg, out_path);
     config_free(&cfg);
     return rc;
 }

@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -83,6 +85,50 @@ static int lock_fd(int fd, short type, int cmd, off_t start, off_t len)
     return fcntl(fd, cmd, &lk);
 }
 
+/* The temporary an interrupt (Ctrl-C, kill, a closed terminal) would leave behind: removed by the
+ * handler, which then dies of the signal as it would have. One per process: a run writes one
+ * file at a time. SIGKILL cannot be caught: commit_cleanup_stale is for that. */
+static char pending_tmp[PATH_MAX];
+static volatile sig_atomic_t pending_set;
+static const int interrupts[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void remove_pending(int sig)
+{
+    if (pending_set)
+        unlink(pending_tmp); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void watch_interrupts(const char *tmp)
+{
+    if (strlen(tmp) >= sizeof pending_tmp)
+        return;
+    strcpy(pending_tmp, tmp);
+    pending_set = 1;
+    struct sigaction sa = {.sa_handler = remove_pending};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof interrupts / sizeof *interrupts; i++) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup) stays ignored */
+        if (sigaction(interrupts[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(interrupts[i], &sa, NULL);
+    }
+}
+
+static void unwatch_interrupts(void) { pending_set = 0; }
+
+int commit_check_target(const char *final_path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(final_path, &st) < 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+        return 0; /* absent, a file to replace, or a link the rename replaces (not its target) */
+    error_line(err, errlen, "%s: %s: not replaced", final_path,
+               S_ISDIR(st.st_mode) ? "is a directory"
+                                   : "is not a regular file (a device, FIFO or socket)");
+    return -1;
+}
+
 static void free_commit(file_commit *c)
 {
     free(c->final_path);
@@ -114,6 +160,7 @@ static int make_temporary(file_commit *c, const char *base, char *err, size_t er
                    strerror(errno));
         return -1;
     }
+    watch_interrupts(c->tmp_path);
     return 0;
 }
 
@@ -132,6 +179,10 @@ int commit_open(file_commit **out, const char *final_path, char *err, size_t err
     }
     c->fd = -1;
     char *base = NULL;
+    if (commit_check_target(final_path, err, errlen)) {
+        free_commit(c);
+        return -1;
+    }
     if (split_path(final_path, &c->dir_path, &base)) {
         error_line(err, errlen, "%s: not a file name", final_path);
         free_commit(c);
@@ -158,6 +209,7 @@ void commit_abort(file_commit *c)
     if (c->fd >= 0) {
         unlink(c->tmp_path); /* while still locked: cleanup of another run cannot race us */
         close(c->fd);
+        unwatch_interrupts();
     }
     free_commit(c);
 }
@@ -182,6 +234,8 @@ int commit_finish(file_commit *c, char *err, size_t errlen)
         test_pause("rename");
         if (rename(c->tmp_path, c->final_path) < 0)
             failed = "cannot rename the temporary into place", e = errno;
+        else
+            unwatch_interrupts(); /* the file is in place: nothing to remove any more */
     }
     if (failed) {
         error_line(err, errlen, "%s: %s: %s", c->final_path, failed, strerror(e));

@@ -18,10 +18,16 @@
 
 typedef struct file_commit file_commit;
 
-/* Creates "<dir>/.<base>.tmp.XXXXXX" with mkstemp (O_CREAT|O_EXCL, so never through a planted
+/* 0 if final_path is absent, a regular file or a symlink (all of which a rename replaces safely);
+ * -1 with one line in err if it is a directory, device, FIFO or socket, which a results file must
+ * never replace. commit_open checks it too. */
+int commit_check_target(const char *final_path, char *err, size_t errlen);
+
+/* Refuses a final_path that commit_check_target refuses. Then creates "<dir>/.<base>.tmp.XXXXXX" with mkstemp (O_CREAT|O_EXCL, so never through a planted
  * symlink) in final_path's directory, mode 0666 & ~umask, and holds an open-file-description
  * lock on it until commit_finish or commit_abort (so commit_cleanup_stale of a concurrent run
- * leaves it alone). On failure *out is NULL and err holds one line naming final_path. */
+ * leaves it alone). Until then SIGINT, SIGTERM and SIGHUP (unless ignored) remove the temporary
+ * before the process dies of them. On failure *out is NULL and err holds one line naming final_path. */
 int commit_open(file_commit **out, const char *final_path, char *err, size_t errlen);
 
 /* The temporary: its descriptor (open, locked) and path; and the final path. */
