@@ -2547,7 +2547,8 @@ static void test_config_errors_together(void **state)
                         "bad.yaml:5:1: dimm: unknown key (did you mean 'dim'?)\n"
                         "bad.yaml:1:11: methods: unknown method 'semi-implict' (did you mean "
                         "'semi-implicit'?)\n"
-                        "bad.yaml:3:5: dt: expected a number, '1/0' divides by zero\n");
+                        "bad.yaml:3:5: dt: expected a number, '1/0' divides by zero (its "
+                        "denominator is 0 or underflows to 0)\n");
     assert_false(exists(f->dir, "bad.h5"));
     proc_free(&p);
 }

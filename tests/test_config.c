@@ -761,7 +761,10 @@ static void wrong_types(void **state)
 {
     (void)state;
     expect_error("stiffness: 1\ndt: fast\nsteps: 3\n", ":2:5: dt: expected a number, got 'fast'");
-    expect_error("stiffness: 1\ndt: \"0.1\"\nsteps: 3\n", ":2:5: dt: expected a number, got '0.1'");
+    expect_error("stiffness: 1\ndt: \"0.1\"\nsteps: 3\n",
+                 ":2:5: dt: expected a number, got the string '0.1' (quoted or !!str)");
+    expect_error("stiffness: 1\ndt: !!str 0.1\nsteps: 3\n",
+                 ":2:5: dt: expected a number, got the string '0.1' (quoted or !!str)");
     expect_error("stiffness: 1\ndt:\nsteps: 3\n", ":2:4: dt: expected a number, got ''");
     expect_error("stiffness: 1\ndt: [0.1, [0.2]]\nsteps: 3\n",
                  ":2:11: dt: expected a number, not a list");
@@ -902,6 +905,22 @@ static void sweep_too_large_for_memory(void **state)
                  ":1:12: stiffness: sweep of ");
     expect_in_error("lanes needs ~");
     expect_in_error("GiB, more than the ");
+}
+
+/* A trace of every step of 10^14 steps (56 bytes a sample per method): the sweep itself is
+ * small, the traces are not; the error sits on trace, not on a swept key. */
+static void traces_too_large_for_memory(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\ndt: 0.1\nsteps: 100000000000000\ntrace: {every: 1}\n",
+                 ":4:8: trace: with every 1 the traces and the sweep need ~");
+    expect_in_error("GiB, more than the ");
+    /* the same trace every 10^9 steps fits */
+    char *text = "stiffness: 1\ndt: 0.1\nsteps: 100000000000000\ntrace: {every: 1000000000}\n";
+    osc_config cfg;
+    char e[2048];
+    assert_int_equal(config_load_text("t.yaml", text, strlen(text), &cfg, e, sizeof e), 0);
+    config_free(&cfg);
 }
 
 /* ---- hostile YAML ----------------------------------------------------------------------- */
@@ -1169,6 +1188,7 @@ int main(void)
         cmocka_unit_test(bad_ranges),
         cmocka_unit_test(bad_trace),
         cmocka_unit_test(sweep_too_large_for_memory),
+        cmocka_unit_test(traces_too_large_for_memory),
         cmocka_unit_test(alias_bomb),
         cmocka_unit_test(deep_nesting),
         cmocka_unit_test(huge_sequence),

@@ -85,6 +85,31 @@ static void json_and_text(void **state)
     free(text);
 }
 
+/* A results file is input: a method name with a quote, comma, backslash and newline is escaped in
+ * JSON and quoted in CSV, and a dt whose 1/dt overflows gives rate_hz 1e999 in JSON (a valid
+ * number that parsers read as +inf; "inf" would not parse) and inf in CSV. One lane. */
+static void odd_names_and_rates_stay_parseable(void **state)
+{
+    (void)state;
+    const char *name[] = {"a\"b,c\\d\ne"};
+    const double tiny[] = {1e-320}, one[] = {1}, zero[] = {0}, small[] = {0.5};
+    const bool yes[] = {true};
+    points_view v = {1, name, tiny, one, zero, small, small, yes, NULL};
+    char *buf = NULL;
+    size_t len = 0;
+    for (int f = 0; f < 2; f++) {
+        FILE *out = open_memstream(&buf, &len);
+        assert_non_null(out);
+        assert_int_equal(report_per_dt(out, &v, f ? SUMMARY_JSON : SUMMARY_CSV), 0);
+        assert_int_equal(fclose(out), 0);
+        const char *want = f ? "\"rate_hz\": 1e999, \"method\": \"a\\\"b,c\\\\d\\u000ae\", "
+                             : ",inf,\"a\"\"b,c\\d\ne\",1,1,";
+        if (!strstr(buf, want))
+            fail_msg("no '%s' in:\n%s", want, buf);
+        free(buf);
+    }
+}
+
 /* Lanes that differ between methods (not the /points layout): no common set, worst values
  * empty / null, never a comparison of different springs. */
 static void different_lanes_no_common_set(void **state)
@@ -130,6 +155,7 @@ int main(void)
         cmocka_unit_test(csv_answers_on_the_common_set),
         cmocka_unit_test(json_and_text),
         cmocka_unit_test(different_lanes_no_common_set),
+        cmocka_unit_test(odd_names_and_rates_stay_parseable),
         cmocka_unit_test(another_mass_is_another_spring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

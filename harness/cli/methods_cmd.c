@@ -86,7 +86,7 @@ int cmd_methods(int argc, char **argv, FILE *out)
         config_path = arg; /* the only option */
     }
     osc_config cfg;
-    char err[4096];
+    char err[CONFIG_ERRORS_BYTES];
     if (config_path && config_load(config_path, &cfg, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return EXIT_BADINPUT;

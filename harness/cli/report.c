@@ -267,13 +267,50 @@ static void per_dt_text(FILE *out, const dt_table *t)
     }
 }
 
-/* JSON and CSV numbers: %.17g round-trips; NaN (an empty common set) is null / empty. */
+/* JSON and CSV numbers: %.17g round-trips; NaN (an empty common set) is null / empty; an
+ * infinity (1/dt of a subnormal dt) is 1e999 in JSON, valid JSON that parsers read as inf, and
+ * inf in CSV. */
 static void put_number(FILE *out, double v, const char *nan_as)
 {
+    bool json = !strcmp(nan_as, "null");
     if (isnan(v))
         fputs(nan_as, out);
+    else if (isinf(v) && json)
+        fputs(v > 0 ? "1e999" : "-1e999", out);
     else
         fprintf(out, "%.17g", v);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped (a results file is input:
+ * its method names are not trusted to be plain). */
+static void put_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+/* A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or newline. */
+static void put_csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *c = s; *c; c++) {
+        if (*c == '"')
+            fputc('"', out);
+        fputc(*c, out);
+    }
+    fputc('"', out);
 }
 
 static void per_dt_csv(FILE *out, const dt_table *t)
@@ -282,8 +319,11 @@ static void per_dt_csv(FILE *out, const dt_table *t)
                  "worst_abs_drift_common\n");
     for (size_t i = 0; i < t->ndt * t->nmethods; i++) {
         const dt_row *r = &t->rows[i];
-        fprintf(out, "%.17g,%.17g,%s,%zu,%zu,", r->dt, 1.0 / r->dt, r->method, r->lanes,
-                r->stable);
+        fprintf(out, "%.17g,", r->dt);
+        put_number(out, 1.0 / r->dt, "");
+        fputc(',', out);
+        put_csv_field(out, r->method);
+        fprintf(out, ",%zu,%zu,", r->lanes, r->stable);
         put_number(out, r->lanes ? (double)r->stable / (double)r->lanes : NAN, "");
         fprintf(out, ",%zu,", r->common);
         put_number(out, r->worst_error, "");
@@ -298,9 +338,11 @@ static void per_dt_json(FILE *out, const dt_table *t)
     fprintf(out, "{\"per_dt\": [");
     for (size_t i = 0; i < t->ndt * t->nmethods; i++) {
         const dt_row *r = &t->rows[i];
-        fprintf(out, "%s\n  {\"dt\": %.17g, \"rate_hz\": %.17g, \"method\": \"%s\", "
-                     "\"lanes\": %zu, \"stable\": %zu, \"stable_share\": ",
-                i ? "," : "", r->dt, 1.0 / r->dt, r->method, r->lanes, r->stable);
+        fprintf(out, "%s\n  {\"dt\": %.17g, \"rate_hz\": ", i ? "," : "", r->dt);
+        put_number(out, 1.0 / r->dt, "null");
+        fputs(", \"method\": ", out);
+        put_json_string(out, r->method);
+        fprintf(out, ", \"lanes\": %zu, \"stable\": %zu, \"stable_share\": ", r->lanes, r->stable);
         put_number(out, r->lanes ? (double)r->stable / (double)r->lanes : NAN, "null");
         fprintf(out, ", \"common_lanes\": %zu, \"lanes_match\": %s, \"worst_error_common\": ",
                 r->common, r->lanes_match ? "true" : "false");

@@ -302,7 +302,7 @@ static int load_run(int argc, char **argv, run_args *a, osc_config *cfg)
                 getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "", MAX_THREADS);
         return EXIT_BADINPUT;
     }
-    char err[CONFIG_MAX_ERRORS * 640];
+    char err[CONFIG_ERRORS_BYTES];
     if (config_load(a->config, cfg, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return EXIT_BADINPUT;

@@ -1,10 +1,12 @@
 /* `oscbench summary RESULTS.h5 [--format text|csv|json]`: the per-dt comparison of the run's
  * summary, again, from the /points table of a results file (read with the HDF5 C API). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <hdf5.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "options.h"
@@ -156,7 +158,10 @@ int cmd_summary(int argc, char **argv)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, in one line */
     hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
     if (f < 0) {
-        fprintf(stderr, "oscbench summary: %s: cannot open as an HDF5 file\n", path);
+        if (access(path, R_OK) != 0)
+            fprintf(stderr, "oscbench summary: %s: %s\n", path, strerror(errno));
+        else
+            fprintf(stderr, "oscbench summary: %s: cannot open as an HDF5 file\n", path);
         return EXIT_BADINPUT;
     }
     points_read pts = {0};

@@ -158,7 +158,10 @@ static ynode *ynode_new(const yaml_event_t *ev, ykind kind)
     n->col = (int)ev->start_mark.column + 1;
     n->text = (char *)(n + 1);
     if (kind == YN_SCALAR) {
-        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        /* "!!str 0.01" is a string, as a quoted 0.01 is: the tag says so */
+        const char *tag = (const char *)ev->data.scalar.tag;
+        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+                   !(tag && !strcmp(tag, YAML_STR_TAG));
         memcpy(n->text, ev->data.scalar.value, len);
     }
     return n;
@@ -432,7 +435,11 @@ static int number(const ctx *c, const ynode *n, const char *key, num_rule rule, 
     double v = 0;
     int is_fraction = n->plain ? fraction(n->text, &v) : 0;
     if (is_fraction < 0)
-        return fail_node(c, n, key, "expected a number, '%s' divides by zero", shown(n, buf));
+        return fail_node(c, n, key, "expected a number, '%s' divides by zero (its denominator is "
+                                    "0 or underflows to 0)", shown(n, buf));
+    if (!n->plain && is_decimal(n->text))
+        return fail_node(c, n, key, "expected a number, got the string '%s' (quoted or !!str)",
+                         shown(n, buf));
     if (!is_fraction && (!n->plain || !is_decimal(n->text)))
         return fail_node(c, n, key, "expected a number, got '%s'", shown(n, buf));
     errno = 0;
@@ -1802,6 +1809,26 @@ static int check_size(loader *L)
     return 0;
 }
 
+/* The traces' samples are known once dt is expanded: a trace of every step of a long run can
+ * outgrow the machine on its own (check_size could not count them yet). */
+static int check_trace_size(loader *L)
+{
+    if (!L->cfg->trace)
+        return 0;
+    const char *limit_source;
+    const osc_config *c = L->cfg;
+    double batch_lanes = (double)c->mass.count * (double)c->stiffness.count * (double)c->drag.count;
+    double need = sweep_estimate_bytes(c, (double)c->dt.count, batch_lanes, omp_get_max_threads());
+    double have = sweep_memory_limit(&limit_source);
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    if (have > 0 && need > have)
+        return fail_node(&L->c, L->vals[K_TRACE], "trace",
+                         "with every %ld the traces and the sweep need ~%.3g GiB, more than the "
+                         "%.3g GiB of %s (raise every, or trace fewer points)",
+                         L->cfg->trace_every, need / gib, have / gib, limit_source);
+    return 0;
+}
+
 static int check_trace_rows(loader *L)
 {
     size_t lanes = config_lane_count(L->cfg);
@@ -2132,7 +2159,7 @@ static int load_tree(loader *L)
         bad |= loaders[i](L);
     if (bad)
         return CONFIG_BAD;
-    if (check_size(L) || expand_all(L) || check_step_counts(L))
+    if (check_size(L) || expand_all(L) || check_step_counts(L) || check_trace_size(L))
         return CONFIG_BAD;
     return check_trace_rows(L) || resolve_trace_where(L) ? CONFIG_BAD : 0;
 }

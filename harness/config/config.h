@@ -81,6 +81,7 @@ typedef struct config_loc {
 
 #define CONFIG_NKEYS 23
 #define CONFIG_MAX_ERRORS 20 /* errors reported from one config, one line each */
+#define CONFIG_ERRORS_BYTES (CONFIG_MAX_ERRORS * 640) /* room for all of them */
 #define CONFIG_DEFAULT_UNSTABLE_FACTOR 1e3
 
 /* A method the config defines by its coefficients (family "rk": an explicit Runge-Kutta method
