@@ -106,13 +106,13 @@ static int parse_args(int argc, char **argv, run_args *a)
 
 /* The default output stays inside results/ whatever the config's name says: config_load
  * reduces the name to a safe file name (no '/', no leading '.'). */
-static int default_output(const osc_config *cfg, char *path, size_t len)
+/* results/ is made only once every rank agreed to run: a refused run leaves nothing. */
+static int make_results_dir(void)
 {
     if (mkdir("results", 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "oscbench run: results: cannot create directory: %s\n", strerror(errno));
         return EXIT_RUNTIME;
     }
-    snprintf(path, len, "results/%s.h5", cfg->name);
     return 0;
 }
 
@@ -347,7 +347,7 @@ int cmd_run(int argc, char **argv)
     char default_path[512];
     const char *out_path = a.out;
     if (!rc && !out_path) {
-        rc = default_output(&cfg, default_path, sizeof default_path);
+        snprintf(default_path, sizeof default_path, "results/%s.h5", cfg.name);
         out_path = default_path;
     }
     if (!rc)
@@ -359,8 +359,11 @@ int cmd_run(int argc, char **argv)
         config_free(&cfg);
         return rc < 0 ? 0 : rc;
     }
-    rc = run_mpi_applies(&launch) ? run_mpi(&launch, &cfg, out_path, a.quiet, a.resume)
-                                  : run(&a, &cfg, out_path);
+    if (!a.out)
+        rc = make_results_dir();
+    if (!rc)
+        rc = run_mpi_applies(&launch) ? run_mpi(&launch, &cfg, out_path, a.quiet, a.resume)
+                                      : run(&a, &cfg, out_path);
     config_free(&cfg);
     return rc;
 }
