@@ -2,9 +2,11 @@
  * matplotlib from Debian); this finds the script and hands over to it. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -18,6 +20,21 @@ static const char *plot_script(void)
         if (candidates[i] && access(candidates[i], R_OK) == 0)
             return candidates[i];
     return NULL;
+}
+
+/* A results file that cannot be read is bad input, reported before -o's directory is made
+ * (the script reports what is wrong with one that can). */
+static int check_readable(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int err = fd < 0 || fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    if (fd >= 0)
+        close(fd);
+    if (!err)
+        return 0;
+    fprintf(stderr, "oscbench plot: %s: cannot open: %s\n", path, strerror(err));
+    return EXIT_BADINPUT;
 }
 
 enum { PLOT_OUTPUT, PLOT_OUTPUT_DIR, PLOT_NOPTIONS };
@@ -41,8 +58,8 @@ static const cli_command plot_command = {
     .min_args = 1,
     .max_args = 1,
     .exit_codes = "  0  success\n  1  runtime failure (no figure made, a directory that cannot be\n"
-                  "     created, no python3)\n  2  bad input (an option, an unreadable results "
-                  "file)\n",
+                  "     created, no python3)\n  2  bad input (an option, an unreadable or damaged "
+                  "results file,\n     or one that is not an oscbench results file)\n",
 };
 
 int cmd_plot(int argc, char **argv)
@@ -59,6 +76,8 @@ int cmd_plot(int argc, char **argv)
     }
     int n;
     const char *results = cli_args(&p, &n)[0];
+    if (check_readable(results))
+        return EXIT_BADINPUT;
     if (outdir && cli_make_dirs(outdir) != 0) {
         fprintf(stderr, "oscbench plot: %s: cannot create directory: %s\n", outdir,
                 strerror(errno));

@@ -23,20 +23,141 @@ except ImportError as exc:  # pragma: no cover - depends on the machine
     sys.exit(1)
 
 
+class BadResults(Exception):
+    """The file is not an oscbench results file, or a table of it is damaged: the message
+    names the table or column and what is wrong with it."""
+
+
+# The columns each table's figures read: name -> kind ("f" a number, "s" a string, "b" a
+# flag). The optional ones are missing from older files; a table that is present must have
+# every required column, each 1-D and of the table's length.
+SCHEMA = {
+    "points": ({"method": "s", "dt": "f", "stiffness": "f", "drag": "f", "omega_dt": "f",
+                "zeta": "f", "max_error": "f", "max_abs_drift": "f", "stable": "b"},
+               {"mass": "f"}),
+    "convergence": ({"method": "s", "stiffness": "f", "drag": "f", "measured_order": "f"},
+                    {"mass": "f", "verdict": "s", "dt_fit_min": "f", "dt_fit_max": "f"}),
+    "stability": ({"method": "s", "zeta": "f", "limit_theory": "f", "limit_measured": "f"}, {}),
+    "stability_theory": ({"method": "s", "zeta": "f", "limit": "f"}, {}),
+    "work_precision": ({"method": "s", "dt": "f", "ns_per_lane": "f", "force_evals": "f",
+                        "median_error": "f"},
+                       {"median_error_common": "f", "common_points": "f"}),
+}
+TRACE_COLUMNS = ("t", "x", "x_exact", "drift", "error")
+KINDS = {"f": ("fiu", "a number"), "b": ("biu", "a flag"), "s": ("OSU", "a string")}
+
+
+def column_problem(ds, kind, rows, first):
+    """What is wrong with a dataset as a column of `kind` and of as many rows as the table's
+    `first` column (rows None: it is the first), or None."""
+    if not isinstance(ds, h5py.Dataset):
+        return "not a dataset"
+    if ds.ndim != 1:
+        return f"{'a scalar' if ds.ndim == 0 else f'{ds.ndim}-D'}, not a column"
+    if rows is not None and ds.shape[0] != rows:
+        return f"{ds.shape[0]} rows, not {rows} as {first}"
+    kinds, what = KINDS[kind]
+    is_str = h5py.check_string_dtype(ds.dtype) is not None or ds.dtype.kind in "SU"
+    if ds.dtype.kind not in kinds or (kind == "s") != is_str:
+        return f"{'strings' if is_str else f'of type {ds.dtype}'}, not {what}"
+    return None
+
+
+def check_table(f, name):
+    """Raise BadResults unless /name is absent or a table with the columns SCHEMA lists."""
+    if name not in f:
+        return
+    g = f[name]
+    if not isinstance(g, h5py.Group):
+        raise BadResults(f"/{name}: not a table (a group of columns)")
+    required, optional = SCHEMA[name]
+    rows, first = None, None
+    for col, kind in list(required.items()) + list(optional.items()):
+        if col not in g:
+            if col in required:
+                raise BadResults(f"/{name}/{col}: missing")
+            continue
+        why = column_problem(g[col], kind, rows, first)
+        if why:
+            raise BadResults(f"/{name}/{col}: {why}")
+        if rows is None:
+            rows, first = g[col].shape[0], f"/{name}/{col}"
+
+
+def check_trace(g, where):
+    """Raise BadResults unless g is a trace: columns as long as its t, x and x_exact 1-D or a
+    column per axis."""
+    n = None
+    for col in TRACE_COLUMNS:
+        ds = g.get(col)
+        if not isinstance(ds, h5py.Dataset) or ds.ndim not in (1, 2) or (
+                ds.ndim == 2 and col not in ("x", "x_exact")):
+            raise BadResults(f"{where}/{col}: missing or not a column")
+        if ds.dtype.kind not in "fiu" or (n is not None and ds.shape[0] != n):
+            raise BadResults(f"{where}/{col}: not a number per step of t")
+        n = ds.shape[0]
+
+
+def check_traces(f):
+    """Raise BadResults unless /traces is absent or holds /traces/<method>/<row> traces."""
+    if "traces" not in f:
+        return
+    if not isinstance(f["traces"], h5py.Group):
+        raise BadResults("/traces: not a group")
+    for m, rows in f["traces"].items():
+        if not isinstance(rows, h5py.Group):
+            raise BadResults(f"/traces/{short(m)}: not a group of traces")
+        for r, g in rows.items():
+            if not isinstance(g, h5py.Group) or not r.isdigit():
+                raise BadResults(f"/traces/{short(m)}/{r}: not a trace (a group named by its row)")
+            check_trace(g, f"/traces/{short(m)}/{r}")
+
+
+def check_results(f):
+    """Raise BadResults unless f is an oscbench results file whose tables the figures can
+    read."""
+    if "points" not in f:
+        raise BadResults("not an oscbench results file (no /points table)")
+    for name in SCHEMA:
+        check_table(f, name)
+    check_traces(f)
+
+
 def table(f, name):
-    """A results table as a dict of numpy columns (strings decoded), or None."""
+    """A checked results table (check_results) as a dict of its SCHEMA columns, as numpy
+    arrays (strings decoded), or None."""
     if name not in f:
         return None
-    g = f[name]
+    required, optional = SCHEMA[name]
     cols = {}
-    for key, ds in g.items():
-        if key in ("row",) or key.startswith("axis"):
-            continue
-        data = ds[()]
+    for key in list(required) + [k for k in optional if k in f[name]]:
+        try:
+            data = f[name][key][()]
+        except OSError as exc:
+            raise BadResults(f"/{name}/{key}: unreadable: {one_line(exc)}") from None
         if data.dtype.kind in "OS":
-            data = np.array([d.decode() if isinstance(d, bytes) else str(d) for d in data])
+            data = np.array([d.decode(errors="replace") if isinstance(d, bytes) else str(d)
+                             for d in data], dtype=str)
         cols[key] = data
     return cols
+
+
+def one_line(exc):
+    """An exception's message, on one line."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def short(name, width=63):
+    """A method name cut for a label (oscbench writes at most 63 characters): a longer one
+    would not fit, or not even render."""
+    return name if len(name) <= width else name[:width - 3] + "..."
+
+
+def log_limits(lo, hi, below, above):
+    """Limits of a log axis from lo / below to hi * above, kept positive and finite."""
+    tiny, huge = np.finfo(float).tiny, np.finfo(float).max
+    return max(lo / below, tiny), min(hi * above, huge)
 
 
 def method_order(names):
@@ -91,7 +212,7 @@ def plot_convergence(f, out):
             order = np.argsort(dt[ok])
             c = [i for i in rows if conv["method"][i] == m and conv["stiffness"][i] == k]
             p = conv["measured_order"][c[0]] if c else float("nan")
-            label = f"{m}  p={p:.2f}" if math.isfinite(p) else f"{m}  p=?"
+            label = f"{short(m)}  p={p:.2f}" if math.isfinite(p) else f"{short(m)}  p=?"
             if c and "verdict" in conv:
                 label += f" {conv['verdict'][c[0]]}"
             s = style(j)
@@ -116,15 +237,16 @@ def plot_convergence(f, out):
                 ax.loglog(dts, ref, color="0.4", ls="--", lw=0.8)
                 ax.annotate(f"slope {p}", (dts[-1], ref[-1]), fontsize=8, color="0.3",
                             xytext=(3, 0), textcoords="offset points", va="center")
-            ax.set_ylim(min(all_err) / 5, max(all_err) * 5)
+            ax.set_ylim(*log_limits(min(all_err), max(all_err), 5, 5))
         ax.set_xlabel("dt")
         ax.set_ylabel("max |x - x_exact| over the run")
         ax.set_title(f"convergence, k = {k:g}, drag = {drag:g}{mass_note}\n"
                      "(pale band: the dt range fitted; legend: fitted order and verdict)",
                      fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        # beside the panel, never over the data
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        # beside the panel, never over the data; none when no method had a finite error
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return save(fig, out, "convergence")
 
 
@@ -191,14 +313,14 @@ def plot_stability(f, out):
             dz, dl = z[order], st["limit_theory"][sel][order]
         curves[m] = np.where(np.isinf(dl), top, dl)
         for k, (pz, py) in enumerate(theory_segments(dz, dl, top)):
-            ax.plot(pz, py, "-", color=s["color"], lw=1.3, label=m if k == 0 else None,
+            ax.plot(pz, py, "-", color=s["color"], lw=1.3, label=short(m) if k == 0 else None,
                     zorder=2)
         ax.plot(z[order], me, linestyle="none", marker=s["marker"], color=s["color"], ms=5,
                 mfc="none", zorder=3)
     groups = overlap_note(curves)
     if groups:
         note = "theory curves drawn on top of each other:\n" + "\n".join(
-            " = ".join(g) for g in groups)
+            " = ".join(map(short, g)) for g in groups)
         ax.text(0.01, 0.86, note, transform=ax.transAxes, fontsize=7, ha="left", va="top",
                 bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9))
     ax.axhline(2.0, color="k", ls=":", lw=1)
@@ -217,12 +339,23 @@ def plot_stability(f, out):
 def trace_label(pts, method, row):
     """A trace's lane in the user's terms: k, c, m, dt, omega0*dt and zeta from its /points
     row."""
+    method = short(method)
     if pts is None or row >= len(pts["dt"]):
         return f"{method} (row {row})"
     mass = f" m={pts['mass'][row]:.4g}" if "mass" in pts else ""
     return (f"{method}: k={pts['stiffness'][row]:.4g} c={pts['drag'][row]:.4g}{mass} "
             f"dt={pts['dt'][row]:.4g}\nomega0*dt={pts['omega_dt'][row]:.3g} "
             f"zeta={pts['zeta'][row]:.3g}")
+
+
+def drift_range(drift):
+    """The colour scale's log10 range for these drifts: over the finite positive ones, floored
+    at 1e-17 (round-off: a drift of 0 is drawn at the floor), at least a decade wide."""
+    shown = drift[np.isfinite(drift) & (drift > 0)]
+    if not len(shown):
+        return -16, 0
+    vmin = np.log10(max(np.min(shown), 1e-17))
+    return vmin, max(np.log10(np.max(shown)), vmin + 1)
 
 
 def plot_stability_map(f, out):
@@ -233,7 +366,8 @@ def plot_stability_map(f, out):
     pts = table(f, "points")
     if pts is None or len(pts["dt"]) == 0:
         return None
-    ok = np.isfinite(pts["zeta"]) & (pts["omega_dt"] > 0)
+    # Lanes whose omega0*dt overflowed (or zeta did) have no place on the map.
+    ok = np.isfinite(pts["zeta"]) & np.isfinite(pts["omega_dt"]) & (pts["omega_dt"] > 0)
     if not ok.any():
         return None
     theory = table(f, "stability_theory")
@@ -246,10 +380,8 @@ def plot_stability_map(f, out):
         ax.set_visible(False)
     stable = pts["stable"].astype(bool)
     drift = np.where(stable, pts["max_abs_drift"], np.nan)
-    shown = drift[ok & stable & (drift > 0)]
-    vmin = np.log10(max(np.min(shown), 1e-17)) if len(shown) else -16
-    vmax = np.log10(np.max(shown)) if len(shown) else 0
-    zmax = max(np.max(pts["zeta"][ok]), 0.1)
+    vmin, vmax = drift_range(drift[ok & stable])
+    zmax = min(max(np.max(pts["zeta"][ok]), 0.1), 1e300)
     wmin, wmax = np.min(pts["omega_dt"][ok]), np.max(pts["omega_dt"][ok])
     dts = sorted(set(pts["dt"].tolist()))
     # One bar per dt, or with more than six dt one bar for them all: (lo, hi, label).
@@ -283,9 +415,9 @@ def plot_stability_map(f, out):
                 ax.annotate(label, (hi, y), fontsize=6, xytext=(3, -2),
                             textcoords="offset points")
         ax.set_xscale("log")
-        ax.set_xlim(wmin / 1.5, wmax * 3)
+        ax.set_xlim(*log_limits(wmin, wmax, 1.5, 3))
         ax.set_ylim(-0.04 * zmax * (len(spans) + 1.5), zmax * 1.08)
-        ax.set_title(m, fontsize=10)
+        ax.set_title(short(m), fontsize=10)
         ax.grid(True, which="both", alpha=0.25)
         ax.legend(fontsize=6, loc="upper left")
     for ax in axes[-1]:
@@ -323,7 +455,8 @@ def plot_traces(f, out):
         ax_x.plot(t, xe, color="k", lw=0.8, ls="--", alpha=0.6)
         ax_d.plot(t, g["drift"][()], color=c, lw=1)
         # Errors that round to 0 would sink the log axis: floor them at round-off of the motion.
-        floor = 1e-16 * max(np.max(np.abs(xe)), 1e-300)
+        scale = np.abs(xe[np.isfinite(xe)])
+        floor = 1e-16 * max(scale.max() if scale.size else 0.0, 1e-300)
         ax_e.semilogy(t, np.maximum(g["error"][()], floor), color=c, lw=1)
     ax_x.set_ylabel("x (black dashed: exact)")
     ax_d.set_ylabel("energy drift / E(0)")
@@ -378,7 +511,7 @@ def plot_work_precision(f, out):
         drawn += 1
         for ax, cost in ((ax_t, wp["ns_per_lane"]), (ax_f, wp["force_evals"])):
             order = np.argsort(cost[sel])
-            ax.loglog(cost[sel][order], err[sel][order], label=m, **style(j), ms=4, lw=1.2)
+            ax.loglog(cost[sel][order], err[sel][order], label=short(m), **style(j), ms=4, lw=1.2)
     ax_t.set_xlabel("wall ns per lane for the whole run (bare stepping cost measured in the run)")
     ax_f.set_xlabel("force evaluations per lane for the whole run")
     if common:
@@ -415,30 +548,64 @@ def save(fig, out, what):
     return path
 
 
+FIGURES = (("convergence", plot_convergence), ("stability", plot_stability),
+           ("stability map", plot_stability_map), ("traces", plot_traces),
+           ("work-precision", plot_work_precision))
+
+
+def draw(f, stem, results):
+    """The figures drawn, as paths. One that the data defeats (matplotlib refuses it) is left
+    out with a note, and the others are still drawn."""
+    made = []
+    for what, plot in FIGURES:
+        try:
+            path = plot(f, stem)
+        except (ValueError, OverflowError, RuntimeError, FloatingPointError) as exc:
+            plt.close("all")
+            sys.stderr.write(f"oscbench plot: {results}: note: no {what} figure: "
+                             f"{one_line(exc)}\n")
+            continue
+        if path:
+            made.append(path)
+    return made
+
+
+def plot_file(results, outdir):
+    """Draw the figures of a results file into outdir; the exit status."""
+    try:
+        f = h5py.File(results, "r")
+    except OSError as exc:
+        sys.stderr.write(f"oscbench plot: {results}: cannot open as an HDF5 file: "
+                         f"{one_line(exc)}\n")
+        return 2
+    with f:
+        check_results(f)
+        os.makedirs(outdir, exist_ok=True)
+        stem = os.path.join(outdir, os.path.splitext(os.path.basename(results))[0])
+        made = draw(f, stem, results)
+    for p in made:
+        print(f"wrote {p}")
+    if not made:
+        sys.stderr.write(f"oscbench plot: {results}: nothing to plot\n")
+        return 1
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="oscbench plot", description=__doc__.splitlines()[0])
     ap.add_argument("results", help="an oscbench results file (.h5)")
     ap.add_argument("-o", "--output-dir", default=None,
                     help="directory for the PNGs (default: the results file's directory)")
     a = ap.parse_args(argv)
-    try:
-        f = h5py.File(a.results, "r")
-    except OSError as exc:
-        sys.stderr.write(f"oscbench plot: {a.results}: cannot open: {exc}\n")
-        return 2
     outdir = a.output_dir or os.path.dirname(a.results) or "."
-    os.makedirs(outdir, exist_ok=True)
-    stem = os.path.join(outdir, os.path.splitext(os.path.basename(a.results))[0])
-    with f:
-        made = [p for p in (plot_convergence(f, stem), plot_stability(f, stem),
-                            plot_stability_map(f, stem), plot_traces(f, stem),
-                            plot_work_precision(f, stem)) if p]
-    for p in made:
-        print(f"wrote {p}")
-    if not made:
-        sys.stderr.write(f"oscbench plot: {a.results}: nothing to plot\n")
+    try:
+        return plot_file(a.results, outdir)
+    except BadResults as exc:
+        sys.stderr.write(f"oscbench plot: {a.results}: {exc}\n")
+        return 2
+    except Exception as exc:  # a failure of the machine or of this script: one line, not a trace
+        sys.stderr.write(f"oscbench plot: {a.results}: {type(exc).__name__}: {one_line(exc)}\n")
         return 1
-    return 0
 
 
 if __name__ == "__main__":
