@@ -357,6 +357,24 @@ static bool state_finite(int dim, const double *x, const double *v, double energ
     return finite;
 }
 
+/* within_bound's test divided through by s = sqrt(w2e) when s > 1 (r = 1/s = min(t, 1/omega0)),
+ * with hypot for the norms: nothing overflows or underflows where the squares would. For where
+ * the direct form overflows: a dt below ~1e-154 makes 1/t^2 inf (and inf * 0 = NaN). */
+static bool within_bound_scaled(const osc_audit *au, size_t i, const double *x, const double *v,
+                                const osc_audit_point *p, double t)
+{
+    double r = 1 / sqrt(au->w2[i]); /* inf for k = 0 */
+    if (t > 0)
+        r = fmin(r, t);
+    const double wx = r < 1 ? 1 : 1 / r, wv = r < 1 ? r : 1;
+    double dist = 0, exact = 0;
+    for (int a = 0; a < au->dim; a++) {
+        dist = hypot(dist, hypot(wx * (x[a] - p->x_exact[a]), wv * (v[a] - p->v_exact[a])));
+        exact = hypot(exact, hypot(wx * p->x_exact[a], wv * p->v_exact[a]));
+    }
+    return dist <= au->factor * (wv * au->rest_norm[i] + exact); /* false for NaN */
+}
+
 /* Stable while the energy-norm distance from the exact state stays within the motion's scale. */
 static bool within_bound(const osc_audit *au, size_t i, const double *x, const double *v,
                          const osc_audit_point *p, double t)
@@ -370,8 +388,11 @@ static bool within_bound(const osc_audit *au, size_t i, const double *x, const d
         dist2 += w2e * dx * dx + dv * dv;
         exact2 += w2e * p->x_exact[a] * p->x_exact[a] + p->v_exact[a] * p->v_exact[a];
     }
+    /* the states are finite here (classify tests them first): a non-finite sum overflowed */
+    if (!isfinite(dist2) || !isfinite(exact2))
+        return within_bound_scaled(au, i, x, v, p, t);
     double bound = au->factor * (au->rest_norm[i] + sqrt(exact2));
-    return sqrt(dist2) <= bound; /* false for NaN */
+    return sqrt(dist2) <= bound;
 }
 
 /* The definitions, given the exact state in p->x_exact, p->v_exact. */
@@ -688,6 +709,8 @@ static void audit_chunk(osc_audit *au, const osc_batch *b, size_t c0, size_t len
     _Alignas(64) double xnb[OSC_MAX_DIM * CHUNK], vnb[OSC_MAX_DIM * CHUNK];
     _Alignas(64) long gap[CHUNK];
     _Alignas(64) long mode[CHUNK], slow[CHUNK];
+    /* below t ~ 1e-154 inv_t2 is inf: the vector loop's sums are then inf or NaN, so it
+     * decides only non-finite lanes and leaves the rest to classify (within_bound_scaled) */
     const double t = (double)step * au->dt, inv_t2 = 1 / (t * t);
     osc_batch_readout(b, c0, c0 + len, x, v);
     size_t long_maps;

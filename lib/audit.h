@@ -25,7 +25,8 @@ extern "C" {
  *   distance from the spring's anchor, |x0|; for a pinned lane 0 (it rests where it is).
  * - Stability. With the energy norm ||(dx, dv)|| = sqrt(w2e |dx|^2 + |dv|^2), w2e = max(k/m, 1/t^2)
  *   (1/t^2 gives position errors a weight where the spring is absent or too soft to matter
- *   yet), a lane is unstable once its state or energy is non-finite or
+ *   yet; below t ~ 1e-154, where 1/t^2 overflows, the test is evaluated divided through by
+ *   sqrt(w2e)), a lane is unstable once its state or energy is non-finite or
  *       ||(x - x_ex, v - v_ex)|| > OSC_UNSTABLE_FACTOR (||(x0 - x_rest, v0)|| + ||(x_ex, v_ex)||),
  *   the motion's own scale: its initial distance from rest plus the exact state's size (which
  *   holds the gravity offset, so that a lane at rest is not held to a zero bound). A stable
