@@ -46,6 +46,7 @@ typedef enum osc_composition_error {
                                      * OSC_COMPOSITION_MAX_SUBSTEPS substeps */
     OSC_COMPOSITION_NOT_FINITE = 3, /* weights[where] is NaN or infinite */
     OSC_COMPOSITION_SUM = 4,        /* the N substeps' weights do not sum to 1 */
+    OSC_COMPOSITION_TOO_LARGE = 5,  /* |weights[where]| > OSC_TABLEAU_COEF_MAX */
 } osc_composition_error;
 
 /* The substeps of a step: nweights, or 2 nweights - 1 if symmetric (0 for nweights < 1). */
@@ -62,8 +63,12 @@ bool osc_composition_base_ok(const osc_method *base);
 /* Tolerance of the sum: |sum_k w_k - 1| <= OSC_TABLEAU_SUM_TOL(N) * max(1, sum_k |w_k|) over the
  * N substeps, the tableau's (each weight within a rounding of its exact value, N - 1 roundings
  * of the sum): (N + 1) eps of the terms, 3.9e-15 for the triple jump (sum |w| = 4.4).
- * 0 (OSC_COMPOSITION_OK) or the first error found, checked in the order of the enum; *where
- * (may be NULL) gets the index into weights of a non-finite weight, -1 otherwise. */
+ * Weights are bounded as a tableau's coefficients (OSC_TABLEAU_COEF_MAX, tableau.h): with 32
+ * substeps of |w| <= 1e3 the sum is checked to 3e-10, and the order checks' series in w stay
+ * finite (with 1e300 their powers overflowed and NaN passed the order checks).
+ * 0 (OSC_COMPOSITION_OK) or the first error found: base, count, finiteness, magnitude
+ * (OSC_COMPOSITION_TOO_LARGE), sum; *where (may be NULL) gets the index into weights of a
+ * non-finite or too large weight, -1 otherwise. */
 osc_composition_error osc_composition_validate(const osc_method *base, const double *weights,
                                                int nweights, bool symmetric, int *where);
 /* One line for an error code, e.g. "the weights do not sum to 1". */
@@ -77,8 +82,9 @@ const char *osc_composition_error_text(osc_composition_error e);
  * order-2 base: 4; over verlet with drag, order 1 and not symmetric: 1). Evaluated on a generic
  * model of the base (composition_order.c explains it and the tolerance). 0 when the weights do
  * not sum to 1 (osc_composition_validate refuses them); -1 for NULL weights, a
- * substep count out of range, a non-finite weight or base_order < 1. Weights as
- * osc_composition_validate reads them. */
+ * substep count out of range, a non-finite weight or one beyond OSC_TABLEAU_COEF_MAX (which the
+ * checks cannot judge), or base_order < 1. A comparison with a non-finite side fails. Weights
+ * as osc_composition_validate reads them. */
 #define OSC_COMPOSITION_MAX_CHECKED_ORDER 8
 int osc_composition_coefficient_order(const double *weights, int nweights, bool symmetric,
                                       int base_order, bool base_symmetric);

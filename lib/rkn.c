@@ -23,37 +23,55 @@ static osc_rkn_error located(osc_rkn_error e, osc_rkn_field field, int row, int 
 
 /* ---- validation ------------------------------------------------------------------------------ */
 
-static osc_rkn_error matrix_finite(const double m[][S_MAX], int s, osc_rkn_field field,
-                                   osc_rkn_where *where)
+static bool not_finite(double x) { return !isfinite(x); }
+static bool too_large(double x) { return fabs(x) > OSC_TABLEAU_COEF_MAX; }
+
+static osc_rkn_error matrix_check(const double m[][S_MAX], int s, bool (*bad)(double),
+                                  osc_rkn_error e, osc_rkn_field field, osc_rkn_where *where)
 {
     for (int i = 0; i < s; i++)
         for (int j = 0; j < s; j++)
-            if (!isfinite(m[i][j]))
-                return located(OSC_RKN_NOT_FINITE, field, i, j, where);
+            if (bad(m[i][j]))
+                return located(e, field, i, j, where);
     return OSC_RKN_OK;
 }
 
 /* A weight vector's entry i is at (-1, i), the nodes' at (i, -1), as in osc_tableau_where. */
-static osc_rkn_error vector_finite(const double *x, int s, osc_rkn_field field, bool is_nodes,
-                                   osc_rkn_where *where)
+static osc_rkn_error vector_check(const double *x, int s, bool (*bad)(double), osc_rkn_error e,
+                                  osc_rkn_field field, bool is_nodes, osc_rkn_where *where)
 {
     for (int i = 0; i < s; i++)
-        if (!isfinite(x[i]))
-            return located(OSC_RKN_NOT_FINITE, field, is_nodes ? i : -1, is_nodes ? -1 : i, where);
+        if (bad(x[i]))
+            return located(e, field, is_nodes ? i : -1, is_nodes ? -1 : i, where);
     return OSC_RKN_OK;
 }
 
-static osc_rkn_error check_finite(const osc_rkn_tableau *t, osc_rkn_where *where)
+/* The first entry of abar, a, bbar, b, c (in that order) that is `bad`, as error e. */
+static osc_rkn_error check_entries(const osc_rkn_tableau *t, bool (*bad)(double),
+                                   osc_rkn_error e, osc_rkn_where *where)
 {
     const int s = t->stages;
-    osc_rkn_error e;
-    if ((e = matrix_finite(t->abar, s, OSC_RKN_FIELD_ABAR, where)) ||
-        (e = matrix_finite(t->a, s, OSC_RKN_FIELD_A, where)) ||
-        (e = vector_finite(t->bbar, s, OSC_RKN_FIELD_BBAR, false, where)) ||
-        (e = vector_finite(t->b, s, OSC_RKN_FIELD_B, false, where)) ||
-        (e = vector_finite(t->c, s, OSC_RKN_FIELD_C, true, where)))
-        return e;
+    osc_rkn_error r;
+    if ((r = matrix_check(t->abar, s, bad, e, OSC_RKN_FIELD_ABAR, where)) ||
+        (r = matrix_check(t->a, s, bad, e, OSC_RKN_FIELD_A, where)) ||
+        (r = vector_check(t->bbar, s, bad, e, OSC_RKN_FIELD_BBAR, false, where)) ||
+        (r = vector_check(t->b, s, bad, e, OSC_RKN_FIELD_B, false, where)) ||
+        (r = vector_check(t->c, s, bad, e, OSC_RKN_FIELD_C, true, where)))
+        return r;
     return OSC_RKN_OK;
+}
+
+static osc_rkn_error check_values(const osc_rkn_tableau *t, osc_rkn_where *where)
+{
+    osc_rkn_error e = check_entries(t, not_finite, OSC_RKN_NOT_FINITE, where);
+    return e ? e : check_entries(t, too_large, OSC_RKN_TOO_LARGE, where);
+}
+
+/* Whether the order checks can judge t (rkn.h): stages in range, coefficients finite and within
+ * OSC_TABLEAU_COEF_MAX. */
+static bool judgeable(const osc_rkn_tableau *t)
+{
+    return stages_ok(t) && check_values(t, NULL) == OSC_RKN_OK;
 }
 
 static osc_rkn_error check_explicit(const double m[][S_MAX], int s, osc_rkn_field field,
@@ -81,7 +99,7 @@ osc_rkn_error osc_rkn_validate(const osc_rkn_tableau *t, osc_rkn_where *where)
         return located(OSC_RKN_BAD_STAGES, OSC_RKN_FIELD_NONE, -1, -1, where);
     const int s = t->stages;
     osc_rkn_error e;
-    if ((e = check_finite(t, where)) ||
+    if ((e = check_values(t, where)) ||
         (e = check_explicit(t->abar, s, OSC_RKN_FIELD_ABAR, where)) ||
         (e = check_explicit(t->a, s, OSC_RKN_FIELD_A, where)))
         return e;
@@ -109,6 +127,8 @@ const char *osc_rkn_error_text(osc_rkn_error e)
     case OSC_RKN_C_NOT_ROW_SUM: return "c is not the row sum of a";
     case OSC_RKN_BBAR_SUM: return "the position weights bbar do not sum to 1/2";
     case OSC_RKN_B_SUM: return "the velocity weights b do not sum to 1";
+    case OSC_RKN_TOO_LARGE:
+        return "a coefficient exceeds 1000 in magnitude";
     }
     return "unknown RKN tableau error";
 }
@@ -207,9 +227,10 @@ static void elementary_weights(const coefs *k, vec phi[NTREES])
     phi[n++] = osc_svec_mul(s, k->abar, ae);        /*    Ab Ae                   1/24  */
 }
 
+/* false when either side is NaN or inf: an overflowed sum proves nothing */
 static bool condition_holds(double phi, double phi_abs, double want, int order, int s)
 {
-    return fabs(phi - want) <= OSC_TABLEAU_TREE_TOL(order, s) * phi_abs;
+    return isfinite(phi_abs) && fabs(phi - want) <= OSC_TABLEAU_TREE_TOL(order, s) * phi_abs;
 }
 
 /* For each tree t: b.Phi(t) = 1/gamma(t) is of order rho(t), bbar.Phi(t) = 1/((rho + 1) gamma)
@@ -217,7 +238,7 @@ static bool condition_holds(double phi, double phi_abs, double want, int order, 
  * lowest order of a condition that fails. */
 int osc_rkn_coefficient_order(const osc_rkn_tableau *t, bool velocity_dependent)
 {
-    if (!stages_ok(t))
+    if (!judgeable(t))
         return -1;
     const coefs k = coefs_of(t, false), kabs = coefs_of(t, true);
     vec phi[NTREES], phi_abs[NTREES];
@@ -347,7 +368,7 @@ static const poly *entry(const form out[2], int r, int q)
 
 int osc_rkn_linear_order(const osc_rkn_tableau *t, bool damped)
 {
-    if (!stages_ok(t))
+    if (!judgeable(t))
         return -1;
     const coefs k = coefs_of(t, false), kabs = coefs_of(t, true);
     form got[2], mag[2], want[2];

@@ -45,6 +45,7 @@ typedef enum osc_rkn_error {
     OSC_RKN_C_NOT_ROW_SUM = 4, /* c_i differs from sum_j a_ij beyond the tolerance */
     OSC_RKN_BBAR_SUM = 5,      /* sum_i bbar_i differs from 1/2 beyond the tolerance */
     OSC_RKN_B_SUM = 6,         /* sum_i b_i differs from 1 beyond the tolerance */
+    OSC_RKN_TOO_LARGE = 7,     /* a coefficient beyond OSC_TABLEAU_COEF_MAX in magnitude */
 } osc_rkn_error;
 
 /* The coefficient array an error is in. */
@@ -68,9 +69,10 @@ typedef struct osc_rkn_where {
 /* The consistency checks' tolerance is the tableau's (OSC_TABLEAU_SUM_TOL, same reasoning):
  *     |c_i - sum_j a_ij| <= OSC_TABLEAU_SUM_TOL(s) * max(1, |c_i| + sum_j |a_ij|),
  *     |sum bbar - 1/2| <= OSC_TABLEAU_SUM_TOL(s) * max(1, sum |bbar_i|), sum b likewise with 1.
- * 0 (OSC_RKN_OK) or the first error found, checked in the order of the enum (stages; finiteness
- * of abar, a, bbar, b, c; explicitness of abar, then a; c; sum bbar; sum b). where (may be
- * NULL) gets its location ({OSC_RKN_FIELD_NONE, -1, -1} when valid). */
+ * 0 (OSC_RKN_OK) or the first error found, checked in this order: stages; finiteness of abar,
+ * a, bbar, b, c; their magnitude (OSC_RKN_TOO_LARGE: beyond OSC_TABLEAU_COEF_MAX, the tableau's
+ * bound and reason); explicitness of abar, then a; c; sum bbar; sum b. where (may be NULL) gets
+ * its location ({OSC_RKN_FIELD_NONE, -1, -1} when valid). */
 osc_rkn_error osc_rkn_validate(const osc_rkn_tableau *t, osc_rkn_where *where);
 /* One line for an error code, e.g. "c is not the row sum of a". */
 const char *osc_rkn_error_text(osc_rkn_error e);
@@ -85,8 +87,9 @@ const char *osc_rkn_field_name(osc_rkn_field f);
  * c as given. With velocity_dependent false only the 7 trees of x'' = f(x) count (the
  * classical RKN conditions, a plays no part): the order on a force without drag. A condition
  * holds when |sum - want| <= OSC_TABLEAU_TREE_TOL(rho, s) * (the same sum over |abar|, |a|,
- * |bbar|, |b|, |c|), the tableau's tolerance. 0 if even sum b = 1 fails; -1 for a NULL
- * tableau or a stage count out of range. */
+ * |bbar|, |b|, |c|), the tableau's tolerance; a non-finite side fails it. 0 if even sum b = 1
+ * fails; -1 for a NULL tableau, a stage count out of range, or a coefficient not finite or
+ * beyond OSC_TABLEAU_COEF_MAX (which the checks cannot judge). */
 int osc_rkn_coefficient_order(const osc_rkn_tableau *t, bool velocity_dependent);
 
 /* What the oscillator can measure: the order to which the method's one-step map of the linear
@@ -99,7 +102,7 @@ int osc_rkn_coefficient_order(const osc_rkn_tableau *t, bool velocity_dependent)
  * (gam = 0). Can exceed the coefficient order (the linear problem checks fewer conditions).
  * At most s damped and 2s undamped: an explicit method's map is a polynomial of degree s in k
  * and d, the exact one has k d^s (order s + 1) and k^(s+1) (order 2s + 1) in its (v, x) entry.
- * -1 for a NULL tableau or a stage count out of range. */
+ * -1 as for osc_rkn_coefficient_order. */
 int osc_rkn_linear_order(const osc_rkn_tableau *t, bool damped);
 
 /* ---- an RKN tableau as a method the batch runs (lib/methods/rkn_method.c) --------------------

@@ -20,27 +20,45 @@ static osc_tableau_error located(osc_tableau_error e, int row, int col, osc_tabl
     return e;
 }
 
-static osc_tableau_error check_finite(const osc_tableau *t, osc_tableau_where *where)
+static bool not_finite(double x) { return !isfinite(x); }
+static bool too_large(double x) { return fabs(x) > OSC_TABLEAU_COEF_MAX; }
+
+/* The first entry of a, b, c (in that order) that is `bad`, as error e. */
+static osc_tableau_error check_entries(const osc_tableau *t, bool (*bad)(double),
+                                       osc_tableau_error e, osc_tableau_where *where)
 {
     const int s = t->stages;
     for (int i = 0; i < s; i++)
         for (int j = 0; j < s; j++)
-            if (!isfinite(t->a[i][j]))
-                return located(OSC_TABLEAU_NOT_FINITE, i, j, where);
+            if (bad(t->a[i][j]))
+                return located(e, i, j, where);
     for (int i = 0; i < s; i++)
-        if (!isfinite(t->b[i]))
-            return located(OSC_TABLEAU_NOT_FINITE, -1, i, where);
+        if (bad(t->b[i]))
+            return located(e, -1, i, where);
     for (int i = 0; i < s; i++)
-        if (!isfinite(t->c[i]))
-            return located(OSC_TABLEAU_NOT_FINITE, i, -1, where);
+        if (bad(t->c[i]))
+            return located(e, i, -1, where);
     return located(OSC_TABLEAU_OK, -1, -1, where);
+}
+
+static osc_tableau_error check_values(const osc_tableau *t, osc_tableau_where *where)
+{
+    osc_tableau_error e = check_entries(t, not_finite, OSC_TABLEAU_NOT_FINITE, where);
+    return e ? e : check_entries(t, too_large, OSC_TABLEAU_TOO_LARGE, where);
+}
+
+/* Whether the order checks can judge t (tableau.h): stages in range, coefficients finite and
+ * within OSC_TABLEAU_COEF_MAX. */
+static bool judgeable(const osc_tableau *t)
+{
+    return stages_ok(t) && check_values(t, NULL) == OSC_TABLEAU_OK;
 }
 
 osc_tableau_error osc_tableau_validate(const osc_tableau *t, osc_tableau_where *where)
 {
     if (!stages_ok(t))
         return located(OSC_TABLEAU_BAD_STAGES, -1, -1, where);
-    osc_tableau_error e = check_finite(t, where);
+    osc_tableau_error e = check_values(t, where);
     if (e != OSC_TABLEAU_OK)
         return e;
     const int s = t->stages;
@@ -72,6 +90,8 @@ const char *osc_tableau_error_text(osc_tableau_error e)
     case OSC_TABLEAU_NOT_EXPLICIT: return "a is not strictly lower triangular (not explicit)";
     case OSC_TABLEAU_C_NOT_ROW_SUM: return "c is not the row sum of a";
     case OSC_TABLEAU_B_SUM: return "the weights b do not sum to 1";
+    case OSC_TABLEAU_TOO_LARGE:
+        return "a coefficient exceeds 1000 in magnitude";
     }
     return "unknown tableau error";
 }
@@ -135,14 +155,15 @@ static void elementary_weights(const coefs *k, double phi[NTREES])
     phi[n++] = bdot(k, amul(k, aac));           /*     b.AAAc = 1/120 */
 }
 
+/* false when either side is NaN or inf: an overflowed sum proves nothing */
 static bool condition_holds(double phi, double phi_abs, double want, int order, int s)
 {
-    return fabs(phi - want) <= OSC_TABLEAU_TREE_TOL(order, s) * phi_abs;
+    return isfinite(phi_abs) && fabs(phi - want) <= OSC_TABLEAU_TREE_TOL(order, s) * phi_abs;
 }
 
 int osc_tableau_coefficient_order(const osc_tableau *t)
 {
-    if (!stages_ok(t))
+    if (!judgeable(t))
         return -1;
     const coefs k = coefs_of(t, false), kabs = coefs_of(t, true);
     double phi[NTREES], phi_abs[NTREES];
@@ -159,7 +180,7 @@ int osc_tableau_coefficient_order(const osc_tableau *t)
 /* b^T A^(p-1) 1 = 1/p! for p = 1, 2, ...: the coefficients of R(z) against exp(z)'s. */
 int osc_tableau_linear_order(const osc_tableau *t)
 {
-    if (!stages_ok(t))
+    if (!judgeable(t))
         return -1;
     const coefs k = coefs_of(t, false), kabs = coefs_of(t, true);
     vec w = ones(&k), wabs = ones(&kabs);

@@ -32,6 +32,7 @@ typedef enum osc_tableau_error {
     OSC_TABLEAU_NOT_EXPLICIT = 3, /* a_ij != 0 with j >= i */
     OSC_TABLEAU_C_NOT_ROW_SUM = 4, /* c_i differs from sum_j a_ij beyond the tolerance */
     OSC_TABLEAU_B_SUM = 5,        /* sum_i b_i differs from 1 beyond the tolerance */
+    OSC_TABLEAU_TOO_LARGE = 6,    /* a coefficient beyond OSC_TABLEAU_COEF_MAX in magnitude */
 } osc_tableau_error;
 
 /* Where a validation error lies: row and column (0-based; -1 where it does not apply, e.g. a
@@ -48,8 +49,17 @@ typedef struct osc_tableau_where {
  * that, (s + 1) eps (1.1e-15 for 4 stages): a third typed with 15 digits passes, with 14 not. */
 #define OSC_TABLEAU_SUM_TOL(s) (((s) + 1) * 2.220446049250313e-16)
 
-/* 0 (OSC_TABLEAU_OK) or the first error found, checked in the order of the enum (stages, then
- * finiteness of a, b, c, then explicitness, c, b). where (may be NULL) gets its location. */
+/* The largest coefficient magnitude accepted (here, for RKN tableaus and for compositions'
+ * weights). The checks' tolerances grow with the terms' magnitudes: with every |coefficient| <=
+ * 1e3 the sums are checked to 2e-11 (sum |b| <= 8e3) and the order-2 conditions to 2e-6
+ * whatever the signs, and no product the order checks form comes near overflow; with 1e300,
+ * b = (1e300, -1e300) (sum 0) passed sum b = 1 and the higher conditions compared inf with inf.
+ * Published methods stay far below it (DOPRI5's largest is 11.6, compositions' weights ~2). */
+#define OSC_TABLEAU_COEF_MAX 1e3
+
+/* 0 (OSC_TABLEAU_OK) or the first error found, checked in this order: stages, finiteness of a,
+ * b, c, their magnitude (OSC_TABLEAU_TOO_LARGE), then explicitness, c, b. where (may be NULL)
+ * gets its location. */
 osc_tableau_error osc_tableau_validate(const osc_tableau *t, osc_tableau_where *where);
 /* One line for an error code, e.g. "c is not the row sum of a". */
 const char *osc_tableau_error_text(osc_tableau_error e);
@@ -61,7 +71,9 @@ const char *osc_tableau_error_text(osc_tableau_error e);
  * Phi_abs the same sum over |a|, |b|, |c|: a product of |t| coefficients, each within a
  * rounding of its exact value, summed over up to s^(|t|-1) terms carries a relative error of at
  * most (|t| + s + |t| s) u of Phi_abs; the tolerance is 4 times that in eps (8 in u). 0 if even
- * sum b = 1 fails; -1 for a NULL tableau or a stage count out of range. */
+ * sum b = 1 fails; -1 for a NULL tableau, a stage count out of range, or a coefficient not
+ * finite or beyond OSC_TABLEAU_COEF_MAX (which the checks cannot judge). A comparison with a
+ * non-finite side fails: no order is claimed from overflowed arithmetic. */
 int osc_tableau_coefficient_order(const osc_tableau *t);
 #define OSC_TABLEAU_TREE_TOL(order, s)                                                            \
     (4.0 * ((order) + (s) + (order) * (s)) * 2.220446049250313e-16)
@@ -70,7 +82,7 @@ int osc_tableau_coefficient_order(const osc_tableau *t);
  * the highest p with b^T A^(k-1) 1 = 1/k! for k = 1..p (same tolerance as the tree of order k
  * it is, the tall tree). This is all a linear problem such as the oscillator measures: a method
  * can have a higher linear order than coefficient order. At most the stage count for an
- * explicit tableau (b^T A^s 1 = 0). -1 for a NULL tableau or a stage count out of range. */
+ * explicit tableau (b^T A^s 1 = 0). -1 as for osc_tableau_coefficient_order. */
 int osc_tableau_linear_order(const osc_tableau *t);
 
 /* ---- a tableau as a method the batch runs (lib/methods/tableau_method.c) ----------------------

@@ -3370,6 +3370,38 @@ static void test_resume_refuses_changed_include(void **state)
     free(before);
 }
 
+/* Coefficients too large for the order checks to judge (b = (1e300, -1e300) sums to 0 exactly;
+ * weights (1e300, -1e300, 1) overflow their powers): `methods --config` once listed them with
+ * orders 2 / 2 and 5 / 8 and exit 0; now exit 2 and one line located at the first such entry. */
+static void test_huge_coefficients_refused(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *text, *where;
+    } cases[] = {
+        {"name: h\nstiffness: 1\ndt: 0.1\nsteps: 5\nmethods:\n"
+         "  - {name: x, family: rk, order: 1, a: [[0],[1e300,0]], b: [1e300, \"-1e300\"]}\n",
+         "h.yaml:6:46: methods[0].a:"},
+        {"name: h\nstiffness: 1\ndt: 0.1\nsteps: 5\nmethods:\n"
+         "  - {name: y, family: composition, order: 2, base: verlet, "
+         "weights: [1e300, -1e300, 1]}\n",
+         "h.yaml:6:70: methods[0].weights:"},
+        {"name: h\nstiffness: 1\ndt: 0.1\nsteps: 5\nmethods:\n"
+         "  - {name: z, family: rkn, order: 1, abar: [[], [0]], a: [[], [1]], bbar: [0.5, 0], "
+         "b: [1e300, -1e300]}\n",
+         "h.yaml:6:89: methods[0].b:"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_file(f->dir, "h.yaml", cases[i].text);
+        proc p = run_in(f->dir, "methods", "--config", "h.yaml", NULL);
+        if (p.code != 2)
+            fail_msg("case %zu: exit %d, expected 2; stdout:\n%s", i, p.code, p.out);
+        assert_one_line(p.err);
+        if (!starts_with(p.err, cases[i].where) || !strstr(p.err, "exceeds 1000 in magnitude"))
+            fail_msg("case %zu: expected %s ... exceeds 1000, got: %s", i, cases[i].where, p.err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -3419,6 +3451,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_methods_of_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_method_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_refuses_changed_include, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_huge_coefficients_refused, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

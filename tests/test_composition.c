@@ -318,6 +318,29 @@ static void test_not_finite(void **state)
     assert_error("verlet", w, 3, false, OSC_COMPOSITION_OK, -1);
 }
 
+/* Weights beyond OSC_TABLEAU_COEF_MAX: refused at the first such weight, and no order claimed.
+ * (1e300, -1e300, 1) sums to 1 exactly; its powers overflowed, NaN passed every order check and
+ * it was given coefficient order 8 and linear order 5 over verlet (its order is 2). At the
+ * bound the checks still resolve: (1000, -1000, 1) keeps the base's order, no more. */
+static void test_too_large(void **state)
+{
+    (void)state;
+    const double huge[] = {1e300, -1e300, 1};
+    assert_error("verlet", huge, 3, false, OSC_COMPOSITION_TOO_LARGE, 0);
+    const double late[] = {0.5, NAN, 2e3}, later[] = {0.5, 0.5, -2e3};
+    assert_error("verlet", late, 3, false, OSC_COMPOSITION_NOT_FINITE, 1);
+    assert_error("verlet", later, 3, true, OSC_COMPOSITION_TOO_LARGE, 2);
+    for (int sym = 0; sym < 2; sym++)
+        assert_int_equal(osc_composition_coefficient_order(huge, 3, false, 2 - sym, sym), -1);
+    const osc_method *verlet = osc_method_find("verlet");
+    for (int damped = 0; damped < 2; damped++)
+        assert_int_equal(osc_composition_linear_order(verlet, huge, 3, false, damped), -1);
+    const double bound[] = {OSC_TABLEAU_COEF_MAX, -OSC_TABLEAU_COEF_MAX, 1};
+    assert_error("verlet", bound, 3, false, OSC_COMPOSITION_OK, -1);
+    assert_int_equal(osc_composition_coefficient_order(bound, 3, false, 2, true), 2);
+    assert_int_equal(osc_composition_coefficient_order(bound, 3, false, 1, false), 1);
+}
+
 /* The sum over the substeps (the mirrored ones included) within (N + 1) eps of sum |w|. */
 static void test_sum(void **state)
 {
@@ -844,6 +867,7 @@ int main(void)
         cmocka_unit_test(test_composed_kernels_are_the_base_bits),
         cmocka_unit_test(test_composed_kernels_exist),
         cmocka_unit_test(test_slots_and_arguments),
+        cmocka_unit_test(test_too_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,6 +231,33 @@ static void test_not_finite(void **state)
     assert_error(&t, OSC_RKN_OK, OSC_RKN_FIELD_NONE, -1, -1);
 }
 
+/* Coefficients beyond OSC_TABLEAU_COEF_MAX: refused and located, after finiteness, before
+ * explicitness; no order claimed. b = (1e300, -1e300) sums to 0 exactly, yet once passed
+ * sum b = 1 (a tolerance of 2e300 eps) and gave overflowed sums to the order checks. */
+static void test_too_large(void **state)
+{
+    (void)state;
+    osc_rkn_tableau t = {.stages = 2, .a = {{0}, {1}}, .bbar = {0.5, 0}, .b = {1e300, -1e300},
+                         .c = {0, 1}};
+    assert_error(&t, OSC_RKN_TOO_LARGE, OSC_RKN_FIELD_B, -1, 0);
+    for (int velocity = 0; velocity < 2; velocity++) {
+        assert_int_equal(osc_rkn_coefficient_order(&t, velocity), -1);
+        assert_int_equal(osc_rkn_linear_order(&t, velocity), -1);
+    }
+    t = rk4n(), t.abar[3][1] = -2e3;
+    assert_error(&t, OSC_RKN_TOO_LARGE, OSC_RKN_FIELD_ABAR, 3, 1);
+    t = rk4n(), t.a[0][2] = 5e3; /* too large comes before not explicit */
+    assert_error(&t, OSC_RKN_TOO_LARGE, OSC_RKN_FIELD_A, 0, 2);
+    t = rk4n(), t.bbar[1] = 1e7;
+    assert_error(&t, OSC_RKN_TOO_LARGE, OSC_RKN_FIELD_BBAR, -1, 1);
+    t = rk4n(), t.c[2] = 1001;
+    assert_error(&t, OSC_RKN_TOO_LARGE, OSC_RKN_FIELD_C, 2, -1);
+    t = rk4n(), t.c[2] = 1001, t.b[0] = NAN; /* not finite comes first */
+    assert_error(&t, OSC_RKN_NOT_FINITE, OSC_RKN_FIELD_B, -1, 0);
+    assert_int_equal(osc_rkn_coefficient_order(&t, true), -1);
+    assert_int_equal(osc_rkn_linear_order(&t, false), -1);
+}
+
 static void test_not_explicit(void **state)
 {
     (void)state;
@@ -470,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_bad_stages),
         cmocka_unit_test(test_not_finite),
         cmocka_unit_test(test_not_explicit),
+        cmocka_unit_test(test_too_large),
         cmocka_unit_test(test_c_not_row_sum),
         cmocka_unit_test(test_weight_sums),
         cmocka_unit_test(test_texts),

@@ -195,6 +195,33 @@ static void test_validation_errors(void **state)
     assert_error(&t, OSC_TABLEAU_B_SUM, -1, -1);
 }
 
+/* Coefficients of 1e300 with b summing to 0 exactly once passed (sum b = 1 within a tolerance
+ * of 2e300 eps) and were given orders 2 and 2, their higher conditions comparing inf with inf:
+ * now refused, located, and no order is claimed (-1) for a tableau the checks cannot judge. */
+static void test_huge_coefficients(void **state)
+{
+    (void)state;
+    osc_tableau t = {.stages = 2, .a = {{0}, {1e300}}, .b = {1e300, -1e300}, .c = {0, 1e300}};
+    assert_error(&t, OSC_TABLEAU_TOO_LARGE, 1, 0);
+    assert_int_equal(osc_tableau_coefficient_order(&t), -1);
+    assert_int_equal(osc_tableau_linear_order(&t), -1);
+    t = rk4(), t.b[2] = -OSC_TABLEAU_COEF_MAX * 2;
+    assert_error(&t, OSC_TABLEAU_TOO_LARGE, -1, 2);
+    t = rk4(), t.c[3] = 1e4; /* too large comes before c is not the row sum */
+    assert_error(&t, OSC_TABLEAU_TOO_LARGE, 3, -1);
+    t = rk4(), t.a[3][2] = NAN, t.b[0] = 1e9; /* not finite comes first */
+    assert_error(&t, OSC_TABLEAU_NOT_FINITE, 3, 2);
+    assert_int_equal(osc_tableau_coefficient_order(&t), -1);
+    assert_int_equal(osc_tableau_linear_order(&t), -1);
+    /* at the bound the checks still resolve: b = (1000, -999), b.c = 1/2 at c2 = -1/1998, but
+     * b.c^2 = -999/1998^2, nowhere near 1/3: order 2 both ways */
+    t = (osc_tableau){.stages = 2, .a = {{0}, {-1.0 / 1998}}, .b = {OSC_TABLEAU_COEF_MAX, -999},
+                      .c = {0, -1.0 / 1998}};
+    assert_error(&t, OSC_TABLEAU_OK, -1, -1);
+    assert_int_equal(osc_tableau_coefficient_order(&t), 2);
+    assert_int_equal(osc_tableau_linear_order(&t), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +230,7 @@ int main(void)
         cmocka_unit_test(test_rounding_keeps_order),
         cmocka_unit_test(test_linear_order_beats_coefficient_order),
         cmocka_unit_test(test_validation_errors),
+        cmocka_unit_test(test_huge_coefficients),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -938,6 +938,25 @@ static int rk_read_bc(const definition *d, const ynode *const *v, osc_tableau *t
     return bad;
 }
 
+/* Why coefficients are bounded (OSC_TABLEAU_COEF_MAX, tableau.h), after the entry's value. */
+#define TOO_LARGE_WHY "(the sum and order checks cannot resolve their conditions beyond it)"
+
+/* OSC_TABLEAU_TOO_LARGE at the entry of a, b or c (a default c: the definition) it names. */
+static int rk_too_large(const definition *d, const osc_tableau *t, const rk_nodes *at,
+                        osc_tableau_where w, const char *why)
+{
+    char key[96];
+    if (w.row >= 0 && w.col >= 0)
+        return fail_node(d->c, at->a[w.row][w.col] ? at->a[w.row][w.col] : at->a_rows,
+                         def_key(d, "a", key), "%s: row %d, entry %d is %g " TOO_LARGE_WHY, why,
+                         w.row + 1, w.col + 1, t->a[w.row][w.col]);
+    if (w.row < 0)
+        return fail_node(d->c, at->b[w.col] ? at->b[w.col] : at->b_list, def_key(d, "b", key),
+                         "%s: entry %d is %g " TOO_LARGE_WHY, why, w.col + 1, t->b[w.col]);
+    return fail_node(d->c, at->c[w.row] ? at->c[w.row] : d->map, def_key(d, "c", key),
+                     "%s: c of stage %d is %g " TOO_LARGE_WHY, why, w.row + 1, t->c[w.row]);
+}
+
 /* osc_tableau_validate's verdict, located at the entry it names. */
 static int rk_validate(const definition *d, const osc_tableau *t, const rk_nodes *at)
 {
@@ -969,6 +988,8 @@ static int rk_validate(const definition *d, const osc_tableau *t, const rk_nodes
         return fail_node(d->c, at->b_list, def_key(d, "b", key), "%s: they sum to %.17g", why,
                          sum);
     }
+    if (e == OSC_TABLEAU_TOO_LARGE)
+        return rk_too_large(d, t, at, w, why);
     return fail_node(d->c, d->map, d->prefix, "%s", why); /* stages and finiteness: read above */
 }
 
@@ -1026,6 +1047,26 @@ static int rkn_read_list(const definition *d, const ynode *n, const char *sub, i
     return 0;
 }
 
+/* OSC_RKN_TOO_LARGE: the entry w names, and its value. */
+static int rkn_too_large(const definition *d, const osc_rkn_tableau *t, osc_rkn_where w,
+                         const ynode *n, const char *key, const char *why)
+{
+    switch (w.field) {
+    case OSC_RKN_FIELD_ABAR:
+    case OSC_RKN_FIELD_A:
+        return fail_node(d->c, n, key, "%s: row %d, entry %d is %g " TOO_LARGE_WHY, why,
+                         w.row + 1, w.col + 1,
+                         (w.field == OSC_RKN_FIELD_A ? t->a : t->abar)[w.row][w.col]);
+    case OSC_RKN_FIELD_BBAR:
+    case OSC_RKN_FIELD_B:
+        return fail_node(d->c, n, key, "%s: entry %d is %g " TOO_LARGE_WHY, why, w.col + 1,
+                         (w.field == OSC_RKN_FIELD_B ? t->b : t->bbar)[w.col]);
+    default:
+        return fail_node(d->c, n, key, "%s: c of stage %d is %g " TOO_LARGE_WHY, why, w.row + 1,
+                         t->c[w.row]);
+    }
+}
+
 /* osc_rkn_validate's verdict, located at the entry (or list) it names. */
 static int rkn_validate(const definition *d, const osc_rkn_tableau *t, const rkn_nodes *at)
 {
@@ -1063,6 +1104,8 @@ static int rkn_validate(const definition *d, const osc_rkn_tableau *t, const rkn
             sum += e == OSC_RKN_B_SUM ? t->b[i] : t->bbar[i];
         return fail_node(d->c, n ? n : d->map, key, "%s: they sum to %.17g", why, sum);
     }
+    if (e == OSC_RKN_TOO_LARGE)
+        return rkn_too_large(d, t, w, n ? n : d->map, key, why);
     if (w.row >= 0 && w.col >= 0)
         return fail_node(d->c, n ? n : d->map, key, "%s: row %d, entry %d", why, w.row + 1,
                          w.col + 1);
@@ -1185,6 +1228,10 @@ static int define_composition(const definition *d, const ynode *const *v, config
                          osc_composition_substeps((int)count, symmetric), sum,
                          symmetric ? " (symmetric: the list mirrored about its last entry)" : "");
     }
+    if (e == OSC_COMPOSITION_TOO_LARGE)
+        return fail_node(d->c, at[where], def_key(d, "weights", key),
+                         "%s: entry %d is %g " TOO_LARGE_WHY, osc_composition_error_text(e),
+                         where + 1, w[where]);
     if (e != OSC_COMPOSITION_OK)
         return fail_node(d->c, where >= 0 ? at[where] : v[COMP_WEIGHTS],
                          def_key(d, "weights", key), "%s", osc_composition_error_text(e));

@@ -77,6 +77,12 @@ osc_composition_error osc_composition_validate(const osc_method *base, const dou
                 *where = k;
             return OSC_COMPOSITION_NOT_FINITE;
         }
+    for (int k = 0; k < nweights; k++)
+        if (fabs(weights[k]) > OSC_TABLEAU_COEF_MAX) {
+            if (where)
+                *where = k;
+            return OSC_COMPOSITION_TOO_LARGE;
+        }
     double sum = 0, mag = 0;
     for (int k = 0; k < n; k++) {
         const double w = osc_composition_substep_weight(weights, nweights, k);
@@ -97,6 +103,8 @@ const char *osc_composition_error_text(osc_composition_error e)
     case OSC_COMPOSITION_BAD_COUNT: return "the number of substeps is not between 1 and 32";
     case OSC_COMPOSITION_NOT_FINITE: return "a weight is not a finite number";
     case OSC_COMPOSITION_SUM: return "the weights of the substeps do not sum to 1";
+    case OSC_COMPOSITION_TOO_LARGE:
+        return "a weight exceeds 1000 in magnitude";
     }
     return "unknown composition error";
 }
