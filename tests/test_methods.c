@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "analysis.h"
 #include "audit.h"
 #include "exact.h"
 #include "oscbench.h"
@@ -653,6 +654,74 @@ static void test_convergence_orders(void **state)
     }
 }
 
+/* The local error of one undamped step (omega0 = 1) in long double: the method's amplification
+ * matrix A(h) applied to the state that holds the exact motion at t, against that state at
+ * t + h (for (x, v) states the rotation [[cos h, sin h], [-sin h, cos h]]). Largest over the
+ * unit starts (x, v) = (1, 0) and (0, 1).
+ * stormer carries (x_n, d_n = x_n - x_{n-1}): the exact state is (x(t), x(t) - x(t - h)).
+ * verlet-zero-start carries (x, v, -a) with -a = w2 x when undamped; its step is velocity Verlet
+ * (only its start is first order, see test_convergence_orders). */
+static long double local_error_ld(const osc_method *m, long double h)
+{
+    long double A[OSC_MAX_STATE][OSC_MAX_STATE];
+    osc_amplification_ld(m, 0, h, A);
+    bool summed = strcmp(m->name, "stormer") == 0;
+    long double c = cosl(h), s = sinl(h), worst = 0;
+    for (int col = 0; col < 2; col++) {
+        long double x = col == 0, v = col == 1; /* exact motion at t */
+        long double x1 = x * c + v * s, v1 = v * c - x * s; /* and at t + h */
+        long double u[OSC_MAX_STATE] = {x, v, x}, w[OSC_MAX_STATE] = {x1, v1, x1};
+        if (summed) {
+            u[1] = x - (x * c - v * s); /* x(t - h) = x c - v s */
+            w[1] = x1 - x;
+        }
+        for (int r = 0; r < m->nstate; r++) {
+            long double y = 0;
+            for (int k = 0; k < m->nstate; k++)
+                y += A[r][k] * u[k];
+            long double d = fabsl(y - w[r]);
+            worst = d > worst ? d : worst;
+        }
+    }
+    return worst;
+}
+
+/* The order conditions themselves, free of the choice of dt that the global slope of
+ * test_convergence_orders depends on: the local error of an order-p one-step method is
+ * C h^(p+1) (1 + O(h)), so halving h divides it by 2^(p+1) to within O(h) relative (<= 1 % at
+ * h <= 1e-2 here; the 10 % band is loose). A two-step method (stormer, summed form) has local
+ * error O(h^(p+2)): its d_n errors add up over 1/h steps and x_n sums d_n, losing two orders.
+ * The errors here are >= 1e-15 at h = 2.5e-3 (rk4: h^5/120), against long double round-off
+ * ~1e-19: rounding moves the ratios by < 1e-3. Weights that meet only consistency (2 w1 + w0 = 1)
+ * but not the third-order condition (2 w1^3 + w0^3 = 0) fall back to local error O(h^2..h^4) and
+ * fail the ratio. */
+static void test_local_error_orders(void **state)
+{
+    (void)state;
+    for (size_t mi = 0; mi < osc_method_count(); mi++) {
+        const osc_method *m = osc_method_at(mi);
+        int q = m->order + (strcmp(m->name, "stormer") == 0 ? 2 : 1);
+        long double e[3];
+        for (int j = 0; j < 3; j++)
+            e[j] = local_error_ld(m, 1e-2L / (1 << j));
+        for (int j = 0; j < 2; j++) {
+            double ratio = (double)(e[j] / e[j + 1]), want = ldexp(1, q);
+            print_message("%-22s local error %.4Lg at h = %.4g, ratio %.4f (want %.0f)\n",
+                          m->name, e[j], 1e-2 / (1 << j), ratio, want);
+            if (!(fabs(ratio / want - 1) <= 0.1))
+                fail_msg("%s: local error ratio %.4f at h = %.4g, want 2^%d", m->name, ratio,
+                         1e-2 / (1 << j), q);
+        }
+        if (strcmp(m->name, "forest-ruth") == 0) {
+            /* The error constant of the true triple jump, e / h^5 = 0.1042 (40-digit mpmath);
+             * O(h) = 1 % from the next term. Weights off by 1e-4 give 0.067 or worse. */
+            double c5 = (double)(e[0] / powl(1e-2L, 5));
+            if (!(c5 >= 0.09 && c5 <= 0.12))
+                fail_msg("forest-ruth: local error / h^5 = %.4g, want ~0.104", c5);
+        }
+    }
+}
+
 /* ---- 7. float arithmetic at its round-off floor ----------------------------------------- */
 
 /* Lanes on one spring (k = 1, m = 1) started at different phases, all of amplitude 1 in the
@@ -1175,6 +1244,7 @@ int main(void)
         cmocka_unit_test(test_implicit_midpoint_conserves_energy),
         cmocka_unit_test(test_start_reads_back_initial_state),
         cmocka_unit_test(test_convergence_orders),
+        cmocka_unit_test(test_local_error_orders),
         cmocka_unit_test(test_stormer_float_at_roundoff_floor),
         cmocka_unit_test(test_float_damping_not_biased),
         cmocka_unit_test(test_decay_not_biased),
