@@ -323,6 +323,41 @@ static void test_roundoff_floor(void **state)
     check_fit_range(pts, 20, used, &f);
 }
 
+/* The floor's phase term: a long run (omega0 t = 1000) in few steps (100) has its round-off set
+ * by the phase, ~eps omega0 t, not by the random walk eps sqrt(steps) = 10 eps. The documented
+ * floor 10 eps scale (sqrt(steps) + omega_t) is 2.2e-12 here; error = dt^2 meets it at
+ * dt = 1.5e-6, while the walk term alone would let points down to dt = 1.5e-7 in. The points
+ * are exact, so every point above the floor sits on the line and every point below must go. */
+static void test_floor_phase_term(void **state)
+{
+    (void)state;
+    enum { N = 21 }; /* 5 per decade over 1e-7 .. 1e-3: dt = 1.58e-6 is 12 % above the floor */
+    osc_conv_point pts[N];
+    bool used[N];
+    for (int i = 0; i < N; i++) {
+        double dt = 1e-7 * pow(1e4, i / (N - 1.0));
+        pts[i] = (osc_conv_point){dt, dt * dt, 100, true, 1000};
+    }
+    osc_fit_params par = {.eps = DBL_EPSILON, .scale = 1, .omega_t = 1000, .declared_order = 2};
+    double floor = OSC_FIT_FLOOR_C * DBL_EPSILON * (sqrt(100) + 1000);
+    osc_order_fit f = fit(pts, N, par, used);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    assert_true(fabs(f.order - 2) < 1e-9);
+    for (int i = 0; i < N; i++)
+        if ((pts[i].error < floor) == used[i])
+            fail_msg("dt %g, error %g, floor %g: used %d", pts[i].dt, pts[i].error, floor, used[i]);
+    assert_true(f.dt_min >= 1.5e-6);
+    check_fit_range(pts, N, used, &f);
+    osc_local_order local[N];
+    size_t nlocal = 0;
+    assert_int_equal(osc_local_orders(pts, N, &par, used, local, &nlocal), OSC_OK);
+    assert_int_equal(nlocal, N - 1);
+    for (size_t k = 0; k < nlocal; k++) /* a pair is usable iff its lower point clears the floor */
+        if (local[k].usable != (local[k].dt_low * local[k].dt_low >= floor))
+            fail_msg("pair from dt %g: usable %d, floor %g", local[k].dt_low, local[k].usable,
+                     floor);
+}
+
 /* A floor far above the model, as stormer's: round-off amplified by 1/dt (eps sqrt(steps) / dt,
  * 1e-9 at dt = 1e-4). The flattened points bend the line, so the longest straight range is the
  * order-2 one above them. */
@@ -621,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_local_orders),
         cmocka_unit_test(test_noisy_slopes),
         cmocka_unit_test(test_roundoff_floor),
+        cmocka_unit_test(test_floor_phase_term),
         cmocka_unit_test(test_floor_above_model),
         cmocka_unit_test(test_flattening_without_floor_model),
         cmocka_unit_test(test_pre_asymptotic_and_unstable_tail),
