@@ -413,6 +413,33 @@ static void test_known_other(void **state)
     }
 }
 
+/* osc_motion_scale of a free particle falling from rest: the documented
+ * |g| t_end min(t_end/2, 1/gam). It bounds the distance fallen, travel = (g/gam^2)(y - 1 + e^-y)
+ * with y = gam t_end (below both g t^2/2 and g t/gam), and overstates it by at most ~1.76 (at
+ * y ~ 2; -> 1 as y -> 0 or infinity), so travel <= scale <= 2 travel, where the travel is
+ * measured with the closed form. k = c = 0: exactly g t_end^2 / 2. */
+static void test_motion_scale_free_fall(void **state)
+{
+    (void)state;
+    const double zero = 0, g = 9.8, t_end = 10;
+    /* gam = 1: travel 98 - 9.8 (1 - e^-10) = 88.2, scale 98 (min(5, 1) = 1) */
+    double gams[] = {1, 0.01, 0.2, 0.5, 3, 100};
+    for (size_t i = 0; i < sizeof gams / sizeof gams[0]; i++) {
+        double scale = osc_motion_scale(1, 0, gams[i], 1, g, &zero, &zero, t_end);
+        osc_exact e;
+        osc_exact_prepare(&e, 0, gams[i], 1, g, 0, 0);
+        double x, v;
+        osc_exact_eval(&e, t_end, &x, &v); /* falls monotonically: |x(t_end)| is the largest */
+        double travel = fabs(x);
+        if (!(travel <= scale && scale <= 2 * travel))
+            fail_msg("gam %g: scale %g, travel %g", gams[i], scale, travel);
+        double want = g * t_end * fmin(t_end / 2, 1 / gams[i]);
+        assert_true(fabs(scale - want) <= 4 * EPS * want);
+    }
+    assert_true(fabs(osc_motion_scale(1, 0, 1, 1, g, &zero, &zero, t_end) - 98) <= 4 * EPS * 98);
+    assert_true(osc_motion_scale(1, 0, 0, 1, g, &zero, &zero, t_end) == g * t_end * t_end / 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_known_critical),
         cmocka_unit_test(test_known_free_fall),
         cmocka_unit_test(test_known_other),
+        cmocka_unit_test(test_motion_scale_free_fall),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
