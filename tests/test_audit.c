@@ -743,6 +743,73 @@ static void test_bytes_per_batch_counted(void **state)
         }
 }
 
+/* E(0) small but resolved: k = 4, m = 1, g = 2 (1-D), x0 = -1 + 2^-20, v0 = 0. E(0) =
+ * 2 x^2 + 2 x = 2 x (x + 1) = -2^-19 + 2^-39 ~ -1.9e-6, computed exactly (x^2 needs 41 bits), out
+ * of terms of size ~2 each: 5e-7 of their magnitude, far above the 16 eps (3.6e-15) that marks an
+ * E(0) lost to its rounding. So the scale is |E(0)| (audit.h), not the energy about rest (0.5). */
+static void test_energy_scale_small_e0(void **state)
+{
+    (void)state;
+    const double x0 = -1 + 0x1p-20;
+    const lane l = {4, 0, 1, {x0}, {0}};
+    osc_batch *b = make_batch(osc_method_find("verlet"), OSC_DOUBLE, 1, 2, 0.01, &l, 1);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    const double e0 = -0x1p-19 + 0x1p-39;
+    assert_true(2 * x0 * (x0 + 1) == e0);
+    assert_true(lane_of(a, 0).e0 == e0);
+    assert_true(lane_of(a, 0).energy_scale == -e0);
+    osc_audit_free(a);
+    osc_batch_free(b);
+}
+
+/* Free flight (k = c = g = 0, m = 1, x0 = v0 = 1): at t = 1 the exact state is (2, 1). A state
+ * (2 + 1e5, 1) has the right velocity but has run away in position; with no spring, position
+ * errors are weighed by 1/t^2 (audit.h): energy-norm distance 1e5 against the bound
+ * 1e3 (||(x0 - x_rest, v0)|| + ||(x_ex, v_ex)||) = 1e3 (1 + sqrt 5) ~ 3.2e3: unstable. An offset
+ * of 1e3 (distance 1e3) stays inside. Checked through osc_audit_evaluate and through
+ * osc_audit_tile (its vector loop), which reads the runaway state from a batch of the same lanes
+ * started 1e5 further on (free flight is stepped exactly by every method: x + v dt, a = 0). */
+static void test_free_flight_runaway_unstable(void **state)
+{
+    (void)state;
+    const lane l = {0, 0, 1, {1}, {1}};
+    const osc_method *si = osc_method_find("semi-implicit");
+    osc_batch *b = make_batch(si, OSC_DOUBLE, 1, 0, 1, &l, 1);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    osc_audit_point p;
+    double x = 2 + 1e5, v = 1;
+    osc_audit_evaluate(a, 0, 1, &x, &v, &p);
+    assert_true(p.x_exact[0] == 2 && p.v_exact[0] == 1);
+    assert_false(p.stable);
+    x = 2 + 1e3;
+    osc_audit_evaluate(a, 0, 1, &x, &v, &p);
+    assert_true(p.stable);
+    osc_audit_free(a);
+    osc_batch_free(b);
+
+    /* lane 0 runs away, lane 1 is off by 1e3 (stable), lane 2 is exact */
+    enum { N = 8 };
+    lane ls[N], off[N];
+    for (size_t i = 0; i < N; i++)
+        ls[i] = off[i] = l;
+    off[0].x0[0] += 1e5, off[1].x0[0] += 1e3;
+    b = make_batch(si, OSC_DOUBLE, 1, 0, 1, ls, N);
+    osc_batch *moved = make_batch(si, OSC_DOUBLE, 1, 0, 1, off, N);
+    assert_int_equal(osc_batch_run(moved, 1, 0, NULL, NULL), OSC_OK);
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    assert_int_equal(osc_audit_set_maxima(a, OSC_MAXIMA_AUDITS), OSC_OK);
+    assert_int_equal(osc_audit_tile(a, moved, 0, N, 1), OSC_OK);
+    assert_int_equal(lane_of(a, 0).unstable_step, 1);
+    assert_int_equal(lane_of(a, 1).unstable_step, -1);
+    assert_true(lane_of(a, 1).final_error == 1e3);
+    assert_int_equal(lane_of(a, 2).unstable_step, -1);
+    assert_true(lane_of(a, 2).final_error == 0);
+    osc_audit_free(a);
+    osc_batch_free(b), osc_batch_free(moved);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -750,6 +817,8 @@ int main(void)
         cmocka_unit_test(test_bytes_per_batch_counted),
         cmocka_unit_test(test_metrics_match_independent),
         cmocka_unit_test(test_lane_definitions),
+        cmocka_unit_test(test_energy_scale_small_e0),
+        cmocka_unit_test(test_free_flight_runaway_unstable),
         cmocka_unit_test(test_evaluate_point),
         cmocka_unit_test(test_rest_lane),
         cmocka_unit_test(test_unstable_lane),
