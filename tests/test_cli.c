@@ -36,6 +36,7 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
+#include "analysis.h"
 #include "audit.h"
 #include "config.h"
 #include "exact.h"
@@ -1779,7 +1780,7 @@ static void test_instability_criteria(void **state)
 typedef struct conv_table {
     size_t rows, local_rows;
     char **method, **verdict, **reason, **local_method;
-    double *k, *c, *order, *low, *high, *dt_fit_min, *dt_fit_max;
+    double *k, *c, *order, *low, *high, *se, *dt_fit_min, *dt_fit_max;
     double *local_k, *local_c, *dt_low, *dt_high, *local_order;
     int64_t *fit_points, *declared;
     bool *pass, *usable, *fitted;
@@ -1797,6 +1798,7 @@ static conv_table read_conv(hid_t f)
     t.order = read_f64(f, "/convergence/measured_order", t.rows);
     t.low = read_f64(f, "/convergence/order_low", t.rows);
     t.high = read_f64(f, "/convergence/order_high", t.rows);
+    t.se = read_f64(f, "/convergence/std_error", t.rows);
     t.dt_fit_min = read_f64(f, "/convergence/dt_fit_min", t.rows);
     t.dt_fit_max = read_f64(f, "/convergence/dt_fit_max", t.rows);
     t.fit_points = read_i64(f, "/convergence/fit_points", t.rows);
@@ -1817,11 +1819,35 @@ static conv_table read_conv(hid_t f)
 static void free_conv(conv_table *t)
 {
     free_strs(t->method), free_strs(t->verdict), free_strs(t->reason), free_strs(t->local_method);
-    double *d[] = {t->k, t->c, t->order, t->low, t->high, t->dt_fit_min, t->dt_fit_max,
+    double *d[] = {t->k, t->c, t->order, t->low, t->high, t->se, t->dt_fit_min, t->dt_fit_max,
                    t->local_k, t->local_c, t->dt_low, t->dt_high, t->local_order};
     for (size_t i = 0; i < sizeof d / sizeof *d; i++)
         free(d[i]);
     free(t->fit_points), free(t->declared), free(t->pass), free(t->usable), free(t->fitted);
+}
+
+/* measured_order is the middle of [order_low, order_high] and the half-width is
+ * t975(fit_points - 2) std_error (analysis.h). low and high are order -/+ t se, each rounded
+ * once: their half-sum and half-difference are off by an ulp of |order| + t se at most, so
+ * 1e-12 relative to that (or 4 eps |order| where t se is itself at round-off, as for an exact
+ * power law) is loose for the columns as written, and a std_error off by any factor, or an
+ * order column holding a bound, is far outside it. */
+static void check_interval_columns(const conv_table *t)
+{
+    for (size_t r = 0; r < t->rows; r++) {
+        if (t->fit_points[r] < 3) { /* no interval: order and se are NaN */
+            assert_true(isnan(t->low[r]) && isnan(t->high[r]));
+            continue;
+        }
+        double half = t->high[r] - t->low[r], mid = t->low[r] + t->high[r];
+        half /= 2, mid /= 2;
+        double tse = osc_student_t975((int)t->fit_points[r] - 2) * t->se[r];
+        double tol = 1e-12 * (fabs(t->order[r]) + tse) + 4 * DBL_EPSILON * fabs(t->order[r]);
+        if (!(t->se[r] >= 0 && fabs(t->order[r] - mid) <= tol && fabs(half - tse) <= tol))
+            fail_msg("row %zu (%s, k %g): order %.17g, [%.17g, %.17g], std_error %.17g on %lld "
+                     "points", r, t->method[r], t->k[r], t->order[r], t->low[r], t->high[r],
+                     t->se[r], (long long)t->fit_points[r]);
+    }
 }
 
 /* The verdict is one of the three names, and pass is true exactly for "pass". */
@@ -1834,6 +1860,7 @@ static void check_verdict_column(const conv_table *t)
         assert_int_equal(t->pass[r], !strcmp(v, "pass"));
         assert_true(strlen(t->reason[r]) > 0);
     }
+    check_interval_columns(t);
 }
 
 /* For each fit: its fitted local pairs chain from dt_fit_min to dt_fit_max in fit_points - 1
