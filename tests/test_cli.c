@@ -2082,6 +2082,15 @@ static void test_stability_intervals(void **state)
     assert_int_equal(nm[1], 2);
     assert_true(lo[1] < lm[1] && lm[1] < hi[1]);
     assert_true(fabs(lm[1] - lt[1]) <= 2 * res[1] * lm[1]); /* within twice its resolution */
+    /* ... and it is the measurement, not a copy of the theory: the library's (deterministic:
+     * the bits of a batch do not depend on threads or tiling) measurement with the run's
+     * options (defaults, double), bit for bit, which lands inside its bracket, off the theory */
+    osc_stab_measured me;
+    assert_int_equal(osc_stability_measured(osc_method_find("verlet"), OSC_DOUBLE, 0.3, NULL, &me),
+                     OSC_OK);
+    assert_true(me.limit != lt[1]);
+    assert_true(lm[1] == me.limit && lo[1] == me.limit_low && hi[1] == me.limit_high);
+    assert_true(res[1] == me.resolution);
     assert_true(lt[2] == 0 && lm[2] == 0 && lo[2] == 0 && hi[2] > 0 && isfinite(hi[2]));
     assert_int_equal(nt[2], 0);
     /* the evidence for never: rho - 1 = h^2/2 + O(h^4) for undamped Euler (fitted over two
