@@ -110,6 +110,14 @@ static pid_t spawn(const char *cwd, char *const argv[], const char *path)
         struct rlimit rl = {child_stack, child_stack};
         if (child_stack && setrlimit(RLIMIT_STACK, &rl) != 0)
             _exit(126);
+        /* the signals as a terminal's shell leaves them, however the suite was started (a
+         * background job of a non-interactive shell ignores SIGINT; nohup, SIGHUP) */
+        const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+        for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+            signal(sigs[i], SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         if (child_cgroup[0]) { /* "0": the writing process itself */
             int cg = open(child_cgroup, O_WRONLY);
             if (cg < 0 || write(cg, "0", 1) != 1)
@@ -1229,6 +1237,19 @@ static void test_sigkill_leaves_no_file(void **state)
     }
 }
 
+/* True once pid has ended (left waitable for finish), false after `seconds` without. */
+static bool ended_within(pid_t pid, int seconds)
+{
+    for (int tries = 0; tries < 100 * seconds; tries++) {
+        siginfo_t info = {0};
+        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+            return true;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
 /* An interrupt (SIGTERM, SIGINT, SIGHUP) while stepping, writing or about to rename takes the
  * temporary with it: the run dies of the signal and leaves only the config. */
 static void test_interrupt_leaves_nothing(void **state)
@@ -1246,6 +1267,9 @@ static void test_interrupt_leaves_nothing(void **state)
         pid_t pid = spawn(f->dir, argv, exe);
         assert_int_equal(unsetenv("OSCBENCH_TEST_PAUSE"), 0);
         signal_when_paused(pid, phases[i], sigs[i]);
+        /* never hang the suite: a run that outlives its signal by 60 s is killed, and fails */
+        if (!ended_within(pid, 60))
+            kill(pid, SIGKILL);
         proc p = finish(pid);
         if (p.code != -1 || p.signal != sigs[i])
             fail_msg("%s: the run did not die of signal %d (exit %d, signal %d)", phases[i],
