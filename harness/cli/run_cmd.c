@@ -104,8 +104,6 @@ static int parse_args(int argc, char **argv, run_args *a)
     return 0;
 }
 
-/* The default output stays inside results/ whatever the config's name says: config_load
- * reduces the name to a safe file name (no '/', no leading '.'). */
 /* results/ is made only once every rank agreed to run: a refused run leaves nothing. */
 static int make_results_dir(void)
 {
@@ -347,6 +345,8 @@ int cmd_run(int argc, char **argv)
     char default_path[512];
     const char *out_path = a.out;
     if (!rc && !out_path) {
+        /* stays inside results/ whatever the config's name says: config_load reduces the name
+         * to a safe file name (no '/', no leading '.') */
         snprintf(default_path, sizeof default_path, "results/%s.h5", cfg.name);
         out_path = default_path;
     }
