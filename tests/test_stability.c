@@ -420,6 +420,62 @@ static void test_two_intervals(void **state)
     assert_intervals_match(fr, 25, &tf);
 }
 
+/* ---- test-only maps with a known stable set ----------------------------------------------- */
+
+extern const osc_method osc_test_method_band;    /* stab_band.c */
+extern const osc_method osc_test_method_tangent; /* stab_tangent.c */
+
+/* Stable on (0, 0.3] and [0.31, inf), with an unstable band of 3.3% that a grid of 20 points
+ * per decade steps over. Its edges are linear crossings (d rho / dh = 1e4 (0.31 - 0.3) = 100),
+ * so round-off moves them by ~1e-19: the bisection's 1e-14 decides, and 2e-14 allows the last
+ * halving's rounding. */
+static void test_theory_narrow_band(void **state)
+{
+    (void)state;
+    osc_stab_theory t = theory(&osc_test_method_band, 0);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_int_equal(t.nintervals, 2);
+    assert_true(t.intervals[0].lower == 0);
+    assert_near(t.intervals[0].upper, 0.3, 2e-14);
+    assert_near(t.intervals[1].lower, 0.31, 2e-14);
+    assert_true(isinf(t.intervals[1].upper));
+    assert_near(t.limit, 0.3, 2e-14);
+}
+
+/* The same map measured. The lowest lanes whose norm changes are the one or two inside the band
+ * (they grew) and then decaying ones: not the trend of an instability reaching down to 0, so
+ * the verdict is bounded, with both edges found, each within twice its resolution. */
+static void test_measured_narrow_band(void **state)
+{
+    (void)state;
+    osc_stab_measured r = measured(&osc_test_method_band, OSC_DOUBLE, 0);
+    assert_int_equal(r.kind, OSC_STAB_BOUNDED);
+    assert_int_equal(r.nintervals, 2);
+    assert_true(r.intervals[0].lower == 0 && isinf(r.intervals[1].upper));
+    assert_true(r.upper_resolution[0] < 1e-3 && r.lower_resolution[1] < 1e-3);
+    assert_near(r.intervals[0].upper, 0.3, 2 * r.upper_resolution[0]);
+    assert_near(r.intervals[1].lower, 0.31, 2 * r.lower_resolution[1]);
+    assert_true(r.limit == r.intervals[0].upper);
+}
+
+/* rho = 1 + 5e3 (h - 1)^2 past h = 1: a tangential crossing, where the local slope of log rho
+ * says little about how far past the edge a lane that grew lies (log rho is convex there).
+ * Theory: rho - 1 exceeds its round-off level 64 LDBL_EPSILON = 6.9e-18 from (h - 1) =
+ * sqrt(6.9e-18 / 5e3) = 3.7e-11 on, so its edge is in [1, 1 + 1e-10]. The measurement must
+ * stay honest: within twice its resolution of 1. */
+static void test_tangent_edge(void **state)
+{
+    (void)state;
+    osc_stab_theory t = theory(&osc_test_method_tangent, 0);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_true(t.limit >= 1 && t.limit <= 1 + 1e-10);
+    osc_stab_measured r = measured(&osc_test_method_tangent, OSC_DOUBLE, 0);
+    print_message("    tangent: measured %.9g (res %.1e)\n", r.limit, r.resolution);
+    assert_int_equal(r.kind, OSC_STAB_BOUNDED);
+    assert_true(r.resolution < 1e-3);
+    assert_near(r.limit, 1, 2 * r.resolution);
+}
+
 /* A scan whose lanes cannot be set up (omega0*dt = 1e200: its stiffness h^2 overflows to inf,
  * which the batch refuses) reports the batch's error instead of reading growth it never
  * computed. */
@@ -456,6 +512,9 @@ int main(void)
         cmocka_unit_test(test_rk2_theory_and_measured),
         cmocka_unit_test(test_small_limits),
         cmocka_unit_test(test_two_intervals),
+        cmocka_unit_test(test_theory_narrow_band),
+        cmocka_unit_test(test_measured_narrow_band),
+        cmocka_unit_test(test_tangent_edge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
