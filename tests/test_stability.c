@@ -400,21 +400,57 @@ static void assert_intervals_match(const osc_method *m, double zeta, const osc_s
     }
 }
 
-/* Velocity Verlet with drag at zeta 0.3 is stable on two intervals of omega0*dt, (0, 1.82] and
- * [6.06, 6.67]: a second band where the drag at the half-step velocity brings the eigenvalues back
- * inside the unit circle (pinned loosely: the values of this theory). Forest-ruth at zeta 25,
- * whose old drag treatment had two intervals there ((0, 0.0227] and [0.0240, 1.889]), is held to
- * the same agreement of theory and measurement with whatever intervals it has now. */
+/* Velocity Verlet with drag (gam = 2 zeta), its second drag at the half-step velocity
+ * u = v + a h/2 (lib/methods/verlet.c), on the unit oscillator: x' = x + h u,
+ * v' = v + (a + a(x', u)) h/2, the matrix [[1 - h^2/2, h - gam h^2/2],
+ * [-h + gam h^2/4 + h^3/4, 1 - gam h - h^2/2 + gam^2 h^2/4 + gam h^3/4]] with
+ *     det D = (1 - zeta h)^2,   trace T = 2 - h^2 - gam h + gam^2 h^2/4 + gam h^3/4.
+ * A real 2x2 map is stable iff |D| <= 1 and |T| <= 1 + D (Jury). D <= 1 is h <= 2 / zeta;
+ * 1 + D - T = h^2 (4 - gam h)/4 >= 0 is the same; 4 (1 + D + T) = verlet_jury_cubic >= 0. */
+static long double verlet_jury_cubic(long double gam, long double h)
+{
+    return ((gam * h + 2 * gam * gam - 4) * h - 8 * gam) * h + 16;
+}
+
+/* The root of verlet_jury_cubic in [lo, hi], where it changes sign, by bisection in long
+ * double to its last bit (the root is simple: the error is ~1e-19 relative). */
+static double verlet_jury_root(double gam, long double lo, long double hi)
+{
+    bool rising = verlet_jury_cubic(gam, lo) < 0;
+    assert_true(rising == (verlet_jury_cubic(gam, hi) > 0));
+    for (int i = 0; i < 200; i++) {
+        long double mid = lo / 2 + hi / 2;
+        if ((verlet_jury_cubic(gam, mid) < 0) == rising)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (double)lo;
+}
+
+/* At zeta 0.3 the cubic 0.6 h^3 - 3.28 h^2 - 4.8 h + 16 is positive at 1 and 6.5, negative at
+ * 3: the stable set is (0, r1] and [r2, 2 / zeta] (r1 = 1.8215, r2 = 6.0607, 2 / zeta =
+ * 6.6667): a second band where the drag at the half-step velocity brings the eigenvalues back
+ * inside the unit circle. The theory's edges are bisected to 1e-14 relative; round-off moves
+ * them by ~64 ulps of max|A|^2 (< 200 here) over rho's O(1) slope, ~1e-15: 2e-14. Forest-ruth
+ * at zeta 25, whose old drag treatment had two intervals there ((0, 0.0227] and
+ * [0.0240, 1.889]), is held to the same agreement of theory and measurement with whatever
+ * intervals it has now. */
 static void test_two_intervals(void **state)
 {
     (void)state;
     const osc_method *verlet = find_or_skip("verlet");
-    osc_stab_theory t = theory(verlet, 0.3);
+    const double zeta = 0.3, gam = 2 * zeta;
+    double r1 = verlet_jury_root(gam, 1, 3), r2 = verlet_jury_root(gam, 3, 6.5);
+    assert_true(r1 < r2 && r2 < 2 / zeta);
+    osc_stab_theory t = theory(verlet, zeta);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
     assert_int_equal(t.nintervals, 2);
-    assert_near(t.intervals[0].upper, 1.82, 0.01);
-    assert_near(t.intervals[1].lower, 6.06, 0.01);
-    assert_near(t.intervals[1].upper, 6.67, 0.01);
-    assert_intervals_match(verlet, 0.3, &t);
+    assert_true(t.intervals[0].lower == 0);
+    assert_near(t.intervals[0].upper, r1, 2e-14);
+    assert_near(t.intervals[1].lower, r2, 2e-14);
+    assert_near(t.intervals[1].upper, 2 / zeta, 2e-14);
+    assert_intervals_match(verlet, zeta, &t);
     const osc_method *fr = find_or_skip("forest-ruth");
     osc_stab_theory tf = theory(fr, 25);
     assert_intervals_match(fr, 25, &tf);
