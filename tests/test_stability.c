@@ -172,18 +172,79 @@ static void test_theory_3x3_zero_start(void **state)
                      2 / (sqrt(1 + zetas[i] * zetas[i]) + zetas[i]));
 }
 
-/* Every registry method gets a definite verdict at zeta 0 and 0.2; a damped method is never
- * less stable than 0 and, being consistent, stable for small h. */
+/* rho - 1 of m at (zeta, h) from its long double amplification matrix, by
+ * osc_spectral_radius_ld (checked above on matrices with known eigenvalues), not by the scan. */
+static long double rho_excess(const osc_method *m, double zeta, double h)
+{
+    long double A[OSC_MAX_STATE][OSC_MAX_STATE];
+    osc_amplification_ld(m, zeta, h, A);
+    return osc_spectral_radius_ld(m->nstate, A) - 1;
+}
+
+static void assert_stable_at(const osc_method *m, double zeta, double h, bool stable)
+{
+    long double e = rho_excess(m, zeta, h);
+    /* stable: rho - 1 within 1e-15 of 0 or below (round-off of rho is ~1e-17 for these O(1)
+     * matrices); unstable: resolved above 0 */
+    if (stable ? e <= 1e-15L : e > 1e-15L)
+        return;
+    print_error("%s zeta %g h %.17g: rho - 1 = %Lg, want %s\n", m->name, zeta, h, e,
+                stable ? "stable" : "unstable");
+    fail();
+}
+
+/* Points spread over [lo, hi] (log-spaced, lo > 0), all stable or all unstable. */
+static void assert_range(const osc_method *m, double zeta, double lo, double hi, bool stable)
+{
+    const int npts = 16;
+    for (int k = 0; k <= npts; k++)
+        assert_stable_at(m, zeta, lo * pow(hi / lo, (double)k / npts), stable);
+}
+
+/* Every registry method at zeta 0 and 0.2: the theory's stable set, checked point by point
+ * against rho. Inside each interval (17 points, and 1e-9 relative inside each finite edge)
+ * rho <= 1; 1e-9 relative outside each edge and through each gap rho > 1 (at every edge here
+ * rho - 1 grows at least like the distance, or its square root, so 1e-9 past it is far above
+ * round-off; the bisection put the edge within 1e-14). Below the first interval of a NEVER
+ * verdict, unstable; from 1e-6 up, where rho - 1 is resolved. A damped method is never less
+ * stable than at 0 near 0, and being consistent, stable for small h. */
 static void test_theory_every_method(void **state)
 {
     (void)state;
+    const double zetas[] = {0, 0.2}, near = 1e-9, h_from = 1e-6;
     for (size_t i = 0; i < osc_method_count(); i++) {
         const osc_method *m = osc_method_at(i);
-        osc_stab_theory t = theory(m, 0.2);
-        assert_int_not_equal(t.kind, OSC_STAB_NEVER);
-        assert_true(t.limit > 0);
-        t = theory(m, 0);
-        assert_true(t.kind == OSC_STAB_NEVER ? t.limit == 0 : t.limit > 0);
+        for (int z = 0; z < 2; z++) {
+            osc_stab_theory t = theory(m, zetas[z]);
+            assert_false(t.intervals_truncated);
+            assert_true(t.kind == OSC_STAB_NEVER ? t.limit == 0 : t.limit > 0);
+            if (zetas[z] > 0)
+                assert_int_not_equal(t.kind, OSC_STAB_NEVER);
+            double below = h_from; /* the end of the last unstable stretch checked */
+            for (size_t k = 0; k < t.nintervals; k++) {
+                osc_stab_interval iv = t.intervals[k];
+                double lo = fmax(iv.lower, h_from), hi = fmin(iv.upper, t.h_high);
+                if (iv.lower > 0) {
+                    assert_stable_at(m, zetas[z], iv.lower * (1 + near), true);
+                    assert_stable_at(m, zetas[z], iv.lower * (1 - near), false);
+                    if (iv.lower * (1 - near) > below)
+                        assert_range(m, zetas[z], below, iv.lower * (1 - near), false);
+                }
+                if (isfinite(iv.upper)) {
+                    assert_stable_at(m, zetas[z], iv.upper * (1 - near), true);
+                    assert_stable_at(m, zetas[z], iv.upper * (1 + near), false);
+                }
+                assert_range(m, zetas[z], lo * (1 + near), hi * (1 - near), true);
+                below = iv.upper * (1 + near);
+            }
+            if (isfinite(below) && below < t.h_high)
+                assert_range(m, zetas[z], below, t.h_high, false);
+            if (t.kind == OSC_STAB_BOUNDED)
+                assert_true(t.limit == t.intervals[0].upper && t.intervals[0].lower == 0);
+            if (t.kind == OSC_STAB_ALWAYS)
+                assert_true(t.nintervals == 1 && t.intervals[0].lower == 0 &&
+                            isinf(t.intervals[0].upper));
+        }
     }
 }
 
