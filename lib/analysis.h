@@ -176,14 +176,14 @@ typedef struct osc_stab_theory {
 int osc_stability_theory(const osc_method *m, double zeta, osc_stab_theory *out);
 
 typedef struct osc_stab_options {
-    size_t coarse_lanes; /* lanes of the first, log-spaced scan (default 512) */
+    size_t coarse_lanes; /* lanes of the first, log-spaced scan (default 1024) */
     size_t fine_lanes;   /* lanes of each refining batch (default 256) */
     double growth;       /* a lane is unstable once its energy norm grows beyond this (1e6) */
     double h_low, h_high; /* range of the first scan (1e-6, 1e3) */
     double rel_tol;      /* target relative resolution (2e-4) */
     long max_steps;      /* cap on the steps of one batch refining the first edge (2e6);
                           * batches refining the other edges get a fifth of it */
-    long coarse_steps;   /* steps of the first scan (100000) */
+    long coarse_steps;   /* steps of the first scan (50000) */
 } osc_stab_options;
 
 typedef struct osc_stab_measured {
