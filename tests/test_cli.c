@@ -1093,12 +1093,9 @@ static void test_unwritable_output(void **state)
     fixture *f = *state;
     write_file(f->dir, "ok.yaml", valid_config);
     write_file(f->dir, "plain", "a regular file\n");
-    char dir_out[PATHLEN];
-    fmt(dir_out, sizeof dir_out, "%s/adir", f->dir);
-    assert_int_equal(mkdir(dir_out, 0777), 0);
     /* missing directories are created (as plot -o does), so the failures here are directories
      * that cannot be made, even by root: under a regular file, and in /proc */
-    const char *outs[] = {"/proc/oscbench-none/x.h5", "plain/x.h5", "adir", "plain/sub/x.h5"};
+    const char *outs[] = {"/proc/oscbench-none/x.h5", "plain/x.h5", "plain/sub/x.h5"};
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
         proc p = run_in(f->dir, "run", "ok.yaml", "-o", outs[i], "--quiet", NULL);
         if (p.code != 1)
@@ -1283,12 +1280,42 @@ static void test_interrupt_leaves_nothing(void **state)
     }
 }
 
-/* -o naming a FIFO (or a device) or the config itself: refused before anything is written, and
- * left as it was. */
+/* -o naming a directory (or a symlink to one): bad input like any other target that is not a
+ * results file (exit 2, one line), and the directory left empty. */
+static void refuses_directory_output(const fixture *f)
+{
+    char dir_out[PATHLEN], link_out[PATHLEN];
+    fmt(dir_out, sizeof dir_out, "%s/adir", f->dir);
+    fmt(link_out, sizeof link_out, "%s/alink", f->dir);
+    assert_int_equal(mkdir(dir_out, 0777), 0);
+    assert_int_equal(symlink("adir", link_out), 0);
+    const char *outs[] = {"adir", "alink"};
+    for (size_t i = 0; i < 2; i++) {
+        proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", outs[i], NULL);
+        if (p.code != 2)
+            fail_msg("-o %s: exit %d, expected 2 (%s)", outs[i], p.code, p.err);
+        assert_one_line(p.err);
+        char want[64];
+        fmt(want, sizeof want, "%s: is a directory, expected a file name", outs[i]);
+        if (!strstr(p.err, want))
+            fail_msg("-o %s: stderr: %s", outs[i], p.err);
+        proc_free(&p);
+    }
+    struct stat st;
+    assert_int_equal(lstat(link_out, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(count_tree(dir_out).files, 0);
+    assert_int_equal(unlink(link_out), 0);
+    assert_int_equal(rmdir(dir_out), 0);
+}
+
+/* -o naming a directory, a FIFO (or a device) or the config itself: refused before anything is
+ * written, and left as it was. */
 static void test_output_that_is_not_a_results_file(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "ok.yaml", valid_config);
+    refuses_directory_output(f);
     char fifo[PATHLEN];
     fmt(fifo, sizeof fifo, "%s/pipe", f->dir);
     assert_int_equal(mkfifo(fifo, 0600), 0);

@@ -341,6 +341,27 @@ static void test_bad_config_one_line(void **state)
     assert_int_equal(count_entries(f, &temporaries), 1); /* bad.yaml: no results/, no file */
 }
 
+/* A directory as the output is bad input under MPI as in a plain run: exit 2, one line from rank
+ * 0, nothing made (the directory stays empty, no temporary beside it). */
+static void test_directory_output_one_line(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ok.yaml", "name: ok\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\nt_end: 2\n");
+    char dir[PATHLEN];
+    snprintf(dir, sizeof dir, "%s/out.h5", f->dir);
+    assert_int_equal(mkdir(dir, 0777), 0);
+    assert_int_equal(run(f, 3, "run", "ok.yaml", "-o", "out.h5", "--quiet", NULL), 2);
+    char *err = read_err(f);
+    const char *want = "oscbench run: out.h5: is a directory, expected a file name\n";
+    if (strcmp(err, want) != 0)
+        fail_msg("expected '%s', got:\n%s", want, err);
+    free(err);
+    int temporaries;
+    assert_int_equal(count_entries(f, &temporaries), 2); /* ok.yaml, out.h5/ */
+    assert_int_equal(temporaries, 0);
+    assert_int_equal(rmdir(dir), 0); /* still empty */
+}
+
 /* Ranks that read different configs (MPMD: one program line per rank group): the run stops
  * before any work, with exit 2 and one line from rank 0, whichever rank was refused. */
 static void test_ranks_disagree_one_line(void **state)
@@ -535,6 +556,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ranks_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_config_one_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_directory_output_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ranks_disagree_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_write_cleaned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_rank_resumed, setup, teardown),

@@ -193,11 +193,6 @@ static int make_parent(const char *out_path)
 static int run(const run_args *a, const osc_config *cfg, const char *out_path)
 {
     char err[1024] = "";
-    struct stat st;
-    if (stat(out_path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "oscbench run: %s: is a directory, expected a file name\n", out_path);
-        return EXIT_RUNTIME;
-    }
     if (make_parent(out_path))
         return EXIT_RUNTIME;
     ckpt *ck = NULL;
@@ -309,9 +304,9 @@ static int load_run(int argc, char **argv, run_args *a, osc_config *cfg)
     return 0;
 }
 
-/* An output that replacing would destroy something other than a results file: a device, FIFO
- * or socket, or the config itself. 0, or the exit code having said why. (A directory is left to
- * run(), as before: a runtime failure.) */
+/* An output that replacing would destroy something other than a results file: a directory,
+ * device, FIFO or socket (commit_check_target, for the plain and the MPI path alike), or the
+ * config itself. 0, or the exit code having said why: bad input, before anything is made. */
 static int check_output(const char *out_path, const char *config_path)
 {
     if (strlen(out_path) >= PATH_MAX) {
@@ -319,15 +314,14 @@ static int check_output(const char *out_path, const char *config_path)
                 PATH_MAX - 1);
         return EXIT_BADINPUT;
     }
-    struct stat out, in;
-    if (stat(out_path, &out) != 0 || S_ISDIR(out.st_mode))
-        return 0;
     char err[PATH_MAX + 128];
     if (commit_check_target(out_path, err, sizeof err)) {
         fprintf(stderr, "oscbench run: %s\n", err);
         return EXIT_BADINPUT;
     }
-    if (stat(config_path, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+    struct stat out, in;
+    if (stat(out_path, &out) == 0 && stat(config_path, &in) == 0 && in.st_dev == out.st_dev &&
+        in.st_ino == out.st_ino) {
         fprintf(stderr, "oscbench run: %s: is the config file itself: not overwritten\n",
                 out_path);
         return EXIT_BADINPUT;

@@ -127,7 +127,6 @@ int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bo
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
 #include <mpi.h>
 
@@ -179,21 +178,15 @@ static void report_error(const rank_run *rr)
 }
 
 /* Rank 0 makes the temporary (commit.c: the same name and lock as a serial run's, after
- * removing stale ones) and every rank learns its path. */
+ * removing stale ones) and every rank learns its path. (A directory or device output was
+ * refused before MPI began: run_cmd.c's check_output.) */
 static bool open_output(rank_run *rr)
 {
     bool ok = true;
     int len = 0;
     if (rr->rank == 0) {
-        struct stat st;
-        if (stat(rr->out_path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            snprintf(rr->err, sizeof rr->err, "%s: is a directory, expected a file name",
-                     rr->out_path);
-            ok = false;
-        } else {
-            h5_out_cleanup_stale(rr->out_path);
-            ok = commit_open(&rr->commit, rr->out_path, rr->err, sizeof rr->err) == 0;
-        }
+        h5_out_cleanup_stale(rr->out_path);
+        ok = commit_open(&rr->commit, rr->out_path, rr->err, sizeof rr->err) == 0;
         if (!ok)
             report_error(rr);
         len = ok ? (int)strlen(commit_tmp_path(rr->commit)) + 1 : 0;

@@ -120,12 +120,20 @@ static void unwatch_interrupts(void) { pending_set = 0; }
 
 int commit_check_target(const char *final_path, char *err, size_t errlen)
 {
-    struct stat st;
-    if (lstat(final_path, &st) < 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
-        return 0; /* absent, a file to replace, or a link the rename replaces (not its target) */
-    error_line(err, errlen, "%s: %s: not replaced", final_path,
-               S_ISDIR(st.st_mode) ? "is a directory"
-                                   : "is not a regular file (a device, FIFO or socket)");
+    struct stat st, target;
+    if (lstat(final_path, &st) < 0 || S_ISREG(st.st_mode))
+        return 0; /* absent, or a file to replace */
+    /* A link the rename replaces (not its target), unless it names a directory: whoever gave
+     * it meant the directory, not a file in place of the link. */
+    bool link_to_dir = S_ISLNK(st.st_mode) && stat(final_path, &target) == 0 &&
+                       S_ISDIR(target.st_mode);
+    if (S_ISLNK(st.st_mode) && !link_to_dir)
+        return 0;
+    if (S_ISDIR(st.st_mode) || link_to_dir)
+        error_line(err, errlen, "%s: is a directory, expected a file name", final_path);
+    else
+        error_line(err, errlen, "%s: is not a regular file (a device, FIFO or socket): not "
+                                "replaced", final_path);
     return -1;
 }
 
