@@ -1827,6 +1827,25 @@ static int load_extras(loader *L)
 
 static size_t spec_count(const sweep_spec *s) { return s->given ? s->count : 1; }
 
+/* A sweep's estimated memory (traces included once dt is expanded) and the machine's limit, in
+ * GiB, and where the limit came from (physical memory or the cgroup's limit). */
+typedef struct memory_need {
+    double need_gib, limit_gib;
+    const char *limit_source;
+} memory_need;
+
+/* True when the sweep does not fit; an unknown limit (0) never refuses. */
+static bool memory_shortfall(const osc_config *cfg, double ndt, double batch_lanes,
+                             memory_need *m)
+{
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    double need = sweep_estimate_bytes(cfg, ndt, batch_lanes, omp_get_max_threads());
+    double limit = sweep_memory_limit(&m->limit_source);
+    m->need_gib = need / gib;
+    m->limit_gib = limit / gib;
+    return limit > 0 && need > limit;
+}
+
 /* Reject a sweep too large for this machine before expanding a single range; the error sits
  * on the swept key with the most values. */
 static int check_size(loader *L)
@@ -1841,18 +1860,13 @@ static int check_size(loader *L)
         if (spec_count(specs[i]) > spec_count(specs[widest]))
             widest = i;
     }
-    const char *limit_source;
-    double need = sweep_estimate_bytes(L->cfg, (double)spec_count(&L->dt),
-                                       (double)spec_count(&L->stiffness) *
-                                           (double)spec_count(&L->drag) *
-                                           (double)spec_count(&L->mass),
-                                       omp_get_max_threads());
-    double have = sweep_memory_limit(&limit_source);
-    const double gib = 1024.0 * 1024.0 * 1024.0;
-    if (have > 0 && need > have)
+    double batch_lanes = (double)spec_count(&L->stiffness) * (double)spec_count(&L->drag) *
+                         (double)spec_count(&L->mass);
+    memory_need m;
+    if (memory_shortfall(L->cfg, (double)spec_count(&L->dt), batch_lanes, &m))
         return fail_node(&L->c, specs[widest]->node, names[widest],
                          "sweep of %.4g lanes needs ~%.3g GiB, more than the %.3g GiB of %s",
-                         lanes, need / gib, have / gib, limit_source);
+                         lanes, m.need_gib, m.limit_gib, m.limit_source);
     return 0;
 }
 
@@ -1862,17 +1876,14 @@ static int check_trace_size(loader *L)
 {
     if (!L->cfg->trace)
         return 0;
-    const char *limit_source;
     const osc_config *c = L->cfg;
     double batch_lanes = (double)c->mass.count * (double)c->stiffness.count * (double)c->drag.count;
-    double need = sweep_estimate_bytes(c, (double)c->dt.count, batch_lanes, omp_get_max_threads());
-    double have = sweep_memory_limit(&limit_source);
-    const double gib = 1024.0 * 1024.0 * 1024.0;
-    if (have > 0 && need > have)
+    memory_need m;
+    if (memory_shortfall(c, (double)c->dt.count, batch_lanes, &m))
         return fail_node(&L->c, L->vals[K_TRACE], "trace",
                          "with every %ld the traces and the sweep need ~%.3g GiB, more than the "
                          "%.3g GiB of %s (raise every, or trace fewer points)",
-                         L->cfg->trace_every, need / gib, have / gib, limit_source);
+                         c->trace_every, m.need_gib, m.limit_gib, m.limit_source);
     return 0;
 }
 
