@@ -270,11 +270,11 @@ static void per_dt_text(FILE *out, const dt_table *t)
 /* JSON and CSV numbers: %.17g round-trips; NaN (an empty common set) is null / empty; an
  * infinity (1/dt of a subnormal dt) is 1e999 in JSON, valid JSON that parsers read as inf, and
  * inf in CSV. */
-static void put_number(FILE *out, double v, const char *nan_as)
+static void put_number(FILE *out, double v, summary_format format)
 {
-    bool json = !strcmp(nan_as, "null");
+    bool json = format == SUMMARY_JSON;
     if (isnan(v))
-        fputs(nan_as, out);
+        fputs(json ? "null" : "", out);
     else if (isinf(v) && json)
         fputs(v > 0 ? "1e999" : "-1e999", out);
     else
@@ -320,15 +320,15 @@ static void per_dt_csv(FILE *out, const dt_table *t)
     for (size_t i = 0; i < t->ndt * t->nmethods; i++) {
         const dt_row *r = &t->rows[i];
         fprintf(out, "%.17g,", r->dt);
-        put_number(out, 1.0 / r->dt, "");
+        put_number(out, 1.0 / r->dt, SUMMARY_CSV);
         fputc(',', out);
         put_csv_field(out, r->method);
         fprintf(out, ",%zu,%zu,", r->lanes, r->stable);
-        put_number(out, r->lanes ? (double)r->stable / (double)r->lanes : NAN, "");
+        put_number(out, r->lanes ? (double)r->stable / (double)r->lanes : NAN, SUMMARY_CSV);
         fprintf(out, ",%zu,", r->common);
-        put_number(out, r->worst_error, "");
+        put_number(out, r->worst_error, SUMMARY_CSV);
         fputc(',', out);
-        put_number(out, r->worst_drift, "");
+        put_number(out, r->worst_drift, SUMMARY_CSV);
         fputc('\n', out);
     }
 }
@@ -339,16 +339,16 @@ static void per_dt_json(FILE *out, const dt_table *t)
     for (size_t i = 0; i < t->ndt * t->nmethods; i++) {
         const dt_row *r = &t->rows[i];
         fprintf(out, "%s\n  {\"dt\": %.17g, \"rate_hz\": ", i ? "," : "", r->dt);
-        put_number(out, 1.0 / r->dt, "null");
+        put_number(out, 1.0 / r->dt, SUMMARY_JSON);
         fputs(", \"method\": ", out);
         put_json_string(out, r->method);
         fprintf(out, ", \"lanes\": %zu, \"stable\": %zu, \"stable_share\": ", r->lanes, r->stable);
-        put_number(out, r->lanes ? (double)r->stable / (double)r->lanes : NAN, "null");
+        put_number(out, r->lanes ? (double)r->stable / (double)r->lanes : NAN, SUMMARY_JSON);
         fprintf(out, ", \"common_lanes\": %zu, \"lanes_match\": %s, \"worst_error_common\": ",
                 r->common, r->lanes_match ? "true" : "false");
-        put_number(out, r->worst_error, "null");
+        put_number(out, r->worst_error, SUMMARY_JSON);
         fprintf(out, ", \"worst_abs_drift_common\": ");
-        put_number(out, r->worst_drift, "null");
+        put_number(out, r->worst_drift, SUMMARY_JSON);
         fputc('}', out);
     }
     fprintf(out, "\n]}\n");
