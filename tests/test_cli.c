@@ -2830,6 +2830,65 @@ static void test_summary_command(void **state)
     proc_free(&p);
 }
 
+/* A results file summary cannot open is bad input, named with the system's reason: missing
+ * (ENOENT), under a regular file (ENOTDIR), a directory (EISDIR: it used to be "cannot open as
+ * an HDF5 file"), and unreadable (EACCES; root reads it anyway, so only when not root). */
+static void test_summary_unopenable_file(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "plain", "a regular file\n");
+    write_file(f->dir, "locked.h5", "mode 000\n");
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/locked.h5", f->dir);
+    assert_int_equal(chmod(path, 0), 0);
+    fmt(path, sizeof path, "%s/adir", f->dir);
+    assert_int_equal(mkdir(path, 0777), 0);
+    const struct {
+        const char *path;
+        int errnum;
+    } cases[] = {{"missing.h5", ENOENT}, {"plain/x.h5", ENOTDIR}, {"adir", EISDIR},
+                 {"locked.h5", EACCES}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (cases[i].errnum == EACCES && geteuid() == 0)
+            continue;
+        proc p = run_in(f->dir, "summary", cases[i].path, NULL);
+        char want[PATHLEN];
+        fmt(want, sizeof want, "oscbench summary: %s: %s\n", cases[i].path,
+            strerror(cases[i].errnum));
+        if (p.code != 2 || strcmp(p.err, want) != 0)
+            fail_msg("summary %s: exit %d, stderr '%s'; expected exit 2, '%s'", cases[i].path,
+                     p.code, p.err, want);
+        assert_string_equal(p.out, "");
+        proc_free(&p);
+    }
+}
+
+/* -o of PATH_MAX bytes or more (here through directories that do not exist) is refused before
+ * anything is made: exit 2, one line, no directory, file or temporary. */
+static void test_run_output_path_too_long(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    static char out[PATH_MAX + 16];
+    size_t len = 0;
+    while (len < PATH_MAX)
+        len += (size_t)snprintf(out + len, sizeof out - len, "d/");
+    snprintf(out + len, sizeof out - len, "x.h5");
+    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", out, NULL);
+    if (p.code != 2)
+        fail_msg("-o of %zu bytes: exit %d, expected 2 (%s)", strlen(out), p.code, p.err);
+    assert_one_line(p.err);
+    char want[96];
+    fmt(want, sizeof want, "oscbench run: -o: the path has %zu bytes, at most %d\n", strlen(out),
+        PATH_MAX - 1);
+    assert_string_equal(p.err, want);
+    proc_free(&p);
+    assert_false(exists(f->dir, "d"));
+    assert_false(exists(f->dir, "results"));
+    tree_count t = count_tree(f->dir);
+    assert_int_equal(t.files, 1); /* ok.yaml */
+}
+
 /* A convergence analysis over one dt used to end with exit 0, an empty table and no word. */
 static void test_skips_warned(void **state)
 {
@@ -3524,6 +3583,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_output_directories_alike, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress_fits_terminal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_unopenable_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_output_path_too_long, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_that_is_not_a_results_file, setup, teardown),

@@ -3,11 +3,13 @@
 #include "options.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "oscbench.h"
@@ -152,6 +154,16 @@ char **cli_args(const cli_parser *p, int *count)
 {
     *count = p->argc - optind;
     return p->argv + optind;
+}
+
+int cli_unreadable(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int err = fd < 0 || fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    if (fd >= 0)
+        close(fd);
+    return err;
 }
 
 int cli_make_dirs(const char *dir)

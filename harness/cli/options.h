@@ -48,6 +48,10 @@ char **cli_args(const cli_parser *p, int *count);
 int cli_error(const cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_help(FILE *out, const cli_command *cmd);
 
+/* 0 if `path` opens for reading and is not a directory, else why not as an errno value
+ * (EISDIR for a directory): how plot and summary refuse a results file they cannot read. */
+int cli_unreadable(const char *path);
+
 /* Create `dir` and its missing parents (mode 0777 less the umask), as `plot -o DIR` and
  * `run -o DIR/x.h5` both do: 0, or -1 with errno set (e.g. ENOTDIR when a part is a file). */
 int cli_make_dirs(const char *dir);

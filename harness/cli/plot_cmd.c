@@ -2,11 +2,9 @@
  * matplotlib from Debian); this finds the script and hands over to it. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -26,11 +24,7 @@ static const char *plot_script(void)
  * (the script reports what is wrong with one that can). */
 static int check_readable(const char *path)
 {
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int err = fd < 0 || fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
-    if (fd >= 0)
-        close(fd);
+    int err = cli_unreadable(path);
     if (!err)
         return 0;
     fprintf(stderr, "oscbench plot: %s: cannot open: %s\n", path, strerror(err));

@@ -1,12 +1,10 @@
 /* `oscbench summary RESULTS.h5 [--format text|csv|json]`: the per-dt comparison of the run's
  * summary, again, from the /points table of a results file (read with the HDF5 C API). */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <hdf5.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "options.h"
@@ -30,7 +28,8 @@ static const cli_command summary_command = {
     .min_args = 1,
     .max_args = 1,
     .exit_codes = "  0  success\n  1  runtime failure (out of memory)\n"
-                  "  2  bad input (an option; a file that is not an oscbench results file)\n",
+                  "  2  bad input (an option; a file that cannot be read, with the system's\n"
+                  "     reason, or is not an oscbench results file)\n",
 };
 
 /* The columns read back; each NULL until read. */
@@ -155,13 +154,15 @@ int cmd_summary(int argc, char **argv)
     }
     int n;
     const char *path = cli_args(&p, &n)[0];
+    int unreadable = cli_unreadable(path);
+    if (unreadable) {
+        fprintf(stderr, "oscbench summary: %s: %s\n", path, strerror(unreadable));
+        return EXIT_BADINPUT;
+    }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, in one line */
     hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
     if (f < 0) {
-        if (access(path, R_OK) != 0)
-            fprintf(stderr, "oscbench summary: %s: %s\n", path, strerror(errno));
-        else
-            fprintf(stderr, "oscbench summary: %s: cannot open as an HDF5 file\n", path);
+        fprintf(stderr, "oscbench summary: %s: cannot open as an HDF5 file\n", path);
         return EXIT_BADINPUT;
     }
     points_read pts = {0};
