@@ -317,7 +317,7 @@ static void several_errors_reported_together(void **state)
         line = line ? line + 1 : NULL;
     }
     assert_null(line);
-    /* many bad keys: CONFIG_MAX_ERRORS lines, no more */
+    /* many bad keys: CONFIG_MAX_ERRORS lines, then how many more there were */
     char text[4096] = "stiffness: 1\ndt: 0.1\nsteps: 1\n";
     for (int i = 0; i < 2 * CONFIG_MAX_ERRORS; i++)
         snprintf(text + strlen(text), sizeof text - strlen(text), "bad%d: 1\n", i);
@@ -325,7 +325,52 @@ static void several_errors_reported_together(void **state)
     size_t n = 1;
     for (const char *s = err; *s; s++)
         n += *s == '\n';
-    assert_int_equal(n, CONFIG_MAX_ERRORS);
+    assert_int_equal(n, CONFIG_MAX_ERRORS + 1);
+}
+
+/* The line after the last one shown. */
+static const char *after_lines(const char *s, size_t lines)
+{
+    for (size_t i = 0; s && i < lines; i++)
+        s = strchr(s, '\n'), s = s ? s + 1 : NULL;
+    return s;
+}
+
+/* Past CONFIG_MAX_ERRORS, the errors left out are counted on a last line naming the config,
+ * within CONFIG_ERRORS_BYTES: 25 bad keys show 20 lines and "5 more". With a path so long that
+ * fewer lines fit in the buffer (700 bytes: each line ~960), the count still fits and counts
+ * every line left out. */
+static void errors_beyond_the_cap_counted(void **state)
+{
+    (void)state;
+    char text[1024] = "stiffness: 1\ndt: 0.1\nsteps: 1\n";
+    for (int i = 0; i < 25; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "bad%d: 1\n", i);
+    static char path[701], buf[CONFIG_ERRORS_BYTES], want[800];
+    const char *paths[] = {"many.yaml", path};
+    memset(path, 'p', sizeof path - 1);
+    for (size_t i = 0; i < 2; i++) {
+        osc_config cfg;
+        assert_int_equal(config_load_text(paths[i], text, strlen(text), &cfg, buf, sizeof buf), 2);
+        assert_true(strlen(buf) < sizeof buf);
+        size_t shown = 0; /* the lines before the last, each a bad key's */
+        for (const char *line = buf; after_lines(line, 1); line = after_lines(line, 1), shown++) {
+            char key[16];
+            snprintf(key, sizeof key, ":%zu:1: bad%zu:", shown + 4, shown);
+            if (!strstr(line, key) || strstr(line, key) > strchr(line, '\n'))
+                fail_msg("line %zu is not bad%zu's error: %.200s", shown + 1, shown, line);
+        }
+        if (i == 0)
+            assert_int_equal(shown, CONFIG_MAX_ERRORS);
+        else
+            assert_true(shown >= 1 && shown < CONFIG_MAX_ERRORS); /* the bytes bind */
+        snprintf(want, sizeof want, "%s: %zu more error%s not shown", paths[i], 25 - shown,
+                 25 - shown == 1 ? "" : "s");
+        const char *last = after_lines(buf, shown);
+        if (!last || strcmp(last, want) != 0)
+            fail_msg("after %zu lines, expected '%.80s...', got '%.200s'", shown, want,
+                     last ? last : "(nothing)");
+    }
 }
 
 static void method_typos_get_did_you_mean(void **state)
@@ -1200,6 +1245,7 @@ int main(void)
         cmocka_unit_test(bad_mass_lists),
         cmocka_unit_test(fractions_and_rates),
         cmocka_unit_test(several_errors_reported_together),
+        cmocka_unit_test(errors_beyond_the_cap_counted),
         cmocka_unit_test(method_typos_get_did_you_mean),
         cmocka_unit_test(traces_chosen_by_value),
         cmocka_unit_test(bad_trace_where),

@@ -54,6 +54,12 @@ enum { CONFIG_BAD = 2 };
 
 /* ---- errors ------------------------------------------------------------------------------- */
 
+/* The errors of one config and the files it includes, past those err could hold. */
+typedef struct error_tally {
+    const char *config; /* the config's path, which the closing count names */
+    size_t unshown;
+} error_tally;
+
 typedef struct ctx {
     const char *path;
     char *err;
@@ -61,6 +67,7 @@ typedef struct ctx {
     long nodes;
     bool collect; /* append each error as a line of its own, not overwrite */
     const char *from; /* an included file's: "CONFIG:LINE:COL" of the include, else NULL */
+    error_tally *tally; /* when collecting: counts the lines left out */
 } ctx;
 
 static size_t lines_in(const char *s)
@@ -71,9 +78,26 @@ static size_t lines_in(const char *s)
     return n;
 }
 
+#define TALLY_FORMAT "%s: %zu more error%s not shown"
+
+/* The bytes the closing count may take, its newline included. */
+static size_t tally_line_bytes(const error_tally *t)
+{
+    return strlen(t->config) + sizeof TALLY_FORMAT + 20;
+}
+
+/* "CONFIG: N more errors not shown", after the lines err holds, when some were left out. */
+static void append_tally(const ctx *c)
+{
+    size_t used = strlen(c->err);
+    if (c->tally->unshown && used + tally_line_bytes(c->tally) <= c->errlen)
+        snprintf(c->err + used, c->errlen - used, "\n" TALLY_FORMAT, c->tally->config,
+                 c->tally->unshown, c->tally->unshown == 1 ? "" : "s");
+}
+
 /* "FILE:LINE:COL: key: message"; key may be NULL, line 0 drops the position. When collecting,
  * the line is appended to those already in err (up to CONFIG_MAX_ERRORS, and only whole lines:
- * one that does not fit is dropped). */
+ * one that does not fit is dropped and counted, keeping room for the count's own line). */
 static int vfail_at(const ctx *c, int line, int col, const char *key, const char *fmt,
                     va_list ap)
 {
@@ -88,11 +112,15 @@ static int vfail_at(const ctx *c, int line, int col, const char *key, const char
              key ? ": " : "", msg, c->from ? " (included from " : "", c->from ? c->from : "",
              c->from ? ")" : "");
     size_t used = c->collect ? strlen(c->err) : 0;
+    size_t reserve = c->tally ? tally_line_bytes(c->tally) : 0;
+    size_t room = c->errlen > reserve ? c->errlen - reserve : 0;
     if (used == 0) {
         snprintf(c->err, c->errlen, "%s", text);
-    } else if (lines_in(c->err) < CONFIG_MAX_ERRORS && used + 1 + strlen(text) < c->errlen) {
+    } else if (lines_in(c->err) < CONFIG_MAX_ERRORS && used + 1 + strlen(text) < room) {
         c->err[used] = '\n';
         memcpy(c->err + used + 1, text, strlen(text) + 1);
+    } else if (c->tally) {
+        c->tally->unshown++;
     }
     return CONFIG_BAD;
 }
@@ -1521,7 +1549,8 @@ static int include_methods(loader *L, const ynode *map, size_t index)
         free(path), free(where);
         return fail_at(&L->c, 0, 0, NULL, "out of memory");
     }
-    ctx ic = {.path = path, .err = L->c.err, .errlen = L->c.errlen, .collect = true, .from = where};
+    ctx ic = {.path = path, .err = L->c.err, .errlen = L->c.errlen, .collect = true, .from = where,
+              .tally = L->c.tally};
     char *text = NULL;
     size_t len = 0;
     ynode *root = NULL;
@@ -2229,7 +2258,9 @@ static void free_spec(sweep_spec *s) { free(s->values); }
 static int load_owned_text(const char *path, char *text, size_t len, osc_config *cfg, char *err,
                            size_t errlen)
 {
-    loader L = {.c = {.path = path, .err = err, .errlen = errlen, .collect = true}, .cfg = cfg};
+    error_tally tally = {.config = path};
+    loader L = {.c = {.path = path, .err = err, .errlen = errlen, .collect = true, .tally = &tally},
+                .cfg = cfg};
     ynode *root = NULL;
     int status = len > CONFIG_MAX_BYTES
                      ? fail_at(&L.c, 0, 0, NULL, "larger than %u MiB, not a config",
@@ -2251,6 +2282,8 @@ static int load_owned_text(const char *path, char *text, size_t len, osc_config 
     free_spec(&L.mass);
     ynode_free(root);
     free(text);
+    if (status && err && errlen)
+        append_tally(&L.c);
     if (status)
         config_free(cfg);
     return status ? CONFIG_BAD : 0;

@@ -81,7 +81,7 @@ typedef struct config_loc {
 
 #define CONFIG_NKEYS 23
 #define CONFIG_MAX_ERRORS 20 /* errors reported from one config, one line each */
-#define CONFIG_ERRORS_BYTES (CONFIG_MAX_ERRORS * 640) /* room for all of them */
+#define CONFIG_ERRORS_BYTES (CONFIG_MAX_ERRORS * 640) /* room for all of them and the count */
 #define CONFIG_DEFAULT_UNSTABLE_FACTOR 1e3
 
 /* A method the config defines by its coefficients (family "rk": an explicit Runge-Kutta method
@@ -145,8 +145,9 @@ typedef struct osc_config {
 
 /* Load and validate `path`. Returns 0 and fills cfg (free with config_free), or 2 with cfg
  * zeroed and err holding one line per error found (newline-separated, no final newline; at most
- * CONFIG_MAX_ERRORS: every top-level key is checked, so independent mistakes are reported
- * together): "FILE:LINE:COL: key: what is wrong", or
+ * CONFIG_MAX_ERRORS, then "FILE: N more errors not shown" if there were more: every top-level
+ * key is checked, so independent mistakes are reported together): "FILE:LINE:COL: key: what is
+ * wrong", or
  * "FILE:LINE:COL: what is wrong" for an error of the YAML itself, or "FILE: what is wrong" for
  * one of the file. LINE:COL is that of the offending value; of the key itself for an unknown
  * or duplicate key; of the top mapping for a missing key. */
