@@ -1049,6 +1049,22 @@ static void test_bad_config_no_file(void **state)
     assert_false(exists(f->dir, "results/bad.h5"));
 }
 
+/* A dt subnormal in the run's precision is bad input at load (the stormer method read such a
+ * lane as unstable through 1/dt): one located line, exit 2, no file. */
+static void test_subnormal_dt_refused(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "tiny.yaml", "name: tiny\nmethods: [stormer]\nstiffness: 1\n"
+                                    "precision: float\ndt: [0.1, 1e-39]\nsteps: 5\n");
+    proc p = run_in(f->dir, "run", "tiny.yaml", "-q", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    if (!starts_with(p.err, "tiny.yaml:5:11: dt: expected a dt >= 1.17549e-38"))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+    assert_false(exists(f->dir, "results"));
+}
+
 /* A build without MPI started by a launcher as one of several processes refuses (one line from
  * rank 0, none from the others, exit 2, no file) rather than write the file once per process;
  * as the only process it is a plain run. The launcher is simulated by its environment. (A build
@@ -3558,6 +3574,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_end_to_end_dim2_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_config_no_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_subnormal_dt_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_launched_without_mpi, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_name_stays_in_results, setup, teardown),

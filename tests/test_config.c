@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <errno.h>
+#include <float.h>
 
 #include "config.h"
 #include "layout.h"
@@ -282,6 +283,42 @@ static void fractions_and_rates(void **state)
                  ":2:10: rate_hz: dt = 1/rate_hz overflows a double (rate_hz 9.98013e-322)");
     expect_error("stiffness: 1\nsteps: 1\n",
                  ":1:1: dt: missing, a required key (or give rate_hz instead)");
+}
+
+static double loaded_dt(const char *text)
+{
+    osc_config cfg;
+    if (load_text(text, &cfg) != 0)
+        fail_msg("refused: %s", err);
+    double dt = cfg.dt.values[0];
+    config_free(&cfg);
+    return dt;
+}
+
+/* dt below the smallest normal number of the run's precision (DBL_MIN, or FLT_MIN with
+ * precision: float) is refused on its key and item, by dt, rate_hz or a range's end; the bound
+ * itself is accepted, and a dt subnormal in float is fine in double. */
+static void subnormal_dt_refused(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\ndt: 1e-310\nsteps: 1\n",
+                 ":2:5: dt: expected a dt >= 2.22507e-308, the smallest normal double (the run's "
+                 "precision), got 1e-310");
+    expect_error("stiffness: 1\ndt: [0.1, 2e-308]\nsteps: 1\n",
+                 ":2:11: dt: expected a dt >= 2.22507e-308");
+    expect_error("stiffness: 1\ndt: {from: 1e-320, to: 1, count: 3, spacing: log}\nsteps: 1\n",
+                 ":2:5: dt: expected a dt >= 2.22507e-308");
+    expect_error("stiffness: 1\nrate_hz: [60, 1e308]\nsteps: 1\n",
+                 ":2:15: rate_hz: expected dt = 1/rate_hz >= 2.22507e-308, the smallest normal "
+                 "double (the run's precision), got 1e-308");
+    expect_error("precision: float\nstiffness: 1\ndt: [1, 1e-39]\nsteps: 1\n",
+                 ":3:9: dt: expected a dt >= 1.17549e-38, the smallest normal float (the run's "
+                 "precision), got 1e-39");
+    /* the bounds, written to 17 digits, are exactly DBL_MIN and FLT_MIN */
+    assert_true(loaded_dt("stiffness: 1\ndt: 2.2250738585072014e-308\nsteps: 1\n") == DBL_MIN);
+    assert_true(loaded_dt("precision: float\nstiffness: 1\ndt: 1.1754943508222875e-38\n"
+                          "steps: 1\n") == FLT_MIN);
+    assert_true(loaded_dt("stiffness: 1\ndt: 1e-39\nsteps: 1\n") == 1e-39);
 }
 
 /* Independent mistakes come back together, one located line each, in the file's key order of
@@ -1244,6 +1281,7 @@ int main(void)
         cmocka_unit_test(mass_axis),
         cmocka_unit_test(bad_mass_lists),
         cmocka_unit_test(fractions_and_rates),
+        cmocka_unit_test(subnormal_dt_refused),
         cmocka_unit_test(several_errors_reported_together),
         cmocka_unit_test(errors_beyond_the_cap_counted),
         cmocka_unit_test(method_typos_get_did_you_mean),

@@ -13,6 +13,7 @@
 #include "tableau.h"
 
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -2007,6 +2008,30 @@ static int convert_axes(loader *L)
     return 0;
 }
 
+/* A subnormal dt in the run's precision has lost significant bits (below DBL_MIN a double keeps
+ * fewer than 53), and the methods' dt-scaled coefficients and 1/dt (stormer reads its velocity
+ * through it: 1/dt overflows below 1/DBL_MAX ~ 5.6e-309) turn to nonsense: every dt, after
+ * rate_hz and ranges are resolved, must be at least the smallest normal number of that
+ * precision. The error sits on the list item when the key is a list of numbers. */
+static int check_dt_normal(loader *L)
+{
+    const osc_config *cfg = L->cfg;
+    const bool single = cfg->precision == OSC_FLOAT;
+    const double smallest = single ? FLT_MIN : DBL_MIN;
+    const ynode *n = L->vals[L->by_rate ? K_RATE_HZ : K_DT];
+    for (size_t i = 0; i < cfg->dt.count; i++) {
+        const double dt = cfg->dt.values[i];
+        if (dt >= smallest)
+            continue;
+        const ynode *at = n->kind == YN_SEQ && n->nkids == cfg->dt.count ? n->kids[i] : n;
+        return fail_node(&L->c, at, L->by_rate ? "rate_hz" : "dt",
+                         "expected %s >= %g, the smallest normal %s (the run's precision), "
+                         "got %g", L->by_rate ? "dt = 1/rate_hz" : "a dt", smallest,
+                         single ? "float" : "double", dt);
+    }
+    return 0;
+}
+
 static int expand_all(loader *L)
 {
     osc_config *cfg = L->cfg;
@@ -2246,7 +2271,8 @@ static int load_tree(loader *L)
         bad |= loaders[i](L);
     if (bad)
         return CONFIG_BAD;
-    if (check_size(L) || expand_all(L) || check_step_counts(L) || check_trace_size(L))
+    if (check_size(L) || expand_all(L) || check_dt_normal(L) || check_step_counts(L) ||
+        check_trace_size(L))
         return CONFIG_BAD;
     return check_trace_rows(L) || resolve_trace_where(L) ? CONFIG_BAD : 0;
 }
