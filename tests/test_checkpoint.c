@@ -375,14 +375,28 @@ static void foreign_checkpoint_is_refused(void **state)
     rewrite_manifest(f, "\nformat 1\n", "\nformat 2\n");
     expect_refused(f, &f->a, "format differs");
     rewrite_manifest(f, "\nformat 2\n", "\nformat 1\n");
+    /* Another build of the same version: its git revision tells (README promises it). */
+    char path[512], revision[128];
+    path_in(path, sizeof path, f->ckdir, "manifest");
+    char *m = slurp(path, NULL);
+    assert_non_null(m);
+    const char *rev = strstr(m, "\ngit_revision ");
+    assert_non_null(rev);
+    snprintf(revision, sizeof revision, "%.*s", (int)(strchr(rev + 1, '\n') - rev + 1), rev);
+    free(m);
+    rewrite_manifest(f, revision, "\ngit_revision 0000000\n");
+    expect_refused(f, &f->a, "git_revision differs (0000000 there, ");
+    rewrite_manifest(f, "\ngit_revision 0000000\n", revision);
+    /* Another /points layout (a column renamed, retyped or added): refused, not half-read. */
+    rewrite_manifest(f, "\ncolumns dt:f64 ", "\ncolumns dt:i64 ");
+    expect_refused(f, &f->a, "columns differs");
+    rewrite_manifest(f, "\ncolumns dt:i64 ", "\ncolumns dt:f64 ");
     rewrite_manifest(f, "drag: [0, 0.7]", "drag: [0, 0.70]"); /* the text, not the values */
     expect_refused(f, &f->a, "different config");
     rewrite_manifest(f, "drag: [0, 0.70]", "drag: [0, 0.7]");
     assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0); /* all restored */
     ckpt_close(c);
 
-    char path[512];
-    path_in(path, sizeof path, f->ckdir, "manifest");
     assert_int_equal(truncate(path, 30), 0);
     expect_refused(f, &f->a, "manifest ends");
     assert_int_equal(unlink(path), 0);
