@@ -467,6 +467,25 @@ static void not_a_directory_is_refused(void **state)
     free(kept);
 }
 
+/* A run killed between ckpt_remove's last two steps leaves an empty directory: it holds no
+ * one's work, so the resubmitted run takes it as a new checkpoint rather than refusing it. */
+static void empty_directory_is_taken(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(mkdir(f->ckdir, 0777), 0);
+    char err[1024] = "";
+    ckpt *c = NULL;
+    if (ckpt_open(&c, f->out, &f->a, err, sizeof err))
+        fail_msg("an empty checkpoint directory was not taken: %s", err);
+    ckpt_close(c);
+    assert_int_equal(count_prefixed(f->ckdir, "manifest"), 1);
+    assert_int_equal(count_prefixed(f->dir, "."), 2); /* no temporary directory left */
+    sweep_result ran;
+    sweep_into_checkpoint(f, &f->a, 2, &ran); /* and it is a working checkpoint */
+    sweep_result_free(&ran);
+    assert_int_equal(count_prefixed(f->ckdir, "item-"), NITEMS);
+}
+
 /* Where no checkpoint can be made: a runtime failure (1), one line naming the place, nothing
  * left behind. */
 static void unwritable_place_fails(void **state)
@@ -587,6 +606,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(foreign_checkpoint_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(restores_a_mass_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_directory_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(empty_directory_is_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(unwritable_place_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(stale_temporaries_removed_live_ones_kept, setup,
                                         teardown),

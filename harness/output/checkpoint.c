@@ -438,6 +438,21 @@ static ckpt *new_ckpt(const char *results_path)
     return c;
 }
 
+/* Whether dir is a directory (not a symlink to one) with no entry at all: what a run killed
+ * between ckpt_remove's last two steps leaves (manifest gone, directory not yet), and no
+ * checkpoint of anything. */
+static bool is_empty_dir(const char *dir)
+{
+    struct stat st;
+    DIR *d = lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(dir) : NULL;
+    bool empty = d != NULL;
+    for (struct dirent *e; empty && d && (e = readdir(d));)
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    return empty;
+}
+
 /* Validates dir if it exists, else creates it; 0 when it is this run's. */
 static int find_or_create(ckpt *c, const osc_config *cfg, const char *manifest, size_t len,
                           char *err, size_t errlen)
@@ -448,6 +463,8 @@ static int find_or_create(ckpt *c, const osc_config *cfg, const char *manifest, 
         error_line(err, errlen, "%s: %s", c->dir, strerror(errno));
         return CKPT_ERUNTIME;
     }
+    if (found == 0 && is_empty_dir(c->dir))
+        found = -1; /* create_dir's rename replaces an empty directory (or finds it filled) */
     if (found < 0) {
         int made = create_dir(c->dir, c->parent, manifest, len, err, errlen);
         if (made < 0)
