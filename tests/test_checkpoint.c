@@ -486,6 +486,59 @@ static void empty_directory_is_taken(void **state)
     assert_int_equal(count_prefixed(f->ckdir, "item-"), NITEMS);
 }
 
+/* A directory where an item file belongs would make the item's rename fail once the sweep is
+ * done. An empty one is no one's work: it is removed on open and the item, missing, is computed
+ * and saved. One with entries is refused (one line naming it), and it and its entries stay. */
+static void directory_in_place_of_an_item(void **state)
+{
+    fixture *f = *state;
+    sweep_result ran, back;
+    sweep_into_checkpoint(f, &f->a, 2, &ran);
+    char path[512], inner[600];
+    item_path(f, 5, path, sizeof path);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkdir(path, 0777), 0);
+    snprintf(inner, sizeof inner, "%s/mine", path);
+    FILE *fp = fopen(inner, "w");
+    assert_non_null(fp);
+    assert_int_equal(fclose(fp), 0);
+    char err[1024] = "";
+    ckpt *c = NULL;
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), CKPT_EFOREIGN);
+    assert_null(c);
+    assert_one_line(err);
+    if (!strstr(err, f->ckdir) || !strstr(err, "item-000005 is a directory"))
+        fail_msg("the refusal does not name the directory and its item: %s", err);
+    struct stat st;
+    assert_int_equal(stat(inner, &st), 0);
+    assert_int_equal(count_prefixed(f->ckdir, "item-"), NITEMS);
+
+    assert_int_equal(unlink(inner), 0); /* now empty */
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
+    assert_int_equal(lstat(path, &st), -1);
+    assert_int_equal(errno, ENOENT);
+    bool done[NITEMS];
+    size_t restored, ignored;
+    assert_int_equal(sweep_alloc(&f->a, &back, err, sizeof err), 0);
+    assert_int_equal(ckpt_restore(c, &f->a, &back, done, &restored, &ignored, err, sizeof err),
+                     0);
+    assert_int_equal(restored, NITEMS - 1);
+    assert_false(done[5]);
+    sweep_plan plan = {.skip = done, .item_done = ckpt_item_done, .ctx = c};
+    if (sweep_run_items(&f->a, &plan, false, &back, err, sizeof err))
+        fail_msg("the missing item could not be saved: %s", err);
+    ckpt_close(c);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    sweep_result_free(&back);
+    restore(f, &f->a, &back, done, &restored, &ignored);
+    assert_int_equal(restored, NITEMS);
+    back.item_seconds[5] = ran.item_seconds[5]; /* computed twice: only the time differs */
+    assert_item_equal(&f->a, &ran, &back, 5);
+    sweep_result_free(&ran);
+    sweep_result_free(&back);
+}
+
 /* Where no checkpoint can be made: a runtime failure (1), one line naming the place, nothing
  * left behind. */
 static void unwritable_place_fails(void **state)
@@ -607,6 +660,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(restores_a_mass_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_directory_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_directory_is_taken, setup, teardown),
+        cmocka_unit_test_setup_teardown(directory_in_place_of_an_item, setup, teardown),
         cmocka_unit_test_setup_teardown(unwritable_place_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(stale_temporaries_removed_live_ones_kept, setup,
                                         teardown),

@@ -438,19 +438,27 @@ static ckpt *new_ckpt(const char *results_path)
     return c;
 }
 
+/* Whether name (relative to dirfd) is a directory, not a symlink to one, with no entry at all. */
+static bool is_empty_dir_at(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d && fd >= 0)
+        close(fd);
+    bool empty = d != NULL;
+    for (struct dirent *e; empty && (e = readdir(d));)
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    return empty;
+}
+
 /* Whether dir is a directory (not a symlink to one) with no entry at all: what a run killed
  * between ckpt_remove's last two steps leaves (manifest gone, directory not yet), and no
  * checkpoint of anything. */
 static bool is_empty_dir(const char *dir)
 {
-    struct stat st;
-    DIR *d = lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(dir) : NULL;
-    bool empty = d != NULL;
-    for (struct dirent *e; empty && d && (e = readdir(d));)
-        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-    if (d)
-        closedir(d);
-    return empty;
+    return is_empty_dir_at(AT_FDCWD, dir);
 }
 
 /* Validates dir if it exists, else creates it; 0 when it is this run's. */
@@ -481,6 +489,48 @@ static int find_or_create(ckpt *c, const osc_config *cfg, const char *manifest, 
     return validate(c->dir, manifest, len, cfg, err, errlen);
 }
 
+/* A directory where an item file belongs (item-NNNNNN) would make the item's rename fail after
+ * the sweep. An empty one holds no one's work: it is removed, and the item counts as missing.
+ * One with entries is someone's: the checkpoint is refused, with nothing touched (all are
+ * checked before any is removed). */
+static int clear_directory_items(ckpt *c, char *err, size_t errlen)
+{
+    for (int removing = 0; removing < 2; removing++) {
+        int fd = openat(c->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d) {
+            if (fd >= 0)
+                close(fd);
+            error_line(err, errlen, "%s: cannot read the directory: %s", c->dir, strerror(errno));
+            return CKPT_ERUNTIME;
+        }
+        int rc = 0;
+        for (struct dirent *e; !rc && (e = readdir(d));) {
+            struct stat st;
+            const char *name = e->d_name;
+            if (!is_item_file(name) || fstatat(c->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                !S_ISDIR(st.st_mode))
+                continue;
+            if (!removing && !is_empty_dir_at(c->dirfd, name)) {
+                error_line(err, errlen, "%s: %s is a directory with entries, not an item file "
+                                        "oscbench writes; left alone (remove it, and its item "
+                                        "is computed again)", c->dir, name);
+                rc = CKPT_EFOREIGN;
+            } else if (removing && unlinkat(c->dirfd, name, AT_REMOVEDIR) < 0 &&
+                       errno != ENOENT) {
+                int why = errno; /* ENOTEMPTY: filled since the check, so someone's after all */
+                error_line(err, errlen, "%s: cannot remove the empty directory %s in place of "
+                                        "an item file: %s", c->dir, name, strerror(why));
+                rc = why == ENOTEMPTY || why == EEXIST ? CKPT_EFOREIGN : CKPT_ERUNTIME;
+            }
+        }
+        closedir(d);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int ckpt_open(ckpt **out, const char *results_path, const osc_config *cfg, char *err,
               size_t errlen)
 {
@@ -500,6 +550,8 @@ int ckpt_open(ckpt **out, const char *results_path, const osc_config *cfg, char 
         error_line(err, errlen, "%s: %s", c->dir, strerror(errno));
         rc = CKPT_ERUNTIME;
     }
+    if (!rc)
+        rc = clear_directory_items(c, err, errlen);
     if (rc) {
         ckpt_close(c);
         return rc;

@@ -49,7 +49,9 @@ bool ckpt_exists(const char *results_path);
  * match this run exactly (config text, version, git revision, item size and count, columns,
  * format); otherwise (or if the manifest is missing or unreadable) returns CKPT_EFOREIGN with
  * err naming the directory and what differs, and touches nothing. If it does not exist, creates
- * it. Removes item temporaries a killed run left (never those a live process holds). */
+ * it. Removes item temporaries a killed run left (never those a live process holds), and an
+ * empty directory in place of an item file (the item is then missing, to be computed); one
+ * with entries in it is refused (CKPT_EFOREIGN, nothing touched). */
 int ckpt_open(ckpt **out, const char *results_path, const osc_config *cfg, char *err,
               size_t errlen);
 
