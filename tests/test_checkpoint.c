@@ -539,6 +539,29 @@ static void directory_in_place_of_an_item(void **state)
     sweep_result_free(&back);
 }
 
+/* A symlink leading nowhere in the checkpoint's place is someone's (and no place to make one):
+ * refused like any foreign checkpoint, one line, and left as it was. */
+static void dangling_symlink_is_refused(void **state)
+{
+    fixture *f = *state;
+    char target[512];
+    path_in(target, sizeof target, f->dir, "gone");
+    assert_int_equal(symlink(target, f->ckdir), 0);
+    char err[1024] = "";
+    ckpt *c = NULL;
+    int rc = ckpt_open(&c, f->out, &f->a, err, sizeof err);
+    if (rc != CKPT_EFOREIGN)
+        fail_msg("expected a refusal, got %d: %s", rc, err);
+    assert_null(c);
+    assert_one_line(err);
+    assert_non_null(strstr(err, f->ckdir));
+    assert_non_null(strstr(err, "symbolic link"));
+    char back[512] = "";
+    assert_int_equal(readlink(f->ckdir, back, sizeof back - 1), (ssize_t)strlen(target));
+    assert_string_equal(back, target);
+    assert_int_equal(count_prefixed(f->dir, "."), 2); /* no temporary directory left */
+}
+
 /* Where no checkpoint can be made: a runtime failure (1), one line naming the place, nothing
  * left behind. */
 static void unwritable_place_fails(void **state)
@@ -661,6 +684,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(not_a_directory_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_directory_is_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(directory_in_place_of_an_item, setup, teardown),
+        cmocka_unit_test_setup_teardown(dangling_symlink_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(unwritable_place_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(stale_temporaries_removed_live_ones_kept, setup,
                                         teardown),

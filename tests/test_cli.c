@@ -1654,6 +1654,28 @@ static void test_resume_refuses_foreign(void **state)
     free(before);
 }
 
+/* A symlink leading nowhere where the checkpoint belongs is refused like a foreign checkpoint:
+ * one line naming it, exit 2, no results file, the link left as it was. */
+static void test_resume_refuses_dangling_symlink(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "res.yaml", resume_config);
+    char ck[PATHLEN], target[PATHLEN];
+    fmt(ck, sizeof ck, "%s/res.h5.ckpt", f->dir);
+    fmt(target, sizeof target, "%s/elsewhere/res.h5.ckpt", f->dir);
+    assert_int_equal(symlink(target, ck), 0);
+    proc p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--resume", NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "symbolic link"))
+        fail_msg("the refusal does not name the checkpoint and what it is: %s", p.err);
+    assert_string_equal(p.out, "");
+    assert_false(exists(f->dir, "res.h5"));
+    char back[PATHLEN] = "";
+    assert_int_equal(readlink(ck, back, sizeof back - 1), (ssize_t)strlen(target));
+    assert_string_equal(back, target);
+}
+
 /* ---- 7. numerics under fault: across the stability boundary ---------------------------------- */
 
 static const char boundary_config[] = "name: boundary\n"
@@ -3580,6 +3602,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_name_stays_in_results, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigkill_leaves_no_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_after_kill, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resume_refuses_dangling_symlink, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_damaged_items, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_refuses_foreign, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stability_boundary, setup, teardown),

@@ -465,10 +465,16 @@ static bool is_empty_dir(const char *dir)
 static int find_or_create(ckpt *c, const osc_config *cfg, const char *manifest, size_t len,
                           char *err, size_t errlen)
 {
-    struct stat st;
-    int found = stat(c->dir, &st);
-    if (found < 0 && errno != ENOENT) {
-        error_line(err, errlen, "%s: %s", c->dir, strerror(errno));
+    struct stat st, link;
+    int found = stat(c->dir, &st), e = errno;
+    if (found < 0 && lstat(c->dir, &link) == 0 && S_ISLNK(link.st_mode)) {
+        /* a symlink that leads nowhere (or in a loop): someone's, and no place to create ours */
+        char why[256];
+        snprintf(why, sizeof why, "a symbolic link that leads nowhere (%s)", strerror(e));
+        return refuse(c->dir, why, err, errlen);
+    }
+    if (found < 0 && e != ENOENT) {
+        error_line(err, errlen, "%s: %s", c->dir, strerror(e));
         return CKPT_ERUNTIME;
     }
     if (found == 0 && is_empty_dir(c->dir))
