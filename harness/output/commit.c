@@ -49,6 +49,12 @@ void test_pause(const char *phase)
     pause();
 }
 
+bool test_fail(const char *phase)
+{
+    const char *want = getenv("OSCBENCH_TEST_FAIL");
+    return want && !strcmp(want, phase);
+}
+
 /* Splits path into its directory ("." if none) and base name; -1 if there is no base. */
 static int split_path(const char *path, char **dir, char **base)
 {

@@ -14,6 +14,7 @@
 #ifndef OSCBENCH_COMMIT_H
 #define OSCBENCH_COMMIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct file_commit file_commit;
@@ -60,5 +61,10 @@ void error_line(char *err, size_t errlen, const char *fmt, ...)
  * ("oscbench: paused at PHASE (pid N)": under mpirun, N names the rank's own process) and wait
  * for a signal: lets tests kill a run at a known point without timing it. */
 void test_pause(const char *phase);
+
+/* Whether OSCBENCH_TEST_FAIL names this phase ("write": this process's share of the parallel
+ * /points write fails after it has taken part in every collective call): lets tests make one
+ * rank of an MPI run fail, by giving only that rank the variable. */
+bool test_fail(const char *phase);
 
 #endif

@@ -209,6 +209,11 @@ int h5par_write_points(MPI_Comm comm, const char *path, const sweep_points *p,
     if (pf.group >= 0 && pf.rows_here >= 0 && pf.dxpl >= 0)
         write_points(&pf, p, items, nitems);
     close_points(&pf);
+    if (!pf.failed && test_fail("write")) {
+        error_line(err, errlen, "%s: parallel HDF5: writing this rank's rows: failed "
+                                "(OSCBENCH_TEST_FAIL=write)", path);
+        pf.failed = true;
+    }
     int failed = pf.failed, any_failed = 1;
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm);
     return any_failed ? -1 : 0;
