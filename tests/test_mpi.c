@@ -3,7 +3,9 @@
  * chunking and filters, the root's mpi_ranks and threads_per_rank; a bad config under
  * `mpirun -q` giving one line and exit 2 and no file; the temporary of a run killed in its
  * write phase removed by the next run; a rank killed mid-sweep, then --resume with another rank
- * count recomputing only the missing items into the uninterrupted run's file.
+ * count recomputing only the missing items into the uninterrupted run's file; one rank's failed
+ * write (injected) failing the whole run under --resume and leaving the checkpoint, which the
+ * resubmitted run restores in full.
  *
  * OSCBENCH_EXE names oscbench, MPIRUN mpirun. Every rank runs one OpenMP thread
  * (OMP_NUM_THREADS=1), more ranks than cores are allowed (oversubscribe), and mpirun may run as
@@ -532,6 +534,54 @@ static void test_killed_rank_resumed(void **state)
     assert_int_equal(temporaries, 0);
 }
 
+/* Rank 1 of 2 fails its share of the parallel write (OSCBENCH_TEST_FAIL=write, given to that
+ * rank alone through an MPMD line), under --resume: the ranks' vote fails the whole run (exit
+ * 1, rank 1's line), no results file nor temporary is left, and the checkpoint survives with
+ * every item; the same line resubmitted restores them all and commits the plain run's file. */
+static void test_failed_write_keeps_checkpoint(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ranks.yaml", ranks_config);
+    if (run(f, 0, "run", "ranks.yaml", "-o", "full.h5", "--quiet", NULL) != 0)
+        fail_msg("plain run: %s", read_err(f));
+    char one[] = "1", out[] = "out.h5", quiet[] = "--quiet", resume[] = "--resume",
+         run_cmd[] = "run", cfg[] = "ranks.yaml", o[] = "-o", q[] = "-q", nflag[] = "-n",
+         colon[] = ":", env[] = "/usr/bin/env", inject[] = "OSCBENCH_TEST_FAIL=write";
+    char *argv[] = {mpirun, q, nflag, one, exe, run_cmd, cfg, o, out, quiet, resume,
+                    colon, nflag, one, env, inject, exe, run_cmd, cfg, o, out, quiet, resume,
+                    NULL};
+    int code = wait_for(start(f, argv));
+    char *err = read_err(f);
+    if (code != 1 || !strstr(err, "rank 1: ") || !strstr(err, "OSCBENCH_TEST_FAIL=write"))
+        fail_msg("rank 1's failed write: expected exit 1 and its line, got exit %d:\n%s", code,
+                 err);
+    free(err);
+    char path[PATHLEN];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/out.h5", f->dir);
+    if (stat(path, &st) == 0)
+        fail_msg("a run in which rank 1 failed committed out.h5");
+    int temporaries;
+    snprintf(path, sizeof path, "%s/out.h5.ckpt", f->dir);
+    if (stat(path, &st) != 0)
+        fail_msg("the failed run removed its checkpoint");
+    assert_int_equal(count_entries(f, &temporaries), 3); /* ranks.yaml, full.h5, the checkpoint */
+    assert_int_equal(temporaries, 0);
+
+    code = run(f, 2, "run", "ranks.yaml", "-o", "out.h5", "--resume", NULL);
+    if (code != 0)
+        fail_msg("resubmitted: exit %d: %s", code, read_err(f));
+    char *text = slurp(f->out, NULL);
+    assert_non_null(text);
+    if (!strstr(text, "checkpoint out.h5.ckpt: 27 of 27 work items restored, 0 to compute"))
+        fail_msg("the resubmitted run did not restore every item:\n%s", text);
+    free(text);
+    size_t compared = compare_files(f->dir, "full.h5", "out.h5");
+    assert_true(compared >= 25 + 16 + 8 + 3 * 7);
+    assert_int_equal(count_entries(f, &temporaries), 3); /* ranks.yaml, full.h5, out.h5 */
+    assert_int_equal(temporaries, 0);
+}
+
 /* A checkpoint that is not this run's (here: a manifest of another format) is refused under
  * mpirun as in a plain run: one line, from rank 0, exit 2, nothing touched, no file. */
 static void test_foreign_checkpoint_refused(void **state)
@@ -611,6 +661,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_killed_write_cleaned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_rank_resumed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_checkpoint_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_write_keeps_checkpoint, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tableau_methods_identical, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
