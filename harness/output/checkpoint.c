@@ -383,15 +383,25 @@ static bool remove_if_stale(int dirfd, const char *name)
     return removed;
 }
 
+/* A directory stream on name below dirfd, on a descriptor of its own (its own read offset);
+ * NULL with errno set if it cannot be opened. */
+static DIR *open_listing(int dirfd, const char *name, int flags)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d && fd >= 0) {
+        int why = errno;
+        close(fd);
+        errno = why;
+    }
+    return d;
+}
+
 static void cleanup_stale(int dirfd)
 {
-    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    DIR *d = open_listing(dirfd, ".", 0);
+    if (!d)
         return;
-    }
     for (struct dirent *e; (e = readdir(d));)
         if (is_item_temporary(e->d_name))
             remove_if_stale(dirfd, e->d_name);
@@ -441,10 +451,7 @@ static ckpt *new_ckpt(const char *results_path)
 /* Whether name (relative to dirfd) is a directory, not a symlink to one, with no entry at all. */
 static bool is_empty_dir_at(int dirfd, const char *name)
 {
-    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d && fd >= 0)
-        close(fd);
+    DIR *d = open_listing(dirfd, name, O_NOFOLLOW);
     bool empty = d != NULL;
     for (struct dirent *e; empty && (e = readdir(d));)
         empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
@@ -502,11 +509,8 @@ static int find_or_create(ckpt *c, const osc_config *cfg, const char *manifest, 
 static int clear_directory_items(ckpt *c, char *err, size_t errlen)
 {
     for (int removing = 0; removing < 2; removing++) {
-        int fd = openat(c->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
-        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        DIR *d = open_listing(c->dirfd, ".", 0);
         if (!d) {
-            if (fd >= 0)
-                close(fd);
             error_line(err, errlen, "%s: cannot read the directory: %s", c->dir, strerror(errno));
             return CKPT_ERUNTIME;
         }
@@ -770,11 +774,8 @@ int ckpt_restore(ckpt *c, const osc_config *cfg, sweep_result *res, bool *done,
 
 int ckpt_remove(ckpt *c, char *err, size_t errlen)
 {
-    int fd = openat(c->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    DIR *d = open_listing(c->dirfd, ".", 0);
     if (!d) {
-        if (fd >= 0)
-            close(fd);
         error_line(err, errlen, "%s: cannot read the directory: %s", c->dir, strerror(errno));
         return CKPT_ERUNTIME;
     }
