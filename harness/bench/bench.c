@@ -756,103 +756,74 @@ static const char bench_help[] =
     "Google Benchmark's own flags follow.\n\n";
 
 
-int main(int argc, char **argv)
-{
-    static const size_t base_lanes[] = {1u << 12, 1u << 16, 1u << 20};
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(bench_help, stdout);
-            fflush(stdout);
-            argv[i] = "--help"; /* Google Benchmark prints its flags and exits */
-            return osc_bench_main(argc, argv);
-        }
-    static const size_t large_lanes[] = {1u << 24, 1u << 26};
-    if (osc_isa_env_status() != OSC_OK) {
-        fprintf(stderr, "oscbench-bench: %s=%s: expected %s\n", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
-                OSC_ISA_ENV_VALUES);
-        return 2;
-    }
-    const char *large_env = getenv("OSCBENCH_BENCH_LARGE");
-    const bool large = large_env && *large_env && strcmp(large_env, "0") != 0;
-    const size_t nlanes = large ? 5 : 3;
-    const char *every_env = getenv("OSCBENCH_BENCH_AUDIT_EVERY");
-    if (every_env && atol(every_env) > 0)
-        audit_every = atol(every_env);
-    size_t lanes[5];
-    memcpy(lanes, base_lanes, sizeof base_lanes);
-    memcpy(lanes + 3, large_lanes, sizeof large_lanes);
+/* ---- start-up ---------------------------------------------------------------------------- */
 
-    /* Count the cases first, so the array never moves once benchmarks point into it. */
-    const size_t nbuiltin = osc_method_count();
-    const osc_method *tab_rk4 = make_tableau_rk4(), *rkn_rk4_m = make_rkn_rk4();
-    if (!tab_rk4 || !rkn_rk4_m) {
+/* The methods beside the registry's, in their benchmarks' order: tableau-rk4, rkn-rk4 and the
+ * compositions, then the methods default_cfg defines (a name of this program's own stays this
+ * program's). NULL when one of this program's own cannot be built. */
+static const osc_method **coef_methods(size_t *count)
+{
+    static const osc_method *list[2 + NCOMPOSITIONS + CONFIG_MAX_USER_METHODS];
+    size_t n = 0;
+    if (!(list[n++] = make_tableau_rk4()) || !(list[n++] = make_rkn_rk4())) {
         fputs("oscbench-bench: cannot build rk4 from its tableau or its Nystrom form\n", stderr);
-        return 1;
+        return NULL;
     }
     if (!make_compositions()) {
         fputs("oscbench-bench: cannot build the compositions\n", stderr);
-        return 1;
+        return NULL;
     }
-    /* the built-in methods, then tableau-rk4, rkn-rk4 and the compositions, then the methods
-     * the config defines (a name of this program's own stays this program's) */
-    const osc_method *coef_methods[2 + NCOMPOSITIONS + CONFIG_MAX_USER_METHODS] = {tab_rk4,
-                                                                                  rkn_rk4_m};
-    size_t ncoef = 2;
     for (int c = 0; c < NCOMPOSITIONS; c++)
-        coef_methods[ncoef++] = &compositions[c].method;
-    const size_t nown = ncoef;
-    if (!load_bench_config())
-        return 2;
+        list[n++] = &compositions[c].method;
+    const size_t nown = n;
     for (size_t i = 0; i < default_cfg.nuser_methods; i++) {
         const osc_method *m = &default_cfg.user_methods[i].method;
         bool own = false;
         for (size_t k = 0; k < nown; k++)
-            own |= strcmp(coef_methods[k]->name, m->name) == 0;
+            own |= strcmp(list[k]->name, m->name) == 0;
         if (own)
             fprintf(stderr, "oscbench-bench: %s: its method '%s' has this program's name: "
                     "step/%s and audited/%s are this program's, default/%s the config's\n",
                     default_cfg.path, m->name, m->name, m->name, m->name);
         else
-            coef_methods[ncoef++] = m;
+            list[n++] = m;
     }
-    const size_t nmethods = nbuiltin + ncoef;
-    cases_cap = nmethods * OSC_NPRECISION * (nlanes + 1) + OSC_NPRECISION * nlanes + nmethods +
-                default_cfg.nmethods;
-    cases = calloc(cases_cap, sizeof *cases);
-    if (!cases) {
-        fputs("oscbench-bench: out of memory\n", stderr);
-        return 1;
-    }
+    *count = n;
+    return list;
+}
 
-    peak = osc_fma_probe(0.4);
+static void context_number(const char *key, double value)
+{
     char buf[64];
+    snprintf(buf, sizeof buf, "%.4g", value);
+    osc_bench_context(key, buf);
+}
+
+/* Probes the machine's peaks (the ceilings' start) and puts them in the benchmark context,
+ * with what was built and which ISA path the kernels take. */
+static void probe_and_describe_machine(void)
+{
+    peak = osc_fma_probe(0.4);
     for (int p = 0; p < OSC_NPRECISION; p++) {
         machine_peak[p] = probe_rate(peak.fma_per_s[p], peak.fma_per_cpu_s[p], peak.threads);
         machine_mix[p] = probe_rate(peak.mix_per_s[p], peak.mix_per_cpu_s[p], peak.threads);
         peak_sample_min[p] = peak_sample_max[p] = peak_beside[p] = machine_peak[p];
     }
-    snprintf(buf, sizeof buf, "%.4g", machine_peak[OSC_DOUBLE]);
-    osc_bench_context("fma_peak_double_per_s", buf);
-    snprintf(buf, sizeof buf, "%.4g", machine_peak[OSC_FLOAT]);
-    osc_bench_context("fma_peak_float_per_s", buf);
-    snprintf(buf, sizeof buf, "%.4g", peak.fma_per_s[OSC_DOUBLE]);
-    osc_bench_context("fma_probe_double_wall_per_s", buf);
-    snprintf(buf, sizeof buf, "%.4g", peak.fma_per_s[OSC_FLOAT]);
-    osc_bench_context("fma_probe_float_wall_per_s", buf);
-    snprintf(buf, sizeof buf, "%.4g", peak.fma_per_cpu_s[OSC_DOUBLE]);
-    osc_bench_context("fma_peak_double_per_core_cpu_s", buf);
-    snprintf(buf, sizeof buf, "%.4g", peak.fma_per_cpu_s[OSC_FLOAT]);
-    osc_bench_context("fma_peak_float_per_core_cpu_s", buf);
-    snprintf(buf, sizeof buf, "%.4g", probe_rate(peak.add_per_s[OSC_DOUBLE],
-                                                 peak.add_per_cpu_s[OSC_DOUBLE], peak.threads));
-    osc_bench_context("add_peak_double_per_s", buf);
-    snprintf(buf, sizeof buf, "%.4g", machine_mix[OSC_DOUBLE]);
-    osc_bench_context("fma_add_mix_double_per_s", buf);
-    snprintf(buf, sizeof buf, "%.4g", probe_rate(peak.add_per_s[OSC_FLOAT],
-                                                 peak.add_per_cpu_s[OSC_FLOAT], peak.threads));
-    osc_bench_context("add_peak_float_per_s", buf);
-    snprintf(buf, sizeof buf, "%.4g", machine_mix[OSC_FLOAT]);
-    osc_bench_context("fma_add_mix_float_per_s", buf);
+    context_number("fma_peak_double_per_s", machine_peak[OSC_DOUBLE]);
+    context_number("fma_peak_float_per_s", machine_peak[OSC_FLOAT]);
+    context_number("fma_probe_double_wall_per_s", peak.fma_per_s[OSC_DOUBLE]);
+    context_number("fma_probe_float_wall_per_s", peak.fma_per_s[OSC_FLOAT]);
+    context_number("fma_peak_double_per_core_cpu_s", peak.fma_per_cpu_s[OSC_DOUBLE]);
+    context_number("fma_peak_float_per_core_cpu_s", peak.fma_per_cpu_s[OSC_FLOAT]);
+    context_number("add_peak_double_per_s", probe_rate(peak.add_per_s[OSC_DOUBLE],
+                                                       peak.add_per_cpu_s[OSC_DOUBLE],
+                                                       peak.threads));
+    context_number("fma_add_mix_double_per_s", machine_mix[OSC_DOUBLE]);
+    context_number("add_peak_float_per_s", probe_rate(peak.add_per_s[OSC_FLOAT],
+                                                      peak.add_per_cpu_s[OSC_FLOAT],
+                                                      peak.threads));
+    context_number("fma_add_mix_float_per_s", machine_mix[OSC_FLOAT]);
+    char buf[64];
     snprintf(buf, sizeof buf, "%d", peak.threads);
     osc_bench_context("omp_threads", buf);
     osc_bench_context("fma_probe_isa", peak.isa);
@@ -862,20 +833,26 @@ int main(int argc, char **argv)
     osc_bench_context("kernel_isa", isa);
     /* meson setup -Dblocks=...: block sizes under trial, not lib/meson.build's table */
     osc_bench_context("block_overrides", OSC_BLOCK_OVERRIDES[0] ? OSC_BLOCK_OVERRIDES : "none");
+}
 
+/* Registers every benchmark, in the order the header comment lists them; false if one could not
+ * be. methods[] holds the registry's methods, then coef_methods()'s. */
+static bool register_benchmarks(const osc_method *const *methods, size_t nmethods,
+                                const size_t *lanes, size_t nlanes)
+{
+    const size_t big = lanes[2]; /* 2^20: the one-thread, audited and baseline-beside size */
     char name[256];
     bool ok = true;
     for (size_t mi = 0; mi < nmethods; mi++) {
-        const osc_method *m = mi < nbuiltin ? osc_method_at(mi) : coef_methods[mi - nbuiltin];
+        const osc_method *m = methods[mi];
         for (int p = 0; p < OSC_NPRECISION; p++) {
+            const char *prec = osc_precision_name((osc_precision)p);
             for (size_t li = 0; li < nlanes; li++) {
-                snprintf(name, sizeof name, "step/%s/%s/%zu", m->name,
-                         osc_precision_name((osc_precision)p), lanes[li]);
+                snprintf(name, sizeof name, "step/%s/%s/%zu", m->name, prec, lanes[li]);
                 ok &= add_bench(name, (bench_case){BENCH_STEP, m, (osc_precision)p, lanes[li], false});
             }
-            snprintf(name, sizeof name, "step/%s/%s/%zu/threads:1", m->name,
-                     osc_precision_name((osc_precision)p), base_lanes[2]);
-            ok &= add_bench(name, (bench_case){BENCH_STEP, m, (osc_precision)p, base_lanes[2], true});
+            snprintf(name, sizeof name, "step/%s/%s/%zu/threads:1", m->name, prec, big);
+            ok &= add_bench(name, (bench_case){BENCH_STEP, m, (osc_precision)p, big, true});
         }
     }
     for (int p = 0; p < OSC_NPRECISION; p++)
@@ -885,25 +862,81 @@ int main(int argc, char **argv)
             ok &= add_bench(name, (bench_case){BENCH_NAIVE, NULL, (osc_precision)p, lanes[li], false});
         }
     for (size_t mi = 0; mi < nmethods; mi++) {
-        const osc_method *m = mi < nbuiltin ? osc_method_at(mi) : coef_methods[mi - nbuiltin];
-        snprintf(name, sizeof name, "audited/%s/double/%zu", m->name, base_lanes[2]);
-        ok &= add_bench(name, (bench_case){BENCH_AUDITED, m, OSC_DOUBLE, base_lanes[2], false});
+        snprintf(name, sizeof name, "audited/%s/double/%zu", methods[mi]->name, big);
+        ok &= add_bench(name, (bench_case){BENCH_AUDITED, methods[mi], OSC_DOUBLE, big, false});
     }
     for (size_t mi = 0; mi < default_cfg.nmethods; mi++) {
         const osc_method *m = default_cfg.methods[mi];
         snprintf(name, sizeof name, "default/%s", m->name);
         ok &= add_bench(name, (bench_case){BENCH_DEFAULT, m, default_cfg.precision, 0, false});
     }
-    if (!ok) {
-        fputs("oscbench-bench: cannot register the benchmarks\n", stderr);
-        return 1;
+    return ok;
+}
+
+/* 2^12, 2^16 and 2^20 lanes; OSCBENCH_BENCH_LARGE adds 2^24 and 2^26. */
+static size_t lane_counts(size_t lanes[5])
+{
+    static const size_t all[5] = {1u << 12, 1u << 16, 1u << 20, 1u << 24, 1u << 26};
+    memcpy(lanes, all, sizeof all);
+    const char *large = getenv("OSCBENCH_BENCH_LARGE");
+    return large && *large && strcmp(large, "0") != 0 ? 5 : 3;
+}
+
+/* Every method's benchmarks: the registry's methods, then coef[]. The exit status. */
+static int run_benchmarks(int argc, char **argv, const osc_method *const *coef, size_t ncoef,
+                          const size_t *lanes, size_t nlanes)
+{
+    const size_t nbuiltin = osc_method_count(), nmethods = nbuiltin + ncoef;
+    const osc_method **methods = calloc(nmethods, sizeof *methods);
+    /* Counted first, so that the array never moves once benchmarks point into it. */
+    cases_cap = nmethods * OSC_NPRECISION * (nlanes + 1) + OSC_NPRECISION * nlanes + nmethods +
+                default_cfg.nmethods;
+    cases = calloc(cases_cap, sizeof *cases);
+    int status = 1;
+    if (!methods || !cases) {
+        fputs("oscbench-bench: out of memory\n", stderr);
+    } else {
+        for (size_t i = 0; i < nmethods; i++)
+            methods[i] = i < nbuiltin ? osc_method_at(i) : coef[i - nbuiltin];
+        probe_and_describe_machine();
+        if (register_benchmarks(methods, nmethods, lanes, nlanes))
+            status = osc_bench_main(argc, argv);
+        else
+            fputs("oscbench-bench: cannot register the benchmarks\n", stderr);
     }
-    int status = osc_bench_main(argc, argv);
+    free(methods);
+    free(cases);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(bench_help, stdout);
+            fflush(stdout);
+            argv[i] = "--help"; /* Google Benchmark prints its flags and exits */
+            return osc_bench_main(argc, argv);
+        }
+    if (osc_isa_env_status() != OSC_OK) {
+        fprintf(stderr, "oscbench-bench: %s=%s: expected %s\n", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
+                OSC_ISA_ENV_VALUES);
+        return 2;
+    }
+    size_t lanes[5];
+    const size_t nlanes = lane_counts(lanes);
+    const char *every_env = getenv("OSCBENCH_BENCH_AUDIT_EVERY");
+    if (every_env && atol(every_env) > 0)
+        audit_every = atol(every_env);
+    if (!load_bench_config())
+        return 2;
+    size_t ncoef;
+    const osc_method **coef = coef_methods(&ncoef);
+    const int status = coef ? run_benchmarks(argc, argv, coef, ncoef, lanes, nlanes) : 1;
     cache_drop();
     config_free(&default_cfg);
-    osc_tableau_method_release(tab_rk4);
+    osc_tableau_method_release(&tableau_rk4);
     release_compositions();
-    osc_rkn_method_release(rkn_rk4_m);
-    free(cases);
+    osc_rkn_method_release(&rkn_rk4);
     return status;
 }
