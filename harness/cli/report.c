@@ -268,8 +268,9 @@ static void per_dt_text(FILE *out, const dt_table *t)
 }
 
 /* JSON and CSV numbers: %.17g round-trips; NaN (an empty common set) is null / empty; an
- * infinity (1/dt of a subnormal dt) is 1e999 in JSON, valid JSON that parsers read as inf, and
- * inf in CSV. */
+ * infinity is 1e999 in JSON, valid JSON that parsers read as inf, and inf in CSV. A run refuses
+ * a subnormal dt now, but a file from before, or from a library caller, can hold its rate 1/dt
+ * = inf. */
 static void put_number(FILE *out, double v, summary_format format)
 {
     bool json = format == SUMMARY_JSON;
