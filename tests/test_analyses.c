@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "results.h"
+#include "analyses.h"
 #include "sweep.h"
 
 /* Two methods x three dt x three lanes (stiffness 1, 2, 3): 18 rows, method-major as /points

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "results.h"
+#include "analyses.h"
 #include "sweep.h"
 
 /* The columns of /points the per-dt comparison reads (from a sweep or from a results file). */

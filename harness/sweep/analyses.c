@@ -7,12 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "cli.h"
+#include "analyses.h"
 #include "exact.h"
 #include "layout.h"
 #include "progress.h"
-#include "results.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -450,7 +448,7 @@ int analyses_run(const osc_config *cfg, const sweep_result *res, bool show_progr
     out->seconds = omp_get_wtime() - t0;
     if (rc)
         snprintf(err, errlen, "%s: analyses: %s", cfg->path, osc_strerror(rc));
-    return rc ? EXIT_RUNTIME : 0;
+    return rc ? -1 : 0;
 }
 
 void analyses_free(analysis_result *a)

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "commit.h"
+#include "commit.h" /* test_pause */
 #include "layout.h"
 #include "progress.h"
 
