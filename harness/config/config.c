@@ -27,6 +27,10 @@
 #include <unistd.h>
 #include <yaml.h>
 
+/* The loader asks the sweep (sweep.h) what a config will need before it expands a single range,
+ * its one use of a layer above it, on purpose: a sweep too large for the machine is refused at
+ * once, located on its widest key, rather than after expanding ranges of up to 10^7 values and
+ * checking the spring of every (mass, stiffness) pair, which for an absurd sweep would not end. */
 #ifdef OSC_CONFIG_FUZZ
 /* The fuzz target builds the loader alone (no sweep, no OpenMP runtime): stand-ins for the
  * sweep's memory estimate (a /points row and a little more per lane) and its limit. */
