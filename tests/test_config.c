@@ -795,7 +795,9 @@ static void unknown_keys(void **state)
     expect_error_extra("maxima: sometimes\n",
                        ":4:9: maxima: unknown maxima mode 'sometimes' (valid: every_step, audits)");
     expect_error_extra("unstable_factor: 0.5\n", ":4:18: unstable_factor: expected a number >= 1");
-    expect_error_extra("unstable_factor: 0\n", ":4:18: unstable_factor: expected a positive number");
+    /* 0 and negatives break the same rule as 0.5 and say so (not "a positive number") */
+    expect_error_extra("unstable_factor: 0\n", ":4:18: unstable_factor: expected a number >= 1");
+    expect_error_extra("unstable_factor: -3\n", ":4:18: unstable_factor: expected a number >= 1");
     expect_error_extra("unstable_drift: -0.1\n", ":4:17: unstable_drift: expected a positive number");
     expect_error_extra("unstable_drift: [1]\n", ":4:17: unstable_drift: expected a number, not a list");
     expect_error_extra("stifness: 2\n", ":4:1: stifness: unknown key (did you mean 'stiffness'?)");

@@ -1815,7 +1815,9 @@ static int load_instability(loader *L)
     cfg->maxima_sampled = mode == 1;
     cfg->unstable_factor = CONFIG_DEFAULT_UNSTABLE_FACTOR;
     const ynode *n = L->vals[K_UNSTABLE_FACTOR];
-    if (n && number(&L->c, n, "unstable_factor", NUM_POSITIVE, &cfg->unstable_factor))
+    /* Any finite number, then the one rule: 0 or -1 gets the same ">= 1" as 0.5 does, not a
+     * "positive" that 0.5 would satisfy. */
+    if (n && number(&L->c, n, "unstable_factor", NUM_ANY, &cfg->unstable_factor))
         bad = CONFIG_BAD;
     else if (n && !(cfg->unstable_factor >= 1))
         bad = fail_node(&L->c, n, "unstable_factor",
