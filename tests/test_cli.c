@@ -3120,6 +3120,22 @@ static void test_cf_attributes(void **state)
     assert_string_equal(units, "s");
     free(units);
     H5Dclose(d);
+    /* /convergence's verdict attribute states lib/convergence.c's rule: only a declared order
+     * above the widened interval fails; one below it is inconclusive (it once said "fail:
+     * declared outside"), and the end-time and quarter-from-declared rules are named. */
+    hid_t g = H5Gopen2(h, "/convergence", H5P_DEFAULT);
+    assert_true(g >= 0);
+    char *rule = dataset_attr(g, "verdict");
+    assert_non_null(rule);
+    const char *says[] = {"fail: declared above W", "inconclusive: declared below W",
+                          "more than 10% apart", "more than 0.25 from declared",
+                          "pass = (verdict == pass)"};
+    for (size_t i = 0; i < sizeof says / sizeof *says; i++)
+        if (!strstr(rule, says[i]))
+            fail_msg("/convergence verdict attribute lacks \"%s\": %s", says[i], rule);
+    assert_null(strstr(rule, "declared outside"));
+    free(rule);
+    H5Gclose(g);
     H5Fclose(h);
 }
 

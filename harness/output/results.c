@@ -76,11 +76,17 @@ static h5_table *convergence_table(const convergence_rows *c)
     rc |= h5_table_str(t, "order_note", c->order_note);
     rc |= h5_table_attr_str(t, "interval", "order_low..order_high: 95% t-interval of the "
                                            "least-squares slope over the fitted points");
+    /* lib/convergence.c's rule, in its order: a declared order below W is inconclusive, not a
+     * fail (only one above W is) */
     rc |= h5_table_attr_str(t, "verdict",
-                            "inconclusive: no converging range, fewer than 4 fitted points, "
-                            "half-width above 0.5, or [low-0.25, high+0.25] holding "
-                            "declared+-1 as well; fail: declared outside [low-0.25, high+0.25]; "
-                            "pass: declared alone inside it. pass = (verdict == pass)");
+                            "the first that applies, W = [low-0.25, high+0.25]: inconclusive: "
+                            "no converging range of 3 usable points, fitted points ending more "
+                            "than 10% apart in time (steps: rather than t_end), fewer than 4 "
+                            "fitted points, or half-width above 0.5; fail: declared above W "
+                            "(converges more slowly than declared); inconclusive: declared "
+                            "below W (converges faster), W holding declared+-1 as well, or "
+                            "measured more than 0.25 from declared; pass: otherwise. "
+                            "pass = (verdict == pass)");
     free(verdict), free(reason);
     return complete_or_null(t, rc);
 }
