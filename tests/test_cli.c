@@ -1358,20 +1358,39 @@ static void test_output_that_is_not_a_results_file(void **state)
     assert_int_equal(count_tree(f->dir).temporaries, 0);
 }
 
-/* OMP_NUM_THREADS is held to --threads' range: 10^5 threads crashed libgomp. */
+/* OMP_NUM_THREADS is held to --threads' range (10^5 threads crashed libgomp), and a value libgomp
+ * would ignore with a warning (taking every core) is refused too: exit 2, our line on stderr
+ * (after libgomp's own warning, where it gives one), no results file. */
 static void test_omp_num_threads_bounded(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "ok.yaml", valid_config);
-    assert_int_equal(setenv("OMP_NUM_THREADS", "100000", 1), 0);
-    proc p = run_in(f->dir, "run", "ok.yaml", "-q", NULL);
-    assert_int_equal(unsetenv("OMP_NUM_THREADS"), 0);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    if (!strstr(p.err, "OMP_NUM_THREADS=100000"))
-        fail_msg("stderr: %s", p.err);
-    proc_free(&p);
-    assert_false(exists(f->dir, "results/ok.h5"));
+    static const char *const bad[] = {"100000", "0", "-1", "abc", "3x", "2,abc", "2,,1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(setenv("OMP_NUM_THREADS", bad[i], 1), 0);
+        proc p = run_in(f->dir, "run", "ok.yaml", "-q", NULL);
+        assert_int_equal(unsetenv("OMP_NUM_THREADS"), 0);
+        char want[64];
+        snprintf(want, sizeof want, "oscbench run: OMP_NUM_THREADS=%s: expected 1 to 4096", bad[i]);
+        if (p.code != 2 || !strstr(p.err, want))
+            fail_msg("OMP_NUM_THREADS=%s: exit %d, stderr: %s", bad[i], p.code, p.err);
+        proc_free(&p);
+        assert_false(exists(f->dir, "results/ok.h5"));
+    }
+    /* what libgomp takes: a count with blanks, a list per nesting level; --threads overrides */
+    static const char *const good[] = {" 2 ", "2,1", "abc"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        assert_int_equal(setenv("OMP_NUM_THREADS", good[i], 1), 0);
+        proc p = i == 2 ? run_in(f->dir, "run", "ok.yaml", "-q", "--threads", "1", NULL)
+                        : run_in(f->dir, "run", "ok.yaml", "-q", NULL);
+        assert_int_equal(unsetenv("OMP_NUM_THREADS"), 0);
+        if (p.code != 0 || strstr(p.err, "oscbench run: OMP_NUM_THREADS"))
+            fail_msg("OMP_NUM_THREADS='%s': exit %d, stderr: %s", good[i], p.code, p.err);
+        proc_free(&p);
+        char out[PATHLEN];
+        fmt(out, sizeof out, "%s/results/ok.h5", f->dir);
+        assert_int_equal(unlink(out), 0);
+    }
 }
 
 /* A dt beyond t_end runs one step to t = dt: said, on the dt key. */

@@ -3,6 +3,7 @@
  * With --resume, finished work items are kept in a checkpoint beside the output as they finish
  * and a rerun of the same line computes only the missing ones (checkpoint.h). */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -68,6 +69,30 @@ static int parse_threads(const char *s, int *threads)
         return -1;
     *threads = (int)n;
     return 0;
+}
+
+/* OMP_NUM_THREADS, when --threads is not given: a whole number of threads, 1 to MAX_THREADS, or
+ * a list of them (one per nesting level; a run's threads are the first), blanks around each as
+ * libgomp allows. libgomp ignores a malformed value with a warning and takes every core, and a
+ * huge one crashed it: a run refuses both as bad input. Unset or empty: every core. */
+static bool omp_num_threads_valid(const char *s)
+{
+    if (!s || !*s)
+        return true;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long n = strtol(s, &end, 10);
+        if (end == s || errno || n < 1 || n > MAX_THREADS)
+            return false;
+        while (isspace((unsigned char)*end))
+            end++;
+        if (*end == '\0')
+            return true;
+        if (*end != ',')
+            return false;
+        s = end + 1;
+    }
 }
 
 /* 0 to run, else the exit status (help, version, or a bad command line). */
@@ -290,9 +315,13 @@ static int load_run(int argc, char **argv, run_args *a, osc_config *cfg)
     }
     if (a->threads) {
         omp_set_num_threads(a->threads);
+    } else if (!omp_num_threads_valid(getenv("OMP_NUM_THREADS"))) {
+        fprintf(stderr, "oscbench run: OMP_NUM_THREADS=%s: expected 1 to %d threads, or a list "
+                "of such counts (or --threads N)\n", getenv("OMP_NUM_THREADS"), MAX_THREADS);
+        return EXIT_BADINPUT;
     } else if (omp_get_max_threads() > MAX_THREADS) {
-        fprintf(stderr, "oscbench run: OMP_NUM_THREADS=%s: at most %d threads (or --threads N)\n",
-                getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "", MAX_THREADS);
+        fprintf(stderr, "oscbench run: %d cores: at most %d threads (--threads N)\n",
+                omp_get_max_threads(), MAX_THREADS);
         return EXIT_BADINPUT;
     }
     char err[CONFIG_ERRORS_BYTES];
