@@ -3,7 +3,7 @@
  * the machine gives it (steps_per_iter follows from the name alone, here with 1 and with all
  * threads); items_per_second is reported; the methods a config (OSCBENCH_BENCH_CONFIG) defines by
  * their coefficients are benchmarked like the built-in ones, a composition counted as its base's
- * kernel times its substeps; a bad config is bad input. */
+ * kernel times its substeps; a bad config or environment variable is bad input. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -265,6 +265,29 @@ static void bad_config_is_bad_input(void **state)
     free(err);
 }
 
+/* An environment variable the bench cannot take: exit 2, no benchmark, one line naming it. */
+static void bad_environment_is_bad_input(void **state)
+{
+    (void)state;
+    const char *envs[] = {"OSCBENCH_ISA=v9", "OSCBENCH_BENCH_AUDIT_EVERY=1e3",
+                          "OSCBENCH_BENCH_AUDIT_EVERY=0", "OSCBENCH_BENCH_AUDIT_EVERY=12x"};
+    for (size_t i = 0; i < sizeof envs / sizeof *envs; i++) {
+        int status;
+        char *err;
+        char *out = run_split(envs[i], "--benchmark_list_tests", &err, &status);
+        if (status != 2 || *out || !strstr(err, envs[i]) ||
+            strchr(err, '\n') != err + strlen(err) - 1)
+            fail_msg("%s: exit %d, stdout '%s', stderr:\n%s", envs[i], status, out, err);
+        free(out);
+        free(err);
+    }
+    int status;
+    char *out = run("OSCBENCH_BENCH_AUDIT_EVERY=64", "--benchmark_list_tests", &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(out, "audited/euler/double/1048576"));
+    free(out);
+}
+
 int main(void)
 {
     exe = getenv("OSCBENCH_BENCH_EXE");
@@ -281,6 +304,7 @@ int main(void)
                                         remove_config),
         cmocka_unit_test_setup_teardown(help_lists_every_counter, write_config, remove_config),
         cmocka_unit_test(bad_config_is_bad_input),
+        cmocka_unit_test(bad_environment_is_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

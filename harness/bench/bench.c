@@ -66,6 +66,7 @@
  * Lane counts 2^12, 2^16 and 2^20; OSCBENCH_BENCH_LARGE=1 adds 2^24 and 2^26 (several GB).
  * The audited runs audit every 128 steps (OSCBENCH_BENCH_AUDIT_EVERY=N to change). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_PROCESS_CPUTIME_ID */
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -751,7 +752,7 @@ static const char bench_help[] =
     "  OMP_NUM_THREADS=N                threads (default: every core)\n"
     "\n"
     "exit status: 0 success, 1 runtime failure, 2 bad input (a flag, OSCBENCH_ISA,\n"
-    "  OSCBENCH_BENCH_CONFIG's config)\n"
+    "  OSCBENCH_BENCH_AUDIT_EVERY, OSCBENCH_BENCH_CONFIG's config)\n"
     "\n"
     "Google Benchmark's own flags follow.\n\n";
 
@@ -873,6 +874,25 @@ static bool register_benchmarks(const osc_method *const *methods, size_t nmethod
     return ok;
 }
 
+/* OSCBENCH_BENCH_AUDIT_EVERY: unset or empty keeps AUDIT_EVERY; else a whole number of steps,
+ * 1 to 2^30 (atol read "1e3" as 1: audits every step, timed as if asked for). False, said on
+ * stderr, when it is not one. */
+static bool audit_every_from_env(const char *s)
+{
+    if (!s || !*s)
+        return true;
+    char *end;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (end == s || *end || errno || n < 1 || n > (1L << 30)) {
+        fprintf(stderr, "oscbench-bench: OSCBENCH_BENCH_AUDIT_EVERY=%s: expected a whole number "
+                "of steps, 1 to %ld\n", s, 1L << 30);
+        return false;
+    }
+    audit_every = n;
+    return true;
+}
+
 /* 2^12, 2^16 and 2^20 lanes; OSCBENCH_BENCH_LARGE adds 2^24 and 2^26. */
 static size_t lane_counts(size_t lanes[5])
 {
@@ -925,9 +945,8 @@ int main(int argc, char **argv)
     }
     size_t lanes[5];
     const size_t nlanes = lane_counts(lanes);
-    const char *every_env = getenv("OSCBENCH_BENCH_AUDIT_EVERY");
-    if (every_env && atol(every_env) > 0)
-        audit_every = atol(every_env);
+    if (!audit_every_from_env(getenv("OSCBENCH_BENCH_AUDIT_EVERY")))
+        return 2;
     if (!load_bench_config())
         return 2;
     size_t ncoef;
