@@ -100,30 +100,63 @@ static void append_tally(const ctx *c)
                  c->tally->unshown, c->tally->unshown == 1 ? "" : "s");
 }
 
+/* s as it is when shorter than cap bytes, else its start, "..." and its end in cap - 1 bytes of
+ * buf: a path too long for the room a message has keeps where it starts and the file it names,
+ * and what the message says after it keeps its place. */
+static const char *shortened(const char *s, char *buf, size_t cap)
+{
+    size_t len = strlen(s);
+    if (len < cap || cap < 8)
+        return s;
+    size_t head = (cap - 4) / 2;
+    snprintf(buf, cap, "%.*s...%s", (int)head, s, s + len - (cap - 4 - head));
+    return buf;
+}
+
+/* One error line into dst (cap bytes); its length, as snprintf's. */
+static size_t put_line(char *dst, size_t cap, const char *path, const char *where,
+                       const char *key, const char *msg, const char *from)
+{
+    int n = snprintf(dst, cap, "%s%s: %s%s%s%s%s%s", path, where, key ? key : "", key ? ": " : "",
+                     msg, from ? " (included from " : "", from ? from : "", from ? ")" : "");
+    return n > 0 ? (size_t)n : 0;
+}
+
 /* "FILE:LINE:COL: key: message"; key may be NULL, line 0 drops the position. When collecting,
  * the line is appended to those already in err (up to CONFIG_MAX_ERRORS, and only whole lines:
- * one that does not fit is dropped and counted, keeping room for the count's own line). */
+ * one that does not fit is dropped and counted, keeping room for the count's own line). A first
+ * line too long for err has its paths (FILE, and the CONFIG of "(included from CONFIG:LINE:COL)")
+ * shortened in the middle, so that the location and the message survive any path. */
 static int vfail_at(const ctx *c, int line, int col, const char *key, const char *fmt,
                     va_list ap)
 {
     if (!c->err || c->errlen == 0)
         return CONFIG_BAD;
-    char msg[512], text[1024];
+    char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     char where[64] = "";
     if (line > 0)
         snprintf(where, sizeof where, ":%d:%d", line, col);
-    snprintf(text, sizeof text, "%s%s: %s%s%s%s%s%s", c->path, where, key ? key : "",
-             key ? ": " : "", msg, c->from ? " (included from " : "", c->from ? c->from : "",
-             c->from ? ")" : "");
+    size_t len = put_line(NULL, 0, c->path, where, key, msg, c->from);
     size_t used = c->collect ? strlen(c->err) : 0;
     size_t reserve = c->tally ? tally_line_bytes(c->tally) : 0;
     size_t room = c->errlen > reserve ? c->errlen - reserve : 0;
     if (used == 0) {
-        snprintf(c->err, c->errlen, "%s", text);
-    } else if (lines_in(c->err) < CONFIG_MAX_ERRORS && used + 1 + strlen(text) < room) {
+        /* the bytes both paths may show, shared out so that the shorter shows whole if it can */
+        size_t npath = strlen(c->path), nfrom = c->from ? strlen(c->from) : 0;
+        size_t rest = len - npath - nfrom, both = c->errlen > rest + 1 ? c->errlen - rest - 1 : 0;
+        size_t show_from = nfrom <= both / 2 ? nfrom : npath <= both / 2 ? both - npath : both / 2;
+        char *buf = len < c->errlen ? NULL : malloc(2 * c->errlen);
+        const char *path = c->path, *from = c->from;
+        if (buf) {
+            path = shortened(c->path, buf, both - show_from + 1);
+            from = from ? shortened(from, buf + c->errlen, show_from + 1) : NULL;
+        }
+        put_line(c->err, c->errlen, path, where, key, msg, from);
+        free(buf);
+    } else if (lines_in(c->err) < CONFIG_MAX_ERRORS && used + 1 + len < room) {
         c->err[used] = '\n';
-        memcpy(c->err + used + 1, text, strlen(text) + 1);
+        put_line(c->err + used + 1, c->errlen - used - 1, c->path, where, key, msg, c->from);
     } else if (c->tally) {
         c->tally->unshown++;
     }
@@ -1444,8 +1477,9 @@ static int define_method(loader *L, const ctx *c, const ynode *map, size_t index
     config_user_method *um = &L->cfg->user_methods[L->cfg->nuser_methods];
     if (fam->define(&d, v + D_COMMON, um))
         return CONFIG_BAD;
-    snprintf(L->defined_at[L->cfg->nuser_methods], sizeof L->defined_at[0], "%s:%d", c->path,
-             map->line);
+    char buf[sizeof L->defined_at[0] - 12]; /* leaves room for ":LINE" */
+    snprintf(L->defined_at[L->cfg->nuser_methods], sizeof L->defined_at[0], "%s:%d",
+             shortened(c->path, buf, sizeof buf), map->line);
     L->cfg->nuser_methods++;
     return add_method(L, c, &um->method, map);
 }
