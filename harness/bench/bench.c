@@ -684,7 +684,7 @@ static const osc_method *make_rkn_rk4(void)
 static bool load_bench_config(void)
 {
     const char *cfg_path = getenv("OSCBENCH_BENCH_CONFIG");
-    char err[1024];
+    char err[CONFIG_ERRORS_BYTES];
     if (config_load(cfg_path ? cfg_path : OSC_DEFAULT_CONFIG, &default_cfg, err, sizeof err) == 0)
         return true;
     if (cfg_path) {

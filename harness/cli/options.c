@@ -26,12 +26,12 @@ void cli_begin(cli_parser *p, const cli_command *cmd, int argc, char **argv)
 
 int cli_error(const cli_command *cmd, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    fprintf(stderr, "oscbench %s: ", cmd->name);
+    vfprintf(stderr, fmt, ap); /* whole: it may quote a long argument */
+    fprintf(stderr, " (see oscbench %s --help)\n", cmd->name);
     va_end(ap);
-    fprintf(stderr, "oscbench %s: %s (see oscbench %s --help)\n", cmd->name, msg, cmd->name);
     return EXIT_BADINPUT;
 }
 

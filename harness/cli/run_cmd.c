@@ -152,7 +152,7 @@ static int open_checkpoint(const run_args *a, const osc_config *cfg, const char 
                     out_path);
         return 0;
     }
-    char err[1024];
+    char err[ERROR_LINE_BYTES];
     int rc = ckpt_open(ck, out_path, cfg, err, sizeof err);
     if (rc)
         fprintf(stderr, "oscbench run: %s\n", err);
@@ -179,7 +179,7 @@ static int sweep_resumed(const run_args *a, const osc_config *cfg, ckpt *ck, swe
     if (!rc && restored < res->nitems) { /* (all restored: no empty progress line) */
         sweep_plan plan = {.skip = done, .item_done = ckpt_item_done, .ctx = ck};
         rc = sweep_run_items(cfg, &plan, !a->quiet, res, err, errlen);
-        char sync_err[1024];
+        char sync_err[ERROR_LINE_BYTES];
         if (ckpt_sync(ck, sync_err, sizeof sync_err) && !rc)
             rc = 1, snprintf(err, errlen, "%s", sync_err);
     }
@@ -217,7 +217,7 @@ static int make_parent(const char *out_path)
 
 static int run(const run_args *a, const osc_config *cfg, const char *out_path)
 {
-    char err[1024] = "";
+    char err[ERROR_LINE_BYTES] = "";
     if (make_parent(out_path))
         return EXIT_RUNTIME;
     ckpt *ck = NULL;
@@ -263,7 +263,7 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
  * goes on: these are not errors, but they were silent). */
 static void warn_skips(const osc_config *cfg)
 {
-    char line[1024];
+    char line[ERROR_LINE_BYTES];
     const char *dt_key = cfg->rate_hz.count ? "rate_hz" : "dt";
     if (cfg->convergence && cfg->dt.count < 2) {
         config_error(cfg, "analyses", line, sizeof line,
@@ -343,7 +343,7 @@ static int check_output(const char *out_path, const char *config_path)
                 PATH_MAX - 1);
         return EXIT_BADINPUT;
     }
-    char err[PATH_MAX + 128];
+    char err[ERROR_LINE_BYTES];
     if (commit_check_target(out_path, err, sizeof err)) {
         fprintf(stderr, "oscbench run: %s\n", err);
         return EXIT_BADINPUT;

@@ -157,7 +157,7 @@ typedef struct rank_run {
     sweep_result res;
     analysis_result ana;
     double t_start, t_swept, t_write, t_parallel; /* wall clock, seconds */
-    char err[1024];
+    char err[ERROR_LINE_BYTES];
 } rank_run;
 
 /* Whether every rank succeeded (ok on this one): a collective vote. */

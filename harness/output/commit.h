@@ -14,6 +14,7 @@
 #ifndef OSCBENCH_COMMIT_H
 #define OSCBENCH_COMMIT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -52,6 +53,11 @@ int commit_sync_dir(const char *dir);
  * regular files owned by this user (never following a symlink) that no live process holds
  * locked. Returns the number removed, or -1 if the directory cannot be read. */
 int commit_cleanup_stale(const char *final_path);
+
+/* Room for any one error line of the harness: up to two paths of PATH_MAX bytes (the -o path is
+ * held below it, its checkpoint directory adds ".ckpt", a config that opened is shorter) and
+ * what is wrong with them, which a long path must never cut off. */
+#define ERROR_LINE_BYTES (3 * PATH_MAX)
 
 /* Formats one line of error into err (newlines become spaces); err may be NULL. */
 void error_line(char *err, size_t errlen, const char *fmt, ...)

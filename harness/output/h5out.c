@@ -328,7 +328,7 @@ struct h5_out {
     char *final_path;
     hid_t bool_type; /* the named enum "/bool" that bool columns share, made on first use */
     bool failed;
-    char err[512];
+    char err[ERROR_LINE_BYTES];
 };
 
 typedef struct h5_err_detail {

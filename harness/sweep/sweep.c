@@ -399,7 +399,7 @@ int sweep_run_items(const osc_config *cfg, const sweep_plan *plan, bool show_pro
     for (size_t i = 0; i < n; i++) {
         if (atomic_load(&failed))
             continue;
-        char item_err[1024];
+        char item_err[ERROR_LINE_BYTES];
         int rc = run_item(cfg, &items[i], &prog, out, item_err, sizeof item_err);
         if (!rc && plan && plan->item_done)
             rc = plan->item_done(plan->ctx, &items[i], out, item_err, sizeof item_err);
