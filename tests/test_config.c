@@ -62,7 +62,7 @@ static int remove_dir(void **state)
 {
     (void)state;
     char path[300];
-    const char *names[] = {"c.yaml", "my run.v2.yaml", "sub"};
+    const char *names[] = {"c.yaml", "my run.v2.yaml", "sub", "m.yaml"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
         unlink(path);
@@ -1191,6 +1191,62 @@ static void user_method_slots_given_back(void **state)
     assert_int_equal(osc_tableau_method_release(&held), OSC_OK);
 }
 
+/* ---- long paths ------------------------------------------------------------------------- */
+
+/* tmpdir/././.../name, `len` bytes or one less: a legal path of any length below PATH_MAX. */
+static char *long_path(size_t len, const char *name)
+{
+    char *p = malloc(len + 1);
+    assert_non_null(p);
+    size_t n = (size_t)snprintf(p, len + 1, "%s/", tmpdir);
+    for (; n + 2 + strlen(name) <= len; n += 2)
+        memcpy(p + n, "./", 2);
+    snprintf(p + n, len + 1 - n, "%s", name);
+    return p;
+}
+
+/* The error line for a config or include reached through a path of 1500 or 4000 bytes keeps
+ * ":LINE:COL: key: message" (and an include's "(included from CONFIG:LINE:COL)"): whole in
+ * room for it, and in 1024 bytes too (oscbench-bench's old buffer), where the paths lose their
+ * middle instead of the line its end. */
+static void long_paths_keep_the_location(void **state)
+{
+    (void)state;
+    const char *defs = "- 5\n";
+    char inc[300], text[512];
+    snprintf(inc, sizeof inc, "%s/m.yaml", tmpdir);
+    write_bytes(inc, defs, strlen(defs));
+    const size_t lens[] = {1500, 4000};
+    for (size_t i = 0; i < 2; i++) {
+        char *path = long_path(lens[i], "c.yaml"), *ipath = long_path(lens[i], "m.yaml");
+        size_t want_len = 2 * lens[i] + 200;
+        char *want = malloc(want_len), *small = malloc(1024);
+        assert_non_null(want), assert_non_null(small);
+        osc_config cfg;
+        const char *tails[] = {":4:1: dtt: unknown key (did you mean 'dt'?)",
+                               ":1:3: methods[0]: expected a method definition (a mapping) "
+                               "(included from "};
+        for (size_t k = 0; k < 2; k++) {
+            snprintf(text, sizeof text, "%s%s", base, k ? "methods: [include: m.yaml]\n"
+                                                        : "dtt: 1\n");
+            write_bytes(cfgpath, text, strlen(text));
+            if (k)
+                snprintf(want, want_len, "%s%s%s:4:20)", ipath, tails[k], path);
+            else
+                snprintf(want, want_len, "%s%s", path, tails[k]);
+            assert_int_equal(config_load(path, &cfg, err, sizeof err), 2);
+            if (strcmp(err, want) != 0)
+                fail_msg("%zu bytes: error ...%s, wanted ...%s", lens[i], err + strlen(err) - 150, want + strlen(want) - 150);
+            assert_int_equal(config_load(path, &cfg, small, 1024), 2);
+            const char *end = k ? ":4:20)" : tails[k] + strlen(tails[k]) - 8;
+            if (strncmp(small, tmpdir, strlen(tmpdir)) != 0 || !strstr(small, "/./...") ||
+                !strstr(small, tails[k]) || strcmp(small + strlen(small) - strlen(end), end))
+                fail_msg("%zu bytes, in 1024: '%s'", lens[i], small);
+        }
+        free(path), free(ipath), free(want), free(small);
+    }
+}
+
 /* An include names a regular file: a FIFO (which would block) or a directory is refused, and
  * the path is relative to the including config's directory. */
 static void includes_are_regular_files(void **state)
@@ -1293,6 +1349,7 @@ int main(void)
         cmocka_unit_test(user_method_slots_given_back),
         cmocka_unit_test(composition_orders_follow_the_base),
         cmocka_unit_test(includes_are_regular_files),
+        cmocka_unit_test(long_paths_keep_the_location),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
