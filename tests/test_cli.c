@@ -2946,6 +2946,51 @@ static void test_run_output_path_too_long(void **state)
     assert_int_equal(t.files, 1); /* ok.yaml */
 }
 
+/* dir/././.../name in out, `len` bytes or one less: a legal path of any length below PATH_MAX. */
+static void dotted_path(char *out, size_t len, const char *dir, const char *name)
+{
+    size_t n = (size_t)snprintf(out, len + 1, "%s/", dir);
+    for (; n + 2 + strlen(name) <= len; n += 2)
+        memcpy(out + n, "./", 2);
+    snprintf(out + n, len + 1 - n, "%s", name);
+}
+
+/* A config reached through a path of 1500 or 4000 bytes: its one error line still says where
+ * and what (":LINE:COL: key: message"), exit 2, no file. An -o of 3900 bytes whose checkpoint
+ * is foreign: the refusal still says why, not only which directory. */
+static void test_long_paths_keep_the_message(void **state)
+{
+    fixture *f = *state;
+    static char path[PATH_MAX], want[PATH_MAX + 128];
+    write_file(f->dir, "bad.yaml", "stiffness: 1\ndt: 0.1\nsteps: 10\ndtt: 1\n");
+    const size_t lens[] = {1500, 4000};
+    for (size_t i = 0; i < 2; i++) {
+        dotted_path(path, lens[i], f->dir, "bad.yaml");
+        proc p = run_in(f->dir, "run", path, "-o", "bad.h5", NULL);
+        assert_int_equal(p.code, 2);
+        assert_one_line(p.err);
+        fmt(want, sizeof want, "%s:4:1: dtt: unknown key (did you mean 'dt'?)\n", path);
+        if (strcmp(p.err, want) != 0)
+            fail_msg("%zu bytes: got ...%s", lens[i], p.err + strlen(p.err) / 2);
+        assert_false(exists(f->dir, "bad.h5"));
+    }
+    write_file(f->dir, "ok.yaml", valid_config);
+    char ck[PATHLEN];
+    fmt(ck, sizeof ck, "%s/res.h5.ckpt", f->dir);
+    assert_int_equal(mkdir(ck, 0700), 0);
+    write_file(ck, "manifest", "not a manifest\n");
+    dotted_path(path, 3900, f->dir, "res.h5");
+    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "--resume", "-o", path, NULL);
+    assert_int_equal(p.code, 2);
+    assert_one_line(p.err);
+    fmt(want, sizeof want, "oscbench run: %s.ckpt: not a checkpoint of this run: ", path);
+    const char *end = "; left alone (remove it to start afresh)\n";
+    if (!starts_with(p.err, want) || strlen(p.err) < strlen(end) ||
+        strcmp(p.err + strlen(p.err) - strlen(end), end) != 0)
+        fail_msg("got ...%s", p.err + strlen(p.err) / 2);
+    assert_false(exists(f->dir, "res.h5"));
+}
+
 /* A convergence analysis over one dt used to end with exit 0, an empty table and no word. */
 static void test_skips_warned(void **state)
 {
@@ -3660,6 +3705,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_unopenable_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_output_path_too_long, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_paths_keep_the_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_that_is_not_a_results_file, setup, teardown),
