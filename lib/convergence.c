@@ -232,7 +232,7 @@ const char *osc_verdict_reason_text(osc_verdict_reason r)
     case OSC_REASON_WIDE:
         return "interval wider than one order";
     case OSC_REASON_EXCLUDED:
-        return "declared order outside the interval";
+        return "declared order above the interval: converges more slowly than declared";
     case OSC_REASON_ABOVE:
         return "converges faster than declared here (not yet asymptotic, or order declared too low)";
     case OSC_REASON_BETWEEN:
