@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -440,6 +441,145 @@ static void test_motion_scale_free_fall(void **state)
     assert_true(osc_motion_scale(1, 0, 0, 1, g, &zero, &zero, t_end) == g * t_end * t_end / 2);
 }
 
+/* An independent reference: e^{At} applied to (x0, v0, 1) for the first-order system
+ * y' = A y, A = [[0, 1, 0], [-w2, -gam, -g], [0, 0, 0]], in long double (64-bit significand),
+ * by Taylor's series on t / 2^s with (omega + gam) t / 2^s <= 2 (40 terms: truncation
+ * 2^41 / 41! ~ 4e-38) and s squarings (s <= 9 here; each at most doubles the relative error:
+ * 2^9 x 5.4e-20 ~ 0.1 eps). It knows nothing of regimes, roots or P(t). Checked while writing
+ * this test against the long double closed form where that is well conditioned (zeta = 0, 0.3,
+ * 2; t to 13 / omega): within 0.004 eps S, S as below. */
+static void reference_eval(double k, double c, double m, double g, double x0, double v0, double t,
+                           long double *x, long double *v)
+{
+    const long double w2 = (long double)k / m, gam = (long double)c / m;
+    const long double a[3][3] = {{0, 1, 0}, {-w2, -gam, -(long double)g}, {0, 0, 0}};
+    long double norm = (sqrtl(w2) + gam) * t;
+    int s = 0;
+    while (norm > 2)
+        norm /= 2, s++;
+    const long double h = t / ldexpl(1, s);
+    long double e[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, term[3][3];
+    memcpy(term, e, sizeof term);
+    for (int n = 1; n <= 40; n++) {
+        long double next[3][3] = {{0}};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                for (int l = 0; l < 3; l++)
+                    next[i][j] += term[i][l] * a[l][j] * h / n;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                term[i][j] = next[i][j], e[i][j] += next[i][j];
+    }
+    for (int q = 0; q < s; q++) {
+        long double sq[3][3] = {{0}};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                for (int l = 0; l < 3; l++)
+                    sq[i][j] += e[i][l] * e[l][j];
+        memcpy(e, sq, sizeof e);
+    }
+    *x = e[0][0] * x0 + e[0][1] * v0 + e[0][2];
+    *v = e[1][0] * x0 + e[1][1] * v0 + e[1][2];
+}
+
+/* Every regime against the matrix exponential, to exact.h's "a few ulps of the motion's own
+ * scale": |x - x_ref| <= 4 eps S and |v - v_ref| <= 4 eps S rate, with S = |x0| + |v0| / rate +
+ * |g| / omega^2 (the rest point's offset) and rate the fastest root modulus, max(omega, gam).
+ * Measured: at most 1.5 eps S and 1.7 eps S rate. The zetas straddle critical from both sides
+ * (1 -+ 1e-9, 1e-6), the overdamped form's switch at mu = h/3 (zeta = 3/sqrt(8) = 1.0607) and
+ * the neighbourhood just above critical where the near-critical Phi22 must be used (zeta 1.0006
+ * to 1.01: mu/h ~ 0.035 to 0.14; (a e^{-at} - b e^{-bt})/(2 mu) there loses h/(2 mu) ~ 14 eps of
+ * v). The times straddle the switch of P(t) from its series to the closed form at rho t = 1
+ * (0.99 and 1) and sit just below rho t = 2 (1.9, 1.99), where a series taken that far would
+ * have lost ~10-30 eps. */
+static void test_against_matrix_exponential(void **state)
+{
+    (void)state;
+    const double zetas[] = {0,     0.3,         0.9,    1 - 1e-6, 1 - 1e-9, 1,      1 + 1e-9,
+                            1 + 1e-6, 1 + 1e-3, 1.0006, 1.0008, 1.002, 1.01,   1.02,
+                            1.03,  1.05,        1.06,   1.0607, 1.07,     1.1,    1.2,
+                            1.5,   2,           5,      30};
+    const double times[] = {0.05, 0.3, 0.7, 0.99, 1, 1.5, 1.9, 1.99, 3, 6, 12}; /* x 1/omega */
+    const double x0s[] = {1, 0, -0.5}, v0s[] = {0, 1, 2};
+    double worst_x = 0, worst_v = 0;
+    for (size_t z = 0; z < sizeof zetas / sizeof zetas[0]; z++)
+        for (int gi = 0; gi < 2; gi++)
+            for (int ic = 0; ic < 3; ic++) {
+                /* k = 2.5, m = 1.5; critical exactly with k = 4, m = 1, c = 4 (q = 0) */
+                double k = 2.5, m = 1.5, c = 2 * zetas[z] * sqrt(k * m);
+                if (zetas[z] == 1)
+                    k = 4, m = 1, c = 4;
+                double omega = sqrt(k / m), gam = c / m, rate = fmax(omega, gam);
+                double g = gi ? 9.8 : 0, x0 = x0s[ic], v0 = v0s[ic];
+                double scale = fabs(x0) + fabs(v0) / rate + fabs(g) / (omega * omega);
+                osc_exact e;
+                osc_exact_prepare(&e, k, c, m, g, x0, v0);
+                for (size_t n = 0; n < sizeof times / sizeof times[0]; n++) {
+                    double t = times[n] / omega, x, v;
+                    long double xr, vr;
+                    osc_exact_eval(&e, t, &x, &v);
+                    reference_eval(k, c, m, g, x0, v0, t, &xr, &vr);
+                    double ex = (double)fabsl(x - xr) / (EPS * scale);
+                    double ev = (double)fabsl(v - vr) / (EPS * scale * rate);
+                    worst_x = fmax(worst_x, ex), worst_v = fmax(worst_v, ev);
+                    if (ex > 4 || ev > 4)
+                        print_error("zeta %.10g g %g x0 %g v0 %g omega t %g: x off %.2f eps S, "
+                                    "v off %.2f eps S rate\n",
+                                    zetas[z], g, x0, v0, times[n], ex, ev);
+                }
+            }
+    assert_true(worst_x <= 4 && worst_v <= 4);
+}
+
+/* The dimensionless parameters as exact.h defines them: omega0 = sqrt(k/m), zeta =
+ * c / (2 sqrt(k m)), with their edge values; zeta = 1 exactly where the closed form is critical
+ * (k = 4, m = 1, c = 4: x = (1 + 2t) e^{-2t} from x0 = 1, v0 = 0, see test_known_critical). */
+static void test_omega0_and_zeta(void **state)
+{
+    (void)state;
+    assert_true(osc_omega0(4, 1) == 2 && osc_omega0(9, 4) == 1.5 && osc_omega0(0, 1) == 0);
+    assert_true(osc_omega0(3, 0) == 0); /* pinned */
+    assert_true(osc_zeta(4, 4, 1) == 1);
+    assert_true(osc_zeta(9, 3, 4) == 0.25);  /* 3 / (2 x 6) */
+    assert_true(osc_zeta(1, 10, 1) == 5);
+    assert_true(osc_zeta(4, 0, 1) == 0 && osc_zeta(0, 0, 1) == 0 && osc_zeta(4, 0, 0) == 0);
+    assert_true(isinf(osc_zeta(0, 0.5, 1)) && osc_zeta(0, 0.5, 1) > 0); /* drag, no spring */
+    assert_true(isinf(osc_zeta(4, 0.5, 0)) && osc_zeta(4, 0.5, 0) > 0); /* drag, no mass */
+    osc_exact e;
+    osc_exact_prepare(&e, 4, 4, 1, 0, 1, 0);
+    double x, v;
+    osc_exact_eval(&e, 0.5, &x, &v);
+    assert_true(fabs(x - 2 * exp(-1.0)) <= 4 * EPS);
+}
+
+/* osc_motion_scale with a spring (exact.h): |x0 - x_rest| + |v0| / omega0 with the rest point
+ * (0, ..., -g m/k) on the last axis. k = 4, m = 1, g = 9.8: x_rest = (0, -2.45); x0 = (3, 1.55)
+ * is (3, 4) from it, |v0| / omega0 = 2 / 2: scale 6. And it bounds the undamped motion: the
+ * distance from rest stays within sqrt(|x0 - x_rest|^2 + |v0|^2 / omega0^2) <= the scale,
+ * checked per axis with the closed form over two periods. */
+static void test_motion_scale_with_spring(void **state)
+{
+    (void)state;
+    const double x0[2] = {3, 1.55}, v0[2] = {0, 2}, g = 9.8;
+    double scale = osc_motion_scale(2, 4, 0, 1, g, x0, v0, 10);
+    assert_true(fabs(scale - 6) <= 8 * EPS * 6);
+    /* 1-D: the last axis is the only one and carries gravity */
+    double x1 = 1.55, v1 = 2;
+    assert_true(fabs(osc_motion_scale(1, 4, 0, 1, g, &x1, &v1, 10) - 5) <= 8 * EPS * 5);
+    /* omega0 = 3 (k = 9, m = 1): |v0| / omega0 = 1 */
+    double v3[2] = {0, 3}, x3[2] = {0, -9.8 / 9};
+    assert_true(fabs(osc_motion_scale(2, 9, 0.1, 1, g, x3, v3, 10) - 1) <= 8 * EPS);
+    osc_exact ex[2];
+    osc_exact_prepare(&ex[0], 4, 0, 1, 0, x0[0], v0[0]);
+    osc_exact_prepare(&ex[1], 4, 0, 1, g, x0[1], v0[1]);
+    for (double t = 0; t < 2 * 3.14159; t += 0.01) {
+        double xa, va, xb, vb;
+        osc_exact_eval(&ex[0], t, &xa, &va);
+        osc_exact_eval(&ex[1], t, &xb, &vb);
+        assert_true(hypot(xa, xb + 2.45) <= scale * (1 + 8 * EPS));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +597,9 @@ int main(void)
         cmocka_unit_test(test_known_free_fall),
         cmocka_unit_test(test_known_other),
         cmocka_unit_test(test_motion_scale_free_fall),
+        cmocka_unit_test(test_against_matrix_exponential),
+        cmocka_unit_test(test_omega0_and_zeta),
+        cmocka_unit_test(test_motion_scale_with_spring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
