@@ -810,6 +810,225 @@ static void test_free_flight_runaway_unstable(void **state)
     osc_batch_free(b), osc_batch_free(moved);
 }
 
+/* The vector loop's sure decisions against the definition (audit.h), evaluated here from the
+ * closed form: lanes whose numeric state is placed at a chosen multiple r of the bound,
+ *     ||(x - x_ex, v - v_ex)|| = r x 1e3 (||(x0 - x_rest, v0)|| + ||(x_ex, v_ex)||),
+ * off in position only or in velocity only, audited once at t = 1 (step 100 of dt 0.01) through
+ * osc_audit_tile, which reads the states from a batch started at them (as in
+ * test_free_flight_runaway_unstable). r = 0.5 and 0.9 are stable, 1.1, 1.3 (inside the vector
+ * loop's factor-2 window in dist^2, where classify decides), 2 and 4 unstable; the margins
+ * (10%) dwarf every rounding (the exact state is a few ulps off the one used here). Lanes: a
+ * free fall from rest (no rest point, ||(x0 - x_rest, v0)|| = 0: the bound is the exact
+ * state's size alone, mostly its velocity g t), a damped spring and an overdamped one, all
+ * under gravity. A loop that left the velocity error out of the distance would call every
+ * velocity runaway stable; one that left the exact velocity out of the bound would call the
+ * free fall's 0.9 unstable. The unstable lanes keep their t = 0 metrics: an audit that finds a
+ * lane unstable adds nothing to its maxima. */
+static void test_vector_loop_bound_by_definition(void **state)
+{
+    (void)state;
+    const double g = 9.8, dt = 0.01, t = 1, ratios[] = {0.5, 0.9, 1.1, 1.3, 2, 4};
+    const long step = 100;
+    const lane kinds[] = {{0, 0, 1, {0}, {0}}, {4, 0.3, 1, {1}, {0.5}}, {1, 5, 2, {-1}, {2}}};
+    enum { NK = 3, NR = 6, N = NK * 2 * NR };
+    lane base[N], moved_lanes[N];
+    double want_err[N];
+    long want_step[N];
+    for (size_t n = 0; n < N; n++) {
+        const size_t kind = n / (2 * NR), dir = n / NR % 2, ri = n % NR;
+        const lane *l = &kinds[kind];
+        osc_exact e;
+        osc_exact_prepare(&e, l->k, l->c, l->m, g, l->x0[0], l->v0[0]);
+        double xe, ve;
+        osc_exact_eval(&e, t, &xe, &ve);
+        double w2 = l->k / l->m, w2e = fmax(w2, 1 / (t * t));
+        double rest = l->k > 0 ? -g * l->m / l->k : 0;
+        double rn = sqrt(w2 * (l->x0[0] - rest) * (l->x0[0] - rest) + l->v0[0] * l->v0[0]);
+        double bound = OSC_UNSTABLE_FACTOR * (rn + sqrt(w2e * xe * xe + ve * ve));
+        double off = ratios[ri] * bound;
+        base[n] = *l;
+        moved_lanes[n] = *l;
+        moved_lanes[n].x0[0] = dir == 0 ? xe + off / sqrt(w2e) : xe;
+        moved_lanes[n].v0[0] = dir == 0 ? ve : ve + off;
+        want_err[n] = dir == 0 ? off / sqrt(w2e) : 0;
+        want_step[n] = ratios[ri] > 1 ? step : -1;
+    }
+    const osc_method *si = osc_method_find("semi-implicit");
+    osc_batch *b = make_batch(si, OSC_DOUBLE, 1, g, dt, base, N);
+    osc_batch *moved = make_batch(si, OSC_DOUBLE, 1, g, dt, moved_lanes, N);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    assert_int_equal(osc_audit_set_maxima(a, OSC_MAXIMA_AUDITS), OSC_OK);
+    assert_int_equal(osc_audit_tile(a, moved, 0, N, step), OSC_OK);
+    for (size_t n = 0; n < N; n++) {
+        const osc_lane_metrics mt = lane_of(a, n);
+        if (mt.unstable_step != want_step[n])
+            fail_msg("lane kind %zu, %s off by %g x the bound: unstable_step %ld, expected %ld",
+                     n / (2 * NR), n / NR % 2 ? "velocity" : "position", ratios[n % NR],
+                     mt.unstable_step, want_step[n]);
+        if (want_step[n] < 0) /* the state the audit read: the error is the offset placed */
+            assert_true(fabs(mt.final_error - want_err[n]) <= 1e-9 * (want_err[n] + 1));
+        else /* unstable at its first audit: it keeps its t = 0 values (audit.h) */
+            assert_true(mt.max_error == 0 && mt.max_abs_drift == 0 && mt.final_error == 0 &&
+                        mt.final_drift == 0 && mt.last_step == 0);
+    }
+    osc_audit_free(a);
+    osc_batch_free(b), osc_batch_free(moved);
+}
+
+/* The drift limit bounds |drift| both ways: energy lost counts as much as energy gained.
+ * Lane k = 4, m = 1, x0 = 1 (E = 2 throughout, no drag, no gravity); at t = 0.7 the exact
+ * state scaled by s has energy 2 s^2, so drift = s^2 - 1: s = 0.9 loses 19%, s = 1.1 gains
+ * 21%, s = 1.02 gains 4%. With drift_limit 0.1 the first two are unstable (far inside the
+ * distance bound: |s - 1| x 2 against 1e3 x 4), the third stable. Through osc_audit_evaluate
+ * and through osc_audit_tile (the vector loop, then classify for the lanes over the limit). */
+static void test_drift_limit_both_signs(void **state)
+{
+    (void)state;
+    const double scales[] = {0.9, 1.1, 1.02}, t = 0.7, dt = 0.01;
+    const long step = 70;
+    const lane l = {4, 0, 1, {1}, {0}};
+    const double xe = cos(2 * t), ve = -2 * sin(2 * t);
+    lane base[3], moved_lanes[3];
+    const osc_method *si = osc_method_find("semi-implicit");
+    for (int n = 0; n < 3; n++) {
+        base[n] = moved_lanes[n] = l;
+        moved_lanes[n].x0[0] = scales[n] * xe, moved_lanes[n].v0[0] = scales[n] * ve;
+    }
+    osc_batch *b = make_batch(si, OSC_DOUBLE, 1, 0, dt, base, 3);
+    osc_batch *moved = make_batch(si, OSC_DOUBLE, 1, 0, dt, moved_lanes, 3);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    assert_int_equal(osc_audit_set_instability(a, OSC_UNSTABLE_FACTOR, 0.1), OSC_OK);
+    for (int n = 0; n < 3; n++) {
+        osc_audit_point p;
+        double x = moved_lanes[n].x0[0], v = moved_lanes[n].v0[0];
+        osc_audit_evaluate(a, (size_t)n, t, &x, &v, &p);
+        double want = scales[n] * scales[n] - 1;
+        assert_true(fabs(p.drift - want) <= 1e-12);
+        assert_true(p.stable == (fabs(want) <= 0.1));
+    }
+    assert_int_equal(osc_audit_set_maxima(a, OSC_MAXIMA_AUDITS), OSC_OK);
+    assert_int_equal(osc_audit_tile(a, moved, 0, 3, step), OSC_OK);
+    assert_int_equal(lane_of(a, 0).unstable_step, step);
+    assert_int_equal(lane_of(a, 1).unstable_step, step);
+    assert_int_equal(lane_of(a, 2).unstable_step, -1);
+    assert_true(fabs(lane_of(a, 2).final_drift - (1.02 * 1.02 - 1)) <= 1e-12);
+    osc_audit_free(a);
+    osc_batch_free(b), osc_batch_free(moved);
+}
+
+/* The last fallback of the energy scale (audit.h): E(0) = 0 and no energy about rest either (a
+ * lane at rest at its rest point without gravity, and a pinned lane): the scale is 1, so the
+ * drift is the absolute energy error. */
+static void test_energy_scale_fallback_one(void **state)
+{
+    (void)state;
+    const lane ls[] = {{4, 0.5, 1, {0, 0}, {0, 0}}, {2, 0, 0, {0, 0}, {0, 0}},
+                       {0, 0, 1, {0, 0}, {0, 0}}};
+    osc_batch *b = make_batch(osc_method_find("verlet"), OSC_DOUBLE, 2, 0, 0.01, ls, 3);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(lane_of(a, i).e0 == 0);
+        assert_true(lane_of(a, i).energy_scale == 1);
+    }
+    osc_audit_free(a);
+    osc_batch_free(b);
+}
+
+/* osc_audit_summarize: first_unstable_step is the earliest unstable_step whatever the lanes'
+ * order, and the maxima are the stable lanes' only. Semi-implicit, dt = 1: omega dt = 2.5 has a
+ * step eigenvalue ~ -4 (trips after ~5.5 steps, test_unstable_lane), omega dt = 4 one of
+ * ~ -13.9 (after ~3); the slower one comes first in the batch. */
+static void test_summary_earliest_unstable(void **state)
+{
+    (void)state;
+    const lane ls[] = {{6.25, 0, 1, {1}, {0}}, {16, 0, 1, {1}, {0}}, {0.01, 0, 1, {1}, {0}},
+                       {0.04, 0.01, 1, {-1}, {0.1}}};
+    osc_batch *b = make_batch(osc_method_find("semi-implicit"), OSC_DOUBLE, 1, 0, 1, ls, 4);
+    osc_audit *a = run_audited(b, 40, 1);
+    long s0 = lane_of(a, 0).unstable_step, s1 = lane_of(a, 1).unstable_step;
+    assert_true(s0 > 0 && s1 > 0 && s1 < s0);
+    osc_audit_summary sum = osc_audit_summarize(a, 0, 4);
+    assert_true(sum.lanes == 4 && sum.unstable == 2);
+    assert_int_equal(sum.first_unstable_step, s1);
+    assert_true(sum.max_error == fmax(lane_of(a, 2).max_error, lane_of(a, 3).max_error));
+    assert_true(sum.max_abs_drift ==
+                fmax(lane_of(a, 2).max_abs_drift, lane_of(a, 3).max_abs_drift));
+    osc_audit_free(a);
+    osc_batch_free(b);
+}
+
+/* Every-step maxima when classify decides the audit (the lane's distance lies in the vector
+ * loop's undecided window: stable by the definition, but above factor^2 (rn^2 + ex^2)). Explicit
+ * Euler, undamped, omega dt = 0.3: its orbit grows by sqrt(1.09) per step, so after 40 steps it is
+ * several times the motion away from the exact state. The factor is chosen from that distance
+ * d (measured here on a twin batch with the closed form): with rn = ||(x0, v0)|| and ex =
+ * ||(x_ex, v_ex)|| (equal: energy is conserved), the lane is stable for factor >= d / (rn + ex)
+ * and undecided for factor < d / sqrt(rn^2 + ex^2); the geometric mean of the two lies ~19%
+ * inside each. One audit at step 40: max_error must be the largest error over all 40 steps
+ * (the twin batch stepped one step at a time against the closed form), which here exceeds the
+ * error at the audit itself; the co-stepped exact motion is within ~10 N eps of the closed form
+ * (audit.h), hence 1e-12 of the motion's scale. */
+static void test_every_step_maxima_when_classify_decides(void **state)
+{
+    (void)state;
+    const lane l = {1, 0, 1, {1}, {0}};
+    const double dt = 0.3;
+    const long n = 40;
+    const osc_method *euler = osc_method_find("euler");
+    osc_exact e;
+    osc_exact_prepare(&e, l.k, l.c, l.m, 0, l.x0[0], l.v0[0]);
+    osc_batch *twin = make_batch(euler, OSC_DOUBLE, 1, 0, dt, &l, 1);
+    double max_err = 0, err = 0, dist = 0, ex = 0;
+    for (long s = 1; s <= n; s++) {
+        double x, v, xe, ve;
+        assert_int_equal(osc_batch_run(twin, 1, 0, NULL, NULL), OSC_OK);
+        osc_batch_readout(twin, 0, 1, &x, &v);
+        osc_exact_eval(&e, (double)s * dt, &xe, &ve);
+        err = fabs(x - xe), max_err = fmax(max_err, err);
+        dist = hypot(x - xe, v - ve), ex = hypot(xe, ve); /* w2e = max(1, 1/t^2) = 1 from t = 1 */
+    }
+    osc_batch_free(twin);
+    const double rn = 1;
+    assert_true(fabs(ex - rn) <= 1e-14);
+    assert_true(max_err > 1.01 * err); /* the interval's peak is not at the audit */
+    double factor = dist / sqrt((rn + ex) * sqrt(rn * rn + ex * ex));
+    assert_true(factor >= 1);
+    osc_batch *b = make_batch(euler, OSC_DOUBLE, 1, 0, dt, &l, 1);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    assert_int_equal(osc_audit_set_instability(a, factor, INFINITY), OSC_OK);
+    assert_int_equal(osc_audit_run(a, b, n, n, NULL, NULL), OSC_OK);
+    const osc_lane_metrics mt = lane_of(a, 0);
+    assert_int_equal(mt.unstable_step, -1);
+    assert_true(fabs(mt.final_error - err) <= 1e-12 * (1 + dist));
+    if (!(fabs(mt.max_error - max_err) <= 1e-12 * (1 + dist)))
+        fail_msg("max_error %.17g, largest error over the steps %.17g", mt.max_error, max_err);
+    osc_audit_free(a);
+    osc_batch_free(b);
+}
+
+/* E(0) small but resolved, closer to the 16 eps line: x0 = -1 + 2^-44 (k = 4, m = 1, g = 2):
+ * E(0) = 2 x (x + 1) ~ -2^-43 = -1.1e-13 (to ~2e-16 of rounding in x^2), 2.8e-14 of its terms'
+ * magnitude 4: 8x above 16 eps (3.6e-15), so the scale is still |E(0)| (audit.h), not the
+ * energy about rest (2 (0.5 - 2^-44)^2 ~ 0.5). */
+static void test_energy_scale_near_threshold(void **state)
+{
+    (void)state;
+    const double x0 = -1 + 0x1p-44;
+    const lane l = {4, 0, 1, {x0}, {0}};
+    osc_batch *b = make_batch(osc_method_find("verlet"), OSC_DOUBLE, 1, 2, 0.01, &l, 1);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    const osc_lane_metrics mt = lane_of(a, 0);
+    assert_true(fabs(mt.e0 + 0x1p-43) <= 1e-3 * 0x1p-43);
+    assert_true(mt.energy_scale == fabs(mt.e0));
+    osc_audit_free(a);
+    osc_batch_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -831,6 +1050,12 @@ int main(void)
         cmocka_unit_test(test_energy_error_without_cancellation),
         cmocka_unit_test(test_tiny_dt),
         cmocka_unit_test(test_bound_at_tiny_t),
+        cmocka_unit_test(test_vector_loop_bound_by_definition),
+        cmocka_unit_test(test_drift_limit_both_signs),
+        cmocka_unit_test(test_energy_scale_fallback_one),
+        cmocka_unit_test(test_summary_earliest_unstable),
+        cmocka_unit_test(test_every_step_maxima_when_classify_decides),
+        cmocka_unit_test(test_energy_scale_near_threshold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
