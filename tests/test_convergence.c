@@ -569,6 +569,105 @@ static void test_t_quantiles(void **state)
     assert_true(fabs(osc_student_t975(1000) - 1.9623) < 1e-4);
 }
 
+/* Least squares of y on x for the tests below (independent of the library's). */
+static double max_residual(const double *x, const double *y, size_t n)
+{
+    double mx = 0, my = 0, sxx = 0, sxy = 0, worst = 0;
+    for (size_t i = 0; i < n; i++)
+        mx += x[i] / (double)n, my += y[i] / (double)n;
+    for (size_t i = 0; i < n; i++)
+        sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
+    for (size_t i = 0; i < n; i++)
+        worst = fmax(worst, fabs(y[i] - my - sxy / sxx * (x[i] - mx)));
+    return worst;
+}
+
+/* A run ends at the first point that bends the line (step 4): 6 points exactly on slope 2 (dt
+ * doubling from 1e-3) and a seventh at 6.4e-2 whose error is 1.5 x the line's. Fitted with the
+ * seventh, the largest |log residual| is ~0.2 (computed here): more than the 0.15 tolerance, so
+ * the range is the first 6 points (fit_points 6, dt_max 3.2e-2, slope 2, the 7th unused).
+ * A finder that tested the run before adding the point would take all 7, and so would a
+ * tolerance of twice 0.15. */
+static void test_range_stops_at_bend(void **state)
+{
+    (void)state;
+    osc_conv_point pts[7];
+    bool used[7];
+    double x[7], y[7];
+    for (int i = 0; i < 7; i++) {
+        double dt = 1e-3 * (1 << i), err = dt * dt * (i == 6 ? 1.5 : 1);
+        pts[i] = (osc_conv_point){dt, err, (long)(10 / dt), true, 10};
+        x[i] = log(dt), y[i] = log(err);
+    }
+    double bend = max_residual(x, y, 7);
+    assert_true(bend > OSC_FIT_RESID_TOL && bend < 2 * OSC_FIT_RESID_TOL);
+    assert_true(max_residual(x, y, 6) < 1e-12);
+    osc_order_fit f = fit(pts, 7, params(2), used);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    assert_int_equal(f.fit_points, 6);
+    assert_true(f.dt_min == 1e-3 && f.dt_max == 3.2e-2);
+    assert_true(fabs(f.order - 2) < 1e-9);
+    assert_false(used[6]);
+    check_fit_range(pts, 7, used, &f);
+}
+
+/* The slope floor (step 4): a clean power law of slope 0.2 is a floor, not convergence (no
+ * range); slope 0.3 converges and is fitted to rounding. */
+static void test_minimum_slope(void **state)
+{
+    (void)state;
+    osc_conv_point pts[8];
+    power_law(pts, 8, 1e-3, 1e-1, 1e-3, 0.2, 0);
+    osc_order_fit f = fit(pts, 8, params(1), NULL);
+    assert_int_equal(f.status, OSC_FIT_INSUFFICIENT);
+    assert_int_equal(f.reason, OSC_REASON_NO_RANGE);
+    power_law(pts, 8, 1e-3, 1e-1, 1e-3, 0.3, 0);
+    f = fit(pts, 8, params(1), NULL);
+    assert_int_equal(f.status, OSC_FIT_OK);
+    assert_int_equal(f.fit_points, 8);
+    assert_true(fabs(f.order - 0.3) < 1e-9);
+}
+
+/* End times: the fitted points' t_end span is recorded, and one unknown end time (0) turns the
+ * horizon check off (t_end_min = t_end_max = 0). Exact order-2 data on 6 points, t_end 10 except the largest dt at 12
+ * (20% apart: HORIZONS when known). */
+static void test_unknown_end_time(void **state)
+{
+    (void)state;
+    osc_conv_point pts[6];
+    power_law(pts, 6, 1e-3, 3e-2, 1, 2, 0);
+    pts[5].t_end = 12;
+    osc_order_fit f = fit(pts, 6, params(2), NULL);
+    assert_true(f.t_end_min == 10 && f.t_end_max == 12);
+    assert_int_equal(f.reason, OSC_REASON_HORIZONS);
+    pts[2].t_end = 0;
+    f = fit(pts, 6, params(2), NULL);
+    assert_true(f.t_end_min == 0 && f.t_end_max == 0);
+    assert_int_equal(f.reason, OSC_REASON_CONFIRMED);
+}
+
+/* The round-off floor adds its two terms (analysis.h: C eps scale (sqrt(steps) + omega_t)):
+ * with sqrt(steps) = omega_t = 100 it is 10 eps x 200 = 4.4e-13. Six points on slope 2 from
+ * dt = 1e-3, the smallest at error 3e-13 (below the floor; above a floor of either term alone,
+ * 2.2e-13): that point is left out and the other five are fitted. */
+static void test_floor_sums_both_terms(void **state)
+{
+    (void)state;
+    osc_conv_point pts[6];
+    bool used[6];
+    for (int i = 0; i < 6; i++) {
+        double dt = 1e-3 * (1 << i);
+        pts[i] = (osc_conv_point){dt, 3e-13 * (1 << (2 * i)), 10000, true, 0};
+    }
+    osc_fit_params par = {.eps = DBL_EPSILON, .scale = 1, .omega_t = 100, .declared_order = 2};
+    double floor = OSC_FIT_FLOOR_C * DBL_EPSILON * (sqrt(10000.0) + 100);
+    assert_true(pts[0].error < floor && pts[0].error > floor / 2 && pts[1].error > 2 * floor);
+    osc_order_fit f = fit(pts, 6, par, used);
+    assert_int_equal(f.fit_points, 5);
+    assert_false(used[0]);
+    assert_true(f.dt_min == 2e-3 && fabs(f.order - 2) < 1e-9);
+}
+
 /* ---- real runs ---------------------------------------------------------------------------- */
 
 /* Final error at t_end = 4 of one lane (k = 1, c = 0, m = 1, x0 = 1, v0 = 0.5) against the
@@ -666,6 +765,10 @@ int main(void)
         cmocka_unit_test(test_euler_measures_one),
         cmocka_unit_test(test_verlet_zero_start_caught),
         cmocka_unit_test(test_verlet_measures_two),
+        cmocka_unit_test(test_range_stops_at_bend),
+        cmocka_unit_test(test_minimum_slope),
+        cmocka_unit_test(test_unknown_end_time),
+        cmocka_unit_test(test_floor_sums_both_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
