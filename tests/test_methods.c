@@ -1070,6 +1070,93 @@ static void test_stopped_run_claims_no_steps(void **state)
     omp_set_num_threads(omp_get_num_procs());
 }
 
+/* ---- the audit schedule of a run ------------------------------------------------------- */
+
+typedef struct audit_log {
+    long steps[64];
+    int n;
+} audit_log;
+
+static int log_audit(void *ctx, const osc_batch *b, size_t i0, size_t i1, long step)
+{
+    (void)b, (void)i0, (void)i1;
+    audit_log *log = ctx;
+    if (log->n < 64)
+        log->steps[log->n] = step;
+    log->n++;
+    return 0;
+}
+
+/* Starts a one-lane batch, makes the runs of `runs` (nsteps, audit_every pairs, ending at 0, 0)
+ * and checks the audits fell on exactly `want` (ending at 0), then that the lane took exactly the
+ * runs' steps: its readout against the scalar reference stepped that many times. */
+static void check_schedule(const long (*runs)[2], const long *want)
+{
+    const osc_method *m = osc_method_find("semi-implicit");
+    const double dt = 0.01;
+    lane_input in = mixed_lane(3); /* k 4, c 0, m 1 */
+    osc_batch *b = new_batch(m, OSC_DOUBLE, 1, 1, 0);
+    assert_int_equal(osc_batch_set_lane(b, 0, in.k, in.c, in.m, in.x0, in.v0), OSC_OK);
+    assert_int_equal(osc_batch_start(b, dt), OSC_OK);
+    audit_log log = {.n = 0};
+    long total = 0;
+    for (size_t r = 0; runs[r][0]; r++) {
+        assert_int_equal(osc_batch_run(b, runs[r][0], runs[r][1], log_audit, &log), OSC_OK);
+        total += runs[r][0];
+        assert_int_equal(osc_batch_step(b), total);
+    }
+    int nwant = 0;
+    while (want[nwant])
+        nwant++;
+    if (log.n != nwant)
+        fail_msg("%d audits, expected %d (first at step %ld)", log.n, nwant, log.steps[0]);
+    for (int k = 0; k < nwant; k++)
+        if (log.steps[k] != want[k])
+            fail_msg("audit %d at step %ld, expected %ld", k, log.steps[k], want[k]);
+    double x, v, xr, vr, scale, tol_x, tol_v;
+    osc_batch_readout(b, 0, 1, &x, &v);
+    axis_coef c = lane_axis(&in, 0, 1, 0);
+    ref_run(m, OSC_DOUBLE, &c, dt, total, &xr, &vr, &scale);
+    kernel_tolerance(m, total, dt, unit_roundoff(OSC_DOUBLE), scale, &tol_x, &tol_v);
+    if (!(fabs(x - xr) <= tol_x && fabs(v - vr) <= tol_v))
+        fail_msg("after %ld steps: (%.17g, %.17g), reference (%.17g, %.17g)", total, x, v, xr,
+                 vr);
+    osc_batch_free(b);
+}
+
+/* Audits fall on the absolute multiples of audit_every and at each run's last step, and a run
+ * takes exactly its nsteps whatever the interval: one shorter than the interval, one that is not
+ * a multiple of it, one split off the multiples; audit_every <= 0 audits only at the end. */
+static void test_audit_schedule(void **state)
+{
+    (void)state;
+    check_schedule((const long[][2]){{25, 10}, {0, 0}}, (const long[]){10, 20, 25, 0});
+    check_schedule((const long[][2]){{9, 10}, {0, 0}}, (const long[]){9, 0});
+    check_schedule((const long[][2]){{10, 10}, {0, 0}}, (const long[]){10, 0});
+    check_schedule((const long[][2]){{7, 10}, {18, 10}, {0, 0}},
+                   (const long[]){7, 10, 20, 25, 0});
+    check_schedule((const long[][2]){{7, 10}, {2, 10}, {0, 0}}, (const long[]){7, 9, 0});
+    check_schedule((const long[][2]){{25, 0}, {0, 0}}, (const long[]){25, 0});
+    check_schedule((const long[][2]){{25, -3}, {0, 0}}, (const long[]){25, 0});
+    check_schedule((const long[][2]){{1, 1}, {3, 1}, {0, 0}}, (const long[]){1, 2, 3, 4, 0});
+}
+
+/* Lanes allocated: n rounded up to a multiple of OSC_LANE_ALIGN, no more. */
+static void test_padded_lanes(void **state)
+{
+    (void)state;
+    const size_t cases[][2] = {{1, OSC_LANE_ALIGN},
+                               {OSC_LANE_ALIGN - 1, OSC_LANE_ALIGN},
+                               {OSC_LANE_ALIGN, OSC_LANE_ALIGN},
+                               {OSC_LANE_ALIGN + 1, 2 * OSC_LANE_ALIGN},
+                               {5 * OSC_LANE_ALIGN, 5 * OSC_LANE_ALIGN}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        osc_batch *b = new_batch(osc_method_find("euler"), OSC_DOUBLE, 1, cases[k][0], 0);
+        assert_int_equal(osc_batch_padded_lanes(b), cases[k][1]);
+        osc_batch_free(b);
+    }
+}
+
 /* The tile rule (tile_lanes.h): a 512-lane tile unless its remainder block would waste more than
  * 1/16 of it, then the largest multiple of OSC_LANE_ALIGN that is whole blocks. */
 static void test_tile_rule(void **state)
@@ -1252,6 +1339,8 @@ int main(void)
         cmocka_unit_test(test_mass_zero_freezes),
         cmocka_unit_test(test_rejects_invalid_input),
         cmocka_unit_test(test_stopped_run_claims_no_steps),
+        cmocka_unit_test(test_audit_schedule),
+        cmocka_unit_test(test_padded_lanes),
         cmocka_unit_test(test_tile_rule),
         cmocka_unit_test(test_tiles_are_whole_units),
     };
