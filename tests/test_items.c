@@ -40,6 +40,31 @@ static const char mass_item_config[] = "name: items\n"
                                        "dt: [0.05, 0.02]\n"
                                        "t_end: 4\n";
 
+/* 1024 lanes per batch (2 x 256 x 2): exactly two items. */
+static const char whole_items_config[] = "name: items\n"
+                                         "methods: [euler, rk4]\n"
+                                         "stiffness: {from: 0.5, to: 40, count: 256}\n"
+                                         "drag: [0, 0.1]\n"
+                                         "mass: [1, 2]\n"
+                                         "dt: [0.05, 0.03]\n"
+                                         "t_end: 4\n";
+
+/* 512 lanes per batch: exactly one item. */
+static const char one_item_config[] = "name: items\n"
+                                      "methods: [verlet]\n"
+                                      "stiffness: {from: 0.5, to: 40, count: 512}\n"
+                                      "dt: [0.05, 0.03, 0.02]\n"
+                                      "t_end: 4\n";
+
+/* 6 lanes per batch (3 masses x 2 stiffness x 1 drag). */
+static const char small_config[] = "name: items\n"
+                                   "methods: [semi-implicit, rk4]\n"
+                                   "stiffness: [1, 9]\n"
+                                   "drag: 0.2\n"
+                                   "mass: [0.5, 1, 3]\n"
+                                   "dt: [0.05, 0.03]\n"
+                                   "t_end: 4\n";
+
 static void load_text(const char *text, osc_config *cfg)
 {
     char err[512];
@@ -48,13 +73,13 @@ static void load_text(const char *text, osc_config *cfg)
 }
 
 /* The items tile the rows exactly: in row order, none crossing a batch, none empty. */
-static void items_cover_every_row_once_of(const char *text)
+static void items_cover_every_row_once_of(const char *text, size_t per_batch, size_t last)
 {
     osc_config cfg;
     load_text(text, &cfg);
     const sweep_layout lay = layout_of(&cfg);
     const size_t n = sweep_item_count(&cfg);
-    assert_int_equal(n, 3 * 2 * 3);
+    assert_int_equal(n, cfg.nmethods * cfg.dt.count * per_batch);
     size_t next_row = 0;
     for (size_t i = 0; i < n; i++) {
         sweep_item it = sweep_item_at(&cfg, i);
@@ -68,15 +93,22 @@ static void items_cover_every_row_once_of(const char *text)
         next_row += it.lanes;
     }
     assert_int_equal(next_row, layout_rows(lay));
-    assert_int_equal(sweep_item_at(&cfg, 2).lanes, 1200 - 2 * SWEEP_ITEM_LANES);
+    for (size_t i = 0; i < n; i++) /* by hand: full items, then the batch's last */
+        assert_int_equal(sweep_item_at(&cfg, i).lanes,
+                         i % per_batch == per_batch - 1 ? last : SWEEP_ITEM_LANES);
     config_free(&cfg);
 }
 
 static void items_cover_every_row_once(void **state)
 {
     (void)state;
-    items_cover_every_row_once_of(multi_item_config);
-    items_cover_every_row_once_of(mass_item_config);
+    items_cover_every_row_once_of(multi_item_config, 3, 1200 - 2 * SWEEP_ITEM_LANES);
+    items_cover_every_row_once_of(mass_item_config, 3, 1200 - 2 * SWEEP_ITEM_LANES);
+    /* batches of whole items (1024 and 512 lanes: no short last item, and no empty one) and of
+     * fewer lanes than one item */
+    items_cover_every_row_once_of(whole_items_config, 2, SWEEP_ITEM_LANES);
+    items_cover_every_row_once_of(one_item_config, 1, SWEEP_ITEM_LANES);
+    items_cover_every_row_once_of(small_config, 1, 6);
 }
 
 /* The default job offers enough items to keep a 64-thread machine busy (it has 54 batches of
@@ -260,6 +292,147 @@ static void plan_skips_and_reports_items(void **state)
     config_free(&cfg);
 }
 
+/* Every row holds its own lane: the coordinates worked out by hand from the documented order
+ * (method, dt, mass, stiffness, drag; drag fastest), the spring columns the config's values
+ * there, steps and t_end as t_end / dt rounded by hand, and the metrics those of that lane run
+ * alone in a one-lane batch (lanes are independent: same bits), so that a lane recorded in
+ * another lane's row, or stepped with another lane's spring, shows. (Every row's coordinates;
+ * the one-lane runs for every 7th row and the rows at the items' edges.) */
+static void rows_hold_their_lanes_of(const char *text, const long *steps_by_hand)
+{
+    osc_config cfg;
+    load_text(text, &cfg);
+    char err[1024];
+    sweep_result res;
+    omp_set_num_threads(2);
+    if (sweep_run(&cfg, false, &res, err, sizeof err))
+        fail_msg("%s", err);
+    const size_t nd = cfg.drag.count, ns = cfg.stiffness.count, nm = cfg.mass.count;
+    const size_t lanes = nm * ns * nd, rows = cfg.nmethods * cfg.dt.count * lanes;
+    assert_int_equal(res.points.rows, rows);
+    for (size_t r = 0; r < rows; r++) {
+        const size_t method = r / (cfg.dt.count * lanes), dt = r / lanes % cfg.dt.count;
+        const size_t lane = r % lanes, mass = lane / (ns * nd), stiff = lane / nd % ns,
+                     drag = lane % nd;
+        const double k = config_stiffness(&cfg, stiff, mass),
+                     c = config_drag(&cfg, stiff, drag, mass), m = cfg.mass.values[mass];
+        const sweep_points *p = &res.points;
+        if (strcmp(p->method[r], cfg.methods[method]->name) || p->dt[r] != cfg.dt.values[dt] ||
+            p->stiffness[r] != k || p->drag[r] != c || p->mass[r] != m)
+            fail_msg("row %zu: %s dt %g k %g c %g m %g, expected %s dt %g k %g c %g m %g", r,
+                     p->method[r], p->dt[r], p->stiffness[r], p->drag[r], p->mass[r],
+                     cfg.methods[method]->name, cfg.dt.values[dt], k, c, m);
+        assert_int_equal(p->steps[r], steps_by_hand[dt]);
+        assert_true(p->t_end[r] == (double)steps_by_hand[dt] * cfg.dt.values[dt]);
+        if (r % 7 && lane % SWEEP_ITEM_LANES && (lane + 1) % SWEEP_ITEM_LANES && lane + 1 < lanes)
+            continue; /* run alone: every 7th row, and each item's first and last */
+
+        osc_batch *b = NULL;
+        osc_audit *audit = NULL;
+        assert_int_equal(osc_batch_create(&b, cfg.methods[method], cfg.precision, cfg.dim, 1,
+                                          cfg.gravity),
+                         OSC_OK);
+        assert_int_equal(osc_batch_set_lane(b, 0, k, c, m, cfg.x0, cfg.v0), OSC_OK);
+        assert_int_equal(osc_batch_start(b, cfg.dt.values[dt]), OSC_OK);
+        assert_int_equal(sweep_open_audit(&cfg, b, &audit), OSC_OK);
+        assert_int_equal(osc_audit_run(audit, b, steps_by_hand[dt],
+                                       sweep_audit_interval(&cfg, cfg.dt.values[dt]), NULL, NULL),
+                         OSC_OK);
+        osc_lane_metrics lm;
+        assert_int_equal(osc_audit_lane_metrics(audit, 0, &lm), OSC_OK);
+        if (memcmp(&lm.max_error, &p->max_error_while_stable[r], sizeof(double)) ||
+            memcmp(&lm.final_energy, &p->last_stable_energy[r], sizeof(double)) ||
+            memcmp(&lm.final_error, &p->last_stable_error[r], sizeof(double)) ||
+            (lm.unstable_step < 0) != p->stable[r])
+            fail_msg("row %zu (%s dt %g k %g c %g m %g): max_error %.17g, alone %.17g", r,
+                     cfg.methods[method]->name, cfg.dt.values[dt], k, c, m,
+                     p->max_error_while_stable[r], lm.max_error);
+        osc_audit_free(audit);
+        osc_batch_free(b);
+    }
+    sweep_result_free(&res);
+    config_free(&cfg);
+    omp_set_num_threads(omp_get_num_procs());
+}
+
+static void rows_hold_their_lanes(void **state)
+{
+    (void)state;
+    rows_hold_their_lanes_of(mass_item_config, (const long[]){80, 200});
+    rows_hold_their_lanes_of(whole_items_config, (const long[]){80, 133}); /* 4 / 0.03 */
+    rows_hold_their_lanes_of(small_config, (const long[]){80, 133});
+}
+
+/* Each item's cost is lanes x steps x axes x the method's operations per step (worked out here
+ * from the item's lanes by hand), and on one thread the items run costliest first, ties in row
+ * order. */
+typedef struct order_log {
+    size_t order[64];
+    size_t n;
+} order_log;
+
+static int log_order(void *ctx, const sweep_item *it, const sweep_result *res, char *err,
+                     size_t errlen)
+{
+    (void)res, (void)err, (void)errlen;
+    order_log *log = ctx;
+    if (log->n < 64)
+        log->order[log->n] = it->index;
+    log->n++;
+    return 0;
+}
+
+static void items_run_costliest_first(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    load_text(multi_item_config, &cfg); /* 3 items per batch: 512, 512, 176 lanes */
+    const size_t n = sweep_item_count(&cfg);
+    assert_int_equal(n, 18);
+    const long steps[] = {80, 200};
+    double cost[18];
+    for (size_t i = 0; i < n; i++) {
+        const size_t batch = i / 3, method = batch / 2, dt = batch % 2;
+        const double lanes = i % 3 == 2 ? 1200 - 2 * 512 : 512;
+        const int fma = cfg.methods[method]->fma_per_step;
+        cost[i] = lanes * (double)steps[dt] * cfg.dim * (fma > 0 ? fma : 1);
+        assert_true(sweep_item_at(&cfg, i).cost == cost[i]);
+    }
+    size_t want[18]; /* insertion sort by hand: cost descending, then index */
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        for (; j > 0 && cost[want[j - 1]] < cost[i]; j--)
+            want[j] = want[j - 1];
+        want[j] = i;
+    }
+    char err[1024] = "";
+    sweep_result res;
+    assert_int_equal(sweep_alloc(&cfg, &res, err, sizeof err), OSC_OK);
+    static order_log log;
+    memset(&log, 0, sizeof log);
+    sweep_plan plan = {.item_done = log_order, .ctx = &log};
+    omp_set_num_threads(1);
+    assert_int_equal(sweep_run_items(&cfg, &plan, false, &res, err, sizeof err), OSC_OK);
+    assert_int_equal(log.n, n);
+    for (size_t k = 0; k < n; k++)
+        if (log.order[k] != want[k])
+            fail_msg("item %zu ran %zuth, expected item %zu", log.order[k], k, want[k]);
+    /* the batch times: each (method, dt) batch named by hand, its seconds its items' sum */
+    assert_int_equal(sweep_finish(&cfg, &res, err, sizeof err), OSC_OK);
+    assert_int_equal(res.nbatches, 6);
+    for (size_t b = 0; b < 6; b++) {
+        assert_string_equal(res.batches[b].method, cfg.methods[b / 2]->name);
+        assert_true(res.batches[b].dt == cfg.dt.values[b % 2]);
+        assert_true(res.batches[b].osc_steps == 1200.0 * (double)steps[b % 2] * cfg.dim);
+        const double sum = res.item_seconds[3 * b] + res.item_seconds[3 * b + 1] +
+                           res.item_seconds[3 * b + 2];
+        assert_true(res.batches[b].seconds == sum);
+    }
+    sweep_result_free(&res);
+    config_free(&cfg);
+    omp_set_num_threads(omp_get_num_procs());
+}
+
 /* The ranks' shares (run_mpi_assign): every item to exactly one rank, the same plan every time
  * it is computed (each rank computes it alone), items marked done to none, and balanced as
  * greedy costliest-first allows: when the last item went to the least-loaded rank, that rank
@@ -313,6 +486,8 @@ int main(void)
         cmocka_unit_test(items_identical_on_any_thread_count),
         cmocka_unit_test(plan_skips_and_reports_items),
         cmocka_unit_test(ranks_share_items_evenly),
+        cmocka_unit_test(rows_hold_their_lanes),
+        cmocka_unit_test(items_run_costliest_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
