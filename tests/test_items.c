@@ -433,6 +433,66 @@ static void items_run_costliest_first(void **state)
     omp_set_num_threads(omp_get_num_procs());
 }
 
+/* The audit interval and the step counts of a config, worked out by hand from the rules in
+ * sweep.c: the steps t_end / dt to the nearest step (at least 1); A audits, as many as fit 64
+ * steps apart at the fewest steps (at most 64), preferring the largest count down to a quarter
+ * of that which divides every dt's steps; the interval t_end / A / dt to the nearest step (with
+ * `steps`: steps / A rounded up), capped at the steps; `audit_every` as given, capped likewise. */
+typedef struct interval_case {
+    const char *text;
+    double dt[2];
+    long steps[2], interval[2];
+    bool rounded;
+} interval_case;
+
+static void audit_interval_by_hand(void **state)
+{
+    (void)state;
+    static const interval_case cases[] = {
+        /* 10000 and 25000 steps: at most 64 audits; 50 is the largest count down to 16 dividing
+         * both (64..51 do not) */
+        {"dt: [0.01, 0.004]\nt_end: 100\n", {0.01, 0.004}, {10000, 25000}, {200, 500}, false},
+        /* 400 and 2000 steps: at most 400 / 64 = 6 audits; 6 does not divide 400, 5 does; the
+         * fewest steps are the first dt's */
+        {"dt: [0.05, 0.01]\nt_end: 20\n", {0.05, 0.01}, {400, 2000}, {80, 400}, false},
+        /* 4913 = 17^3 steps: at most 64 audits, and of 64..16 only 17 divides it */
+        {"dt: 0.01\nsteps: 4913\n", {0.01, 0}, {4913, 0}, {289, 0}, false},
+        /* 1280 steps: at most 1280 / 64 = 20 audits, which divides it */
+        {"dt: 0.01\nsteps: 1280\n", {0.01, 0}, {1280, 0}, {64, 0}, false},
+        /* 1147 = 31 x 37 steps: at most 17 audits, none of 17..5 divides it: 17, 68 apart */
+        {"dt: 0.01\nsteps: 1147\n", {0.01, 0}, {1147, 0}, {68, 0}, false},
+        /* audit_every beyond the steps: the steps */
+        {"dt: [0.01, 0.1]\nsteps: 10\naudit_every: 50\n", {0.01, 0.1}, {10, 10}, {10, 10}, false},
+        {"dt: 0.01\nsteps: 100\naudit_every: 7\n", {0.01, 0}, {100, 0}, {7, 0}, false},
+        /* t_end / dt: 3.33 -> 3 (0.9 < t_end: rounded), 4.0; 3.57 -> 4, 0.33 -> 1 */
+        {"dt: [0.3, 0.25]\nt_end: 1\n", {0.3, 0.25}, {3, 4}, {3, 4}, true},
+        {"dt: [0.28, 3]\nt_end: 1\n", {0.28, 3}, {4, 1}, {4, 1}, true},
+        {"dt: [0.25, 0.5]\nt_end: 1\n", {0.25, 0.5}, {4, 2}, {4, 2}, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const interval_case *c = &cases[k];
+        char text[512];
+        snprintf(text, sizeof text, "name: interval\nmethods: [euler]\nstiffness: 1\n%s", c->text);
+        osc_config cfg;
+        load_text(text, &cfg);
+        for (size_t d = 0; d < cfg.dt.count; d++) {
+            assert_true(cfg.dt.values[d] == c->dt[d]);
+            const long steps = sweep_steps_for(&cfg, c->dt[d]);
+            const long interval = sweep_audit_interval(&cfg, c->dt[d]);
+            if (steps != c->steps[d] || interval != c->interval[d])
+                fail_msg("case %zu, dt %g: %ld steps, audits every %ld; expected %ld, %ld", k,
+                         c->dt[d], steps, interval, c->steps[d], c->interval[d]);
+        }
+        char err[512];
+        sweep_result res;
+        assert_int_equal(sweep_alloc(&cfg, &res, err, sizeof err), OSC_OK);
+        if (res.t_end_rounded != c->rounded)
+            fail_msg("case %zu: t_end_rounded %d", k, res.t_end_rounded);
+        sweep_result_free(&res);
+        config_free(&cfg);
+    }
+}
+
 /* The ranks' shares (run_mpi_assign): every item to exactly one rank, the same plan every time
  * it is computed (each rank computes it alone), items marked done to none, and balanced as
  * greedy costliest-first allows: when the last item went to the least-loaded rank, that rank
@@ -488,6 +548,7 @@ int main(void)
         cmocka_unit_test(ranks_share_items_evenly),
         cmocka_unit_test(rows_hold_their_lanes),
         cmocka_unit_test(items_run_costliest_first),
+        cmocka_unit_test(audit_interval_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
