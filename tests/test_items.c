@@ -493,6 +493,40 @@ static void audit_interval_by_hand(void **state)
     }
 }
 
+/* Traces: by default the first point of each method, row method x ndt x lanes by hand (method i
+ * traced as method i); a traced run of 10 steps sampled every 3 has the samples t = 0, 3, 6, 9
+ * and the last step, 10. */
+static void traces_follow_their_rows(void **state)
+{
+    (void)state;
+    static const char text[] = "name: traced\n"
+                               "methods: [euler, verlet, rk4]\n"
+                               "stiffness: [1, 4, 9]\n"
+                               "mass: [1, 2]\n"
+                               "dt: [0.1, 0.05]\n"
+                               "steps: 10\n"
+                               "trace: {every: 3}\n";
+    osc_config cfg;
+    load_text(text, &cfg);
+    char err[1024];
+    sweep_result res;
+    if (sweep_run(&cfg, false, &res, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(res.ntraces, 3);
+    for (size_t i = 0; i < 3; i++) {
+        const sweep_trace *t = &res.traces[i];
+        assert_int_equal(t->row, i * 2 * 6);
+        assert_string_equal(t->method, cfg.methods[i]->name);
+        assert_string_equal(res.points.method[t->row], cfg.methods[i]->name);
+        assert_int_equal(t->samples, 5);
+        const double want[] = {0, 3, 6, 9, 10};
+        for (size_t s = 0; s < 5; s++)
+            assert_true(t->t[s] == want[s] * 0.1);
+    }
+    sweep_result_free(&res);
+    config_free(&cfg);
+}
+
 /* The ranks' shares (run_mpi_assign): every item to exactly one rank, the same plan every time
  * it is computed (each rank computes it alone), items marked done to none, and balanced as
  * greedy costliest-first allows: when the last item went to the least-loaded rank, that rank
@@ -549,6 +583,7 @@ int main(void)
         cmocka_unit_test(rows_hold_their_lanes),
         cmocka_unit_test(items_run_costliest_first),
         cmocka_unit_test(audit_interval_by_hand),
+        cmocka_unit_test(traces_follow_their_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
