@@ -72,6 +72,15 @@ static void load_text(const char *text, osc_config *cfg)
         fail_msg("%s", err);
 }
 
+/* Loads text and runs its sweep, failing the test on any error. */
+static void run_text(const char *text, osc_config *cfg, sweep_result *res)
+{
+    load_text(text, cfg);
+    char err[1024];
+    if (sweep_run(cfg, false, res, err, sizeof err))
+        fail_msg("%s", err);
+}
+
 /* The items tile the rows exactly: in row order, none crossing a batch, none empty. */
 static void items_cover_every_row_once_of(const char *text, size_t per_batch, size_t last)
 {
@@ -148,11 +157,8 @@ static void assert_points_equal(const sweep_points *a, const sweep_points *b, si
 static void items_equal_whole_batches_of(const char *text)
 {
     osc_config cfg;
-    load_text(text, &cfg);
-    char err[1024];
     sweep_result res;
-    if (sweep_run(&cfg, false, &res, err, sizeof err))
-        fail_msg("%s", err);
+    run_text(text, &cfg, &res);
     const sweep_layout lay = layout_of(&cfg);
     const size_t lanes = layout_lanes(lay);
     size_t unstable = 0;
@@ -301,12 +307,9 @@ static void plan_skips_and_reports_items(void **state)
 static void rows_hold_their_lanes_of(const char *text, const long *steps_by_hand)
 {
     osc_config cfg;
-    load_text(text, &cfg);
-    char err[1024];
     sweep_result res;
     omp_set_num_threads(2);
-    if (sweep_run(&cfg, false, &res, err, sizeof err))
-        fail_msg("%s", err);
+    run_text(text, &cfg, &res);
     const size_t nd = cfg.drag.count, ns = cfg.stiffness.count, nm = cfg.mass.count;
     const size_t lanes = nm * ns * nd, rows = cfg.nmethods * cfg.dt.count * lanes;
     assert_int_equal(res.points.rows, rows);
@@ -507,11 +510,8 @@ static void traces_follow_their_rows(void **state)
                                "steps: 10\n"
                                "trace: {every: 3}\n";
     osc_config cfg;
-    load_text(text, &cfg);
-    char err[1024];
     sweep_result res;
-    if (sweep_run(&cfg, false, &res, err, sizeof err))
-        fail_msg("%s", err);
+    run_text(text, &cfg, &res);
     assert_int_equal(res.ntraces, 3);
     for (size_t i = 0; i < 3; i++) {
         const sweep_trace *t = &res.traces[i];
