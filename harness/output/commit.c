@@ -124,6 +124,8 @@ static void watch_interrupts(const char *tmp)
 
 static void unwatch_interrupts(void) { pending_set = 0; }
 
+_Static_assert(ERROR_LINE_BYTES >= 3 * PATH_MAX, "an error line holds two paths and a message");
+
 int commit_check_target(const char *final_path, char *err, size_t errlen)
 {
     struct stat st, target;

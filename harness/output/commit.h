@@ -14,7 +14,6 @@
 #ifndef OSCBENCH_COMMIT_H
 #define OSCBENCH_COMMIT_H
 
-#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -56,8 +55,10 @@ int commit_cleanup_stale(const char *final_path);
 
 /* Room for any one error line of the harness: up to two paths of PATH_MAX bytes (the -o path is
  * held below it, its checkpoint directory adds ".ckpt", a config that opened is shorter) and
- * what is wrong with them, which a long path must never cut off. */
-#define ERROR_LINE_BYTES (3 * PATH_MAX)
+ * what is wrong with them, which a long path must never cut off. A number, not PATH_MAX itself,
+ * which <limits.h> defines only under POSIX feature macros an includer may not set (commit.c
+ * checks it against PATH_MAX). */
+#define ERROR_LINE_BYTES (3 * 4096)
 
 /* Formats one line of error into err (newlines become spaces); err may be NULL. */
 void error_line(char *err, size_t errlen, const char *fmt, ...)
