@@ -743,6 +743,20 @@ static void test_bytes_per_batch_counted(void **state)
         }
 }
 
+/* The audit's metrics at t = 0 of one 1-D verlet lane, k = 4, m = 1, g = 2, released from rest at
+ * x0: E(0) = 2 x0 (x0 + 1), small near x0 = -1 where its terms of size ~2 cancel. */
+static osc_lane_metrics gravity_lane_at_rest_start(double x0)
+{
+    const lane l = {4, 0, 1, {x0}, {0}};
+    osc_batch *b = make_batch(osc_method_find("verlet"), OSC_DOUBLE, 1, 2, 0.01, &l, 1);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    const osc_lane_metrics mt = lane_of(a, 0);
+    osc_audit_free(a);
+    osc_batch_free(b);
+    return mt;
+}
+
 /* E(0) small but resolved: k = 4, m = 1, g = 2 (1-D), x0 = -1 + 2^-20, v0 = 0. E(0) =
  * 2 x^2 + 2 x = 2 x (x + 1) = -2^-19 + 2^-39 ~ -1.9e-6, computed exactly (x^2 needs 41 bits), out
  * of terms of size ~2 each: 5e-7 of their magnitude, far above the 16 eps (3.6e-15) that marks an
@@ -751,16 +765,11 @@ static void test_energy_scale_small_e0(void **state)
 {
     (void)state;
     const double x0 = -1 + 0x1p-20;
-    const lane l = {4, 0, 1, {x0}, {0}};
-    osc_batch *b = make_batch(osc_method_find("verlet"), OSC_DOUBLE, 1, 2, 0.01, &l, 1);
-    osc_audit *a;
-    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    const osc_lane_metrics mt = gravity_lane_at_rest_start(x0);
     const double e0 = -0x1p-19 + 0x1p-39;
     assert_true(2 * x0 * (x0 + 1) == e0);
-    assert_true(lane_of(a, 0).e0 == e0);
-    assert_true(lane_of(a, 0).energy_scale == -e0);
-    osc_audit_free(a);
-    osc_batch_free(b);
+    assert_true(mt.e0 == e0);
+    assert_true(mt.energy_scale == -e0);
 }
 
 /* Free flight (k = c = g = 0, m = 1, x0 = v0 = 1): at t = 1 the exact state is (2, 1). A state
@@ -1017,16 +1026,9 @@ static void test_every_step_maxima_when_classify_decides(void **state)
 static void test_energy_scale_near_threshold(void **state)
 {
     (void)state;
-    const double x0 = -1 + 0x1p-44;
-    const lane l = {4, 0, 1, {x0}, {0}};
-    osc_batch *b = make_batch(osc_method_find("verlet"), OSC_DOUBLE, 1, 2, 0.01, &l, 1);
-    osc_audit *a;
-    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
-    const osc_lane_metrics mt = lane_of(a, 0);
+    const osc_lane_metrics mt = gravity_lane_at_rest_start(-1 + 0x1p-44);
     assert_true(fabs(mt.e0 + 0x1p-43) <= 1e-3 * 0x1p-43);
     assert_true(mt.energy_scale == fabs(mt.e0));
-    osc_audit_free(a);
-    osc_batch_free(b);
 }
 
 int main(void)
