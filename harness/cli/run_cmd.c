@@ -60,12 +60,19 @@ static const cli_command run_command = {
 
 enum { MAX_THREADS = 4096 }; /* beyond it libgomp fails to start them, or crashes */
 
+/* A thread count at the start of s, 1 to MAX_THREADS, with *end after it; -1 if there is none. */
+static long thread_count(const char *s, char **end)
+{
+    errno = 0;
+    long n = strtol(s, end, 10);
+    return *end == s || errno || n < 1 || n > MAX_THREADS ? -1 : n;
+}
+
 static int parse_threads(const char *s, int *threads)
 {
     char *end;
-    errno = 0;
-    long n = s ? strtol(s, &end, 10) : 0;
-    if (!s || errno || *end || n < 1 || n > MAX_THREADS)
+    long n = s ? thread_count(s, &end) : -1;
+    if (n < 0 || *end)
         return -1;
     *threads = (int)n;
     return 0;
@@ -81,9 +88,7 @@ static bool omp_num_threads_valid(const char *s)
         return true;
     for (;;) {
         char *end;
-        errno = 0;
-        long n = strtol(s, &end, 10);
-        if (end == s || errno || n < 1 || n > MAX_THREADS)
+        if (thread_count(s, &end) < 0)
             return false;
         while (isspace((unsigned char)*end))
             end++;
