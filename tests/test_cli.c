@@ -1181,7 +1181,7 @@ static void test_name_stays_in_results(void **state)
 
 /* 10^4 lanes x 4 x 10^5 steps of rk4: about 2-3 s on two cores in release, far longer under
  * ASan; killed after 0.3 s. */
-/* Waits until the run says it paused at `phase` (OSCBENCH_TEST_PAUSE; see harness/output/commit.h),
+/* Waits until the run says it paused at `phase` (OSCBENCH_TEST_PAUSE; see harness/common/diag.h),
  * then kills it with SIGKILL. No timing is assumed: the wait only guards against a hang. */
 static void signal_when_paused(pid_t pid, const char *phase, int sig)
 {

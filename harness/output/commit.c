@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,35 +24,6 @@ struct file_commit {
     int fd; /* the temporary, held open (and locked) until finish or abort */
     char *final_path, *tmp_path, *dir_path;
 };
-
-void error_line(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    for (char *c = err; *c; c++) /* one line, whatever the pieces held */
-        if (*c == '\n' || *c == '\r')
-            *c = ' ';
-}
-
-void test_pause(const char *phase)
-{
-    const char *want = getenv("OSCBENCH_TEST_PAUSE");
-    if (!want || strcmp(want, phase) != 0)
-        return;
-    fprintf(stderr, "oscbench: paused at %s (pid %ld)\n", phase, (long)getpid());
-    fflush(stderr);
-    pause();
-}
-
-bool test_fail(const char *phase)
-{
-    const char *want = getenv("OSCBENCH_TEST_FAIL");
-    return want && !strcmp(want, phase);
-}
 
 /* Splits path into its directory ("." if none) and base name; -1 if there is no base. */
 static int split_path(const char *path, char **dir, char **base)
@@ -123,8 +93,6 @@ static void watch_interrupts(const char *tmp)
 }
 
 static void unwatch_interrupts(void) { pending_set = 0; }
-
-_Static_assert(ERROR_LINE_BYTES >= 3 * PATH_MAX, "an error line holds two paths and a message");
 
 int commit_check_target(const char *final_path, char *err, size_t errlen)
 {

@@ -15,7 +15,7 @@
 
 #include <hdf5.h>
 
-#include "commit.h"
+#include "diag.h"
 #include "h5layout.h"
 
 _Static_assert(sizeof(bool) == 1, "bool columns go to the file straight from memory as int8 0/1");

@@ -19,7 +19,7 @@
  * committed at its first use), every rank writing rows [row0, row0 + lanes) of its items
  * collectively. Flushes and closes the file. Returns 0 here if every rank succeeded; otherwise
  * -1, with err set on the ranks that failed. A test makes one rank fail after every collective
- * call by giving it OSCBENCH_TEST_FAIL=write (commit.h, test_fail). */
+ * call by giving it OSCBENCH_TEST_FAIL=write (diag.h, test_fail). */
 int h5par_write_points(MPI_Comm comm, const char *path, const sweep_points *p,
                        const sweep_item *items, size_t nitems, char *err, size_t errlen);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "commit.h" /* test_pause */
+#include "diag.h" /* test_pause */
 #include "version.h"
 
 /* A table whose columns all went in, or NULL (and the table freed) if any failed. */

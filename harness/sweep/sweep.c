@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "commit.h" /* test_pause */
+#include "diag.h" /* test_pause, ERROR_LINE_BYTES */
 #include "layout.h"
 #include "progress.h"
 

@@ -1,0 +1,31 @@
+/* The harness's lowest layer: how an error becomes one line, how long such a line may be, and
+ * the hooks that let tests stop or fail a run at a named phase. Every other folder of harness/
+ * may include it; it includes none of them. */
+#ifndef OSCBENCH_DIAG_H
+#define OSCBENCH_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Room for any one error line of the harness: up to two paths of PATH_MAX bytes (the -o path is
+ * held below it, its checkpoint directory adds ".ckpt", a config that opened is shorter) and
+ * what is wrong with them, which a long path must never cut off. A number, not PATH_MAX itself,
+ * which <limits.h> defines only under POSIX feature macros an includer may not set (diag.c
+ * checks it against PATH_MAX). */
+#define ERROR_LINE_BYTES (3 * 4096)
+
+/* Formats one line of error into err (newlines become spaces); err may be NULL. */
+void error_line(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* If OSCBENCH_TEST_PAUSE names this phase ("stepping", "write", "rename"), say so on stderr
+ * ("oscbench: paused at PHASE (pid N)": under mpirun, N names the rank's own process) and wait
+ * for a signal: lets tests kill a run at a known point without timing it. */
+void test_pause(const char *phase);
+
+/* Whether OSCBENCH_TEST_FAIL names this phase ("write": this process's share of the parallel
+ * /points write fails after it has taken part in every collective call): lets tests make one
+ * rank of an MPI run fail, by giving only that rank the variable. */
+bool test_fail(const char *phase);
+
+#endif
