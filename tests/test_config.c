@@ -1297,6 +1297,55 @@ static void includes_are_regular_files(void **state)
     rmdir(sub);
 }
 
+/* Every included file is kept for provenance and --resume's manifest under the line
+ * "--- include PATH (N bytes)", the path whole however long (it was cut at 80 bytes), and those
+ * lines count toward the 16 MiB that the config and its includes may hold together: the
+ * manifest holds them too. */
+static void include_provenance_is_whole_and_counted(void **state)
+{
+    (void)state;
+    char dir[200], sub[460], inc[480], rel[300], text[512], head[400];
+    memset(dir, 'd', 150);
+    dir[150] = '\0';
+    snprintf(sub, sizeof sub, "%s/%s", tmpdir, dir);
+    snprintf(inc, sizeof inc, "%s/m.yaml", sub);
+    snprintf(rel, sizeof rel, "%s/m.yaml", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    const char *defs = "- {name: h, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n";
+    write_bytes(inc, defs, strlen(defs));
+    snprintf(text, sizeof text, "%smethods: [rk4, include: %s]\n", base, rel);
+    osc_config cfg;
+    if (load_text(text, &cfg) != 0)
+        fail_msg("%s", err);
+    snprintf(head, sizeof head, "--- include %s (%zu bytes)\n", rel, strlen(defs));
+    assert_int_equal(strncmp(cfg.included_text, head, strlen(head)), 0);
+    assert_string_equal(cfg.included_text + strlen(head), defs);
+    config_free(&cfg);
+    /* an include that fills the 16 MiB exactly, its header line counted, then one byte more */
+    for (size_t extra = 0; extra < 2; extra++) {
+        size_t len = CONFIG_MAX_BYTES - strlen(text) + extra;
+        len -= (size_t)snprintf(head, sizeof head, "--- include %s (%zu bytes)\n", rel, len);
+        char *file = malloc(len);
+        assert_non_null(file);
+        memset(file, '#', len);
+        memcpy(file, defs, strlen(defs));
+        for (size_t i = strlen(defs) + 79; i < len; i += 80)
+            file[i] = '\n';
+        file[len - 1] = '\n';
+        write_bytes(inc, file, len);
+        free(file);
+        int rc = load_text(text, &cfg);
+        if (extra == 0 && rc != 0)
+            fail_msg("%zu bytes with its header fill the limit: %s", len, err);
+        if (extra == 0)
+            config_free(&cfg);
+        else if (rc != 2 || !strstr(err, "exceed 16 MiB together"))
+            fail_msg("%zu bytes with its header pass the limit by one: rc %d, %s", len, rc, err);
+    }
+    unlink(inc);
+    rmdir(sub);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1349,6 +1398,7 @@ int main(void)
         cmocka_unit_test(user_method_slots_given_back),
         cmocka_unit_test(composition_orders_follow_the_base),
         cmocka_unit_test(includes_are_regular_files),
+        cmocka_unit_test(include_provenance_is_whole_and_counted),
         cmocka_unit_test(long_paths_keep_the_location),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);

@@ -1520,19 +1520,29 @@ static int read_include(const ctx *c, char **out, size_t *len)
     return e ? fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(e)) : 0;
 }
 
-/* Record what was read, for provenance (results file) and for --resume's manifest: the path as
- * the config gives it, then the text. */
-static int keep_included(loader *L, const char *path, const char *text, size_t len)
+/* The provenance line that heads an included file's text: "--- include PATH (N bytes)\n", the
+ * path whole, as the config gives it (malloc'd; NULL if out of memory). */
+static char *include_header(const char *path, size_t len)
 {
-    char head[128];
-    int n = snprintf(head, sizeof head, "--- include %.80s (%zu bytes)\n", path, len);
-    size_t old = L->cfg->included_text ? strlen(L->cfg->included_text) : 0;
-    char *grown = realloc(L->cfg->included_text, old + (size_t)n + len + 1);
+    const char *fmt = "--- include %s (%zu bytes)\n";
+    int n = snprintf(NULL, 0, fmt, path, len);
+    char *head = n > 0 ? malloc((size_t)n + 1) : NULL;
+    if (head)
+        snprintf(head, (size_t)n + 1, fmt, path, len);
+    return head;
+}
+
+/* Record what was read, for provenance (results file) and for --resume's manifest: its header
+ * line, then the text. */
+static int keep_included(loader *L, const char *head, const char *text, size_t len)
+{
+    size_t old = L->cfg->included_text ? strlen(L->cfg->included_text) : 0, n = strlen(head);
+    char *grown = realloc(L->cfg->included_text, old + n + len + 1);
     if (!grown)
         return -1;
-    memcpy(grown + old, head, (size_t)n);
-    memcpy(grown + old + (size_t)n, text, len);
-    grown[old + (size_t)n + len] = '\0';
+    memcpy(grown + old, head, n);
+    memcpy(grown + old + n, text, len);
+    grown[old + n + len] = '\0';
     L->cfg->included_text = grown;
     return 0;
 }
@@ -1596,13 +1606,18 @@ static int include_methods(loader *L, const ynode *map, size_t index)
     int rc = read_include(&ic, &text, &len);
     if (!rc)
         rc = reject_nul(&ic, text, len) || parse_tree(&ic, text, len, &root);
+    char *head = rc ? NULL : include_header(v->text, len); /* as written: the same from any cwd */
+    if (!rc && !head)
+        rc = fail_at(&L->c, 0, 0, NULL, "out of memory");
     size_t kept = strlen(L->cfg->text) + (L->cfg->included_text ? strlen(L->cfg->included_text)
                                                                     : 0);
-    if (!rc && kept + len > CONFIG_MAX_BYTES) /* all of it goes to the checkpoint's manifest */
+    /* all of it, header lines too, goes to the checkpoint's manifest */
+    if (!rc && kept + strlen(head) + len > CONFIG_MAX_BYTES)
         rc = fail_node(&L->c, v, key, "the config and the files it includes exceed %u MiB "
                                       "together", CONFIG_MAX_BYTES >> 20);
-    if (!rc && keep_included(L, v->text, text, len)) /* as written: the same from any cwd */
+    if (!rc && keep_included(L, head, text, len))
         rc = fail_at(&L->c, 0, 0, NULL, "out of memory");
+    free(head);
     if (!rc)
         rc = define_included(L, &ic, root);
     ynode_free(root);
