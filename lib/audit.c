@@ -55,7 +55,7 @@
 
 #include "audit.h"
 #include "audit_internal.h"
-#include "isa_dispatch.h"
+#include "isa.h"
 
 #if defined(__GNUC__)
 #define AUDIT_INLINE __attribute__((always_inline)) inline /* into each ISA's build */

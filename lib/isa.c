@@ -1,10 +1,10 @@
 /* The kernels' ISA level: the CPU's features, the OSCBENCH_ISA cap, osc_isa_set_cap (oscbench.h)
- * and the cached level the kernels dispatch on (isa_dispatch.h). */
+ * and the cached level the kernels dispatch on (isa.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "isa_dispatch.h"
+#include "isa.h"
 #include "oscbench.h"
 
 _Atomic int osc_isa_current = -1;

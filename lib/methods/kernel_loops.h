@@ -31,7 +31,7 @@
  *
  * ISAs. With OSC_MULTIVERSION (GCC, x86-64) advance() is compiled three times, for x86-64-v4,
  * x86-64-v3 and the x86-64 baseline, each with its own block size, and picks one per call by
- * osc_isa_dispatch() (isa_dispatch.h: a cached load and a test; it is called once per tile per
+ * osc_isa_dispatch() (isa.h: a cached load and a test; it is called once per tile per
  * audit interval): the CPU's best level, capped at run time by OSCBENCH_ISA or osc_isa_set_cap,
  * so that the AVX2 and baseline kernels are measured and tested on an AVX-512 machine (this
  * replaces the former compile-time -DOSC_FORCE_ISA). fma() gives the same bits in all three (in

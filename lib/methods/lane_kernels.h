@@ -18,7 +18,7 @@
 #define OSC_LANE_KERNELS_H
 
 #include "costep_lane.h"
-#include "isa_dispatch.h"
+#include "isa.h"
 
 #define OSC_LANE_ADVANCE_BODY(FAM, SLOT)                                                           \
     static inline __attribute__((always_inline)) void F(FAM##_advance_body)(                       \

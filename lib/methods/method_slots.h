@@ -17,7 +17,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "isa_dispatch.h" /* OSC_HIDDEN */
+#include "isa.h" /* OSC_HIDDEN */
 #include "oscbench.h"
 
 #define OSC_COEF_SLOTS 16

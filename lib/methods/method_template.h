@@ -32,8 +32,8 @@
 
 /* Register blocks and ISA dispatch: see kernel_loops.h (a method file may set its block sizes
  * with OSC_BLOCK_LANES_V4_D and friends before including this header); the level each call
- * takes is osc_isa_dispatch() (isa_dispatch.h: the CPU's, capped by OSCBENCH_ISA). */
-#include "isa_dispatch.h"
+ * takes is osc_isa_dispatch() (isa.h: the CPU's, capped by OSCBENCH_ISA). */
+#include "isa.h"
 
 /* Per-lane step coefficients a method may prepare once per block (kernel_loops.h). */
 #define OSC_NCOEF 4

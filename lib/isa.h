@@ -6,8 +6,8 @@
  * Cost: one relaxed atomic load of a cached int (a plain mov on x86-64) and a compare, per
  * kernel call (once per tile and audit interval, or per chunk of 128 lanes in the audit). The
  * level is resolved (CPU features, environment) on the first call only. */
-#ifndef OSC_ISA_DISPATCH_H
-#define OSC_ISA_DISPATCH_H
+#ifndef OSC_ISA_H
+#define OSC_ISA_H
 
 #include <stdatomic.h>
 
