@@ -35,6 +35,7 @@ usage: loop_alone.py [--build DIR] [--isa v3|v4] [--precision double|float] [--r
   --build DIR   the meson build directory (default: build); its kernels_asm test names the
                 methods, their block sizes and libraries
   --isa         the kernel path (default: v4 if the CPU has AVX-512F, else v3)
+  --precision   the kernels' arithmetic, double or float (default: double)
   --rounds N    rounds of (probes, every loop); each figure is its best round (default 30)
   --harness N   also time osc_batch_run over N lanes (a multiple of 128; 4096 stays in cache),
                 with the kernel path capped at --isa; links BUILD/lib's libraries
