@@ -1,24 +1,40 @@
 #!/usr/bin/env python3
-"""README.md against the program: what the program says it takes, the README must name.
+"""README.md against the program, both ways: what the program takes, the README names, and what
+the README (or a docs/*.md beside it) gives the program, the program takes.
 
-    check_readme.py README.md oscbench          every option of `oscbench [COMMAND] --help`
-                                                and every config key the loader knows
+    check_readme.py README.md oscbench          options of oscbench and its subcommands, config keys
     check_readme.py README.md --bench oscbench-bench
-                                                every OSCBENCH_* variable its --help lists
+                                                OSCBENCH_* environment variables
+    check_readme.py README.md --scripts         options of harness/bench's helper scripts
 
-An option counts as documented when README.md has it as a word of its own (`--threads`,
-`-q`), a config key when the key table has a row for it (| `key` |, or `x0`, `v0` in one row).
-Exit 1 with one line per name missing; 2 on a usage error or a program that cannot be run.
-Only that direction is checked: names the README gives that the program does not take would
-need the README parsed for commands, which this script does not try.
+Options: every option of `oscbench [COMMAND] --help` is a word of README.md (`--threads`, `-q`),
+and every option written in a command line of code (a code block, or an inline span such as
+`oscbench run X -q` or `run --quiet`) is one that line's command takes: the subcommand's
+--help for `oscbench run|summary|plot|methods ...`, the top-level help's `oscbench --help |
+--version | -V` otherwise. The same for ab.py and loop_alone.py (their argparse --help; an
+option they take must be named in the README's paragraphs about the script) and the peers
+(harness/bench/peers/*: positional arguments only, so no option at all).
+Config keys: the README's key table has a row for every key the loader knows, and no other.
+Variables: every OSCBENCH_* that `oscbench-bench --help` lists or the sources under harness/
+and lib/ read (a quoted "OSCBENCH_..." there) is named in README.md, and no other is named.
+Exit 1 with one line per mismatch; 2 on a usage error or a program that cannot be run.
 """
+import glob
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
-COMMANDS = ["", "run", "summary", "plot", "methods"]
+SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COMMANDS = ["run", "summary", "plot", "methods"]
+SCRIPTS = {"ab.py": "harness/bench/ab.py", "loop_alone.py": "harness/bench/loop_alone.py"}
+PEERS = r"run\.sh|table\.py|\w+_peer(?:\.py|\.cc)?"
+# A command and the rest of its segment (up to &&, ;, or a pipe; "| --version" is alternation).
+COMMAND_LINE = re.compile(r"(?<![\w.-])(oscbench|ab\.py|loop_alone\.py|" + PEERS +
+                          r")(?![\w.-])((?:[^&;|]|\|(?=\s*-))*)")
+OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
+VARIABLE = re.compile(r"\bOSCBENCH_[A-Z0-9_]+")
 
 
 def run(argv, **kw):
@@ -28,20 +44,71 @@ def run(argv, **kw):
         sys.exit(f"check_readme: {argv[0]}: {e}")
 
 
+def help_of(argv):
+    p = run(argv + ["--help"])
+    if p.returncode != 0:
+        sys.exit(f"check_readme: {' '.join(argv)} --help: exit {p.returncode}")
+    return p.stdout
+
+
 def word_in(text, word):
     return re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", text) is not None
 
 
-def options_of(exe, command):
-    p = run([exe] + ([command] if command else []) + ["--help"])
-    if p.returncode != 0:
-        sys.exit(f"check_readme: {exe} {command} --help: exit {p.returncode}")
-    # lines of the options list: "  -o, --output=PATH ..." or "      --threads=N ..."; the
-    # top-level help's synopsis names its options in brackets: [--threads N]
-    flags = {f for pair in re.findall(r"^\s+(?:(-\w), )?(--[\w-]+)", p.stdout, re.M)
-             for f in pair if f}
-    flags |= set(re.findall(r"\[(--?[\w-]+)", p.stdout))
-    return flags
+def listed_options(help_text):
+    """The options of a --help's option list: "  -o, --output=PATH ..." or "      --threads=N"."""
+    return {f for pair in re.findall(r"^\s+(?:(-\w), )?(--[\w-]+)", help_text, re.M)
+            for f in pair if f}
+
+
+def code_of(text):
+    """(line number, code) of a markdown text: code blocks (a line ending in \\ joined to the
+    next) and inline spans."""
+    fenced, held = False, ""
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif fenced or line.startswith("    ") or held:
+            first, held = first if held else n, held + " " + line.strip().rstrip("\\")
+            if not line.endswith("\\"):
+                yield first, held
+                held = ""
+        else:
+            for span in re.findall(r"`([^`]+)`", line):
+                command = re.match(r"(%s)\s" % "|".join(COMMANDS), span)
+                yield n, "oscbench " + span if command else span
+
+
+def given_options(text):
+    """(line number, program, option) for every option a command line of the text's code gives."""
+    for n, code in code_of(text):
+        for m in COMMAND_LINE.finditer(code):
+            program, rest = m.group(1), m.group(2).split(" -- ")[0]
+            if re.fullmatch(PEERS, program):
+                program = "peers"
+            elif program == "oscbench":
+                words = rest.split()
+                program = "oscbench " + (words[0] if words and words[0] in COMMANDS else "")
+            for option in OPTION.findall(rest):
+                yield n, program.strip(), option
+
+
+def oscbench_options(exe):
+    """Options per command line: "oscbench run", ..., and "oscbench" alone (top-level help)."""
+    taken = {f"oscbench {c}": listed_options(help_of([exe, c])) for c in COMMANDS}
+    taken["oscbench"] = {o for _, p, o in given_options("```\n" + help_of([exe]) + "```")
+                         if p == "oscbench"}
+    return taken
+
+
+def script_options():
+    taken = {}
+    for name, path in SCRIPTS.items():
+        out = help_of([sys.executable, os.path.join(SOURCE, path)])
+        options = listed_options(re.split(r"\n(?:options|optional arguments):\n", out)[-1])
+        taken[name] = options - {"-h", "--help"}  # argparse's own, not documented per script
+    taken["peers"] = set()
+    return taken
 
 
 def config_keys(exe):
@@ -53,40 +120,92 @@ def config_keys(exe):
     m = re.search(r"unknown key \(known keys: ([^)]*)\)", p.stderr)
     if p.returncode != 2 or not m:
         sys.exit(f"check_readme: no list of known keys from an unknown key: {p.stderr.strip()}")
-    return [k.strip() for k in m.group(1).split(",")]
+    return {k.strip() for k in m.group(1).split(",")}
+
+
+def key_table_rows(text):
+    table = re.search(r"^\| key \|.*\n((?:\|.*\n)*)", text, re.M)
+    rows = re.findall(r"^\| `(\w+)`(?:, `(\w+)`)? \|", table.group(1) if table else "", re.M)
+    return {k for row in rows for k in row if k}
+
+
+def variables_read():
+    names = set()
+    for path in glob.glob(os.path.join(SOURCE, "harness/**/*.[ch]*"), recursive=True) + \
+            glob.glob(os.path.join(SOURCE, "lib/**/*.[ch]"), recursive=True):
+        with open(path, encoding="utf-8") as f:
+            names |= set(re.findall(r'"(OSCBENCH_[A-Z0-9_]+)"', f.read()))
+    return names
+
+
+def text_about(text, script):
+    """The paragraphs from one that names the script to a heading or one naming another script."""
+    about, current = [], False
+    for block in re.split(r"\n\s*\n", text):
+        named = [s for s in SCRIPTS if s in block]
+        current = script in named if named else current and not block.startswith("#")
+        about += [block] if current else []
+    return "\n\n".join(about)
+
+
+def variable_mismatches(bench, readme, texts):
+    known = set(VARIABLE.findall(help_of([bench]))) | variables_read()
+    undocumented = [f"environment variable {v}" for v in sorted(known) if not word_in(readme, v)]
+    unknown = [f"{where}: environment variable {v}" for where, text in texts
+               for v in sorted(set(VARIABLE.findall(text)) - known)]
+    return undocumented, unknown
+
+
+def option_mismatches(taken, about, texts):
+    """taken: {program: its options}; about(program): the README text that must name them."""
+    undocumented = [f"{program} --help: option {o}" for program, options in sorted(taken.items())
+                    for o in sorted(options) if not word_in(about(program), o)]
+    unknown = [f"{where}:{n}: {program} takes no option {option}" for where, text in texts
+               for n, program, option in sorted(set(given_options(text)))
+               if program in taken and option not in taken[program]]
+    return undocumented, unknown
+
+
+def key_mismatches(exe, readme):
+    keys, rows = config_keys(exe), key_table_rows(readme)
+    return ([f"config key {k}: no row in the key table" for k in sorted(keys - rows)],
+            [f"README's key table: config key {k}: the loader does not know it"
+             for k in sorted(rows - keys)])
+
+
+def mismatches(mode, arg, texts):
+    """Lines "not documented: ..." and "documented, not in the program: ..."."""
+    readme = texts[0][1]
+    if mode == "bench":
+        return variable_mismatches(arg, readme, texts)
+    if mode == "scripts":
+        return option_mismatches(script_options(), lambda s: text_about(readme, s), texts)
+    undocumented, unknown = option_mismatches(oscbench_options(arg), lambda _: readme, texts)
+    more_undocumented, more_unknown = key_mismatches(arg, readme)
+    return undocumented + more_undocumented, unknown + more_unknown
 
 
 def main(argv):
     if len(argv) == 4 and argv[2] == "--bench":
-        readme, exe, bench = argv[1], argv[3], True
-    elif len(argv) == 3:
-        readme, exe, bench = argv[1], argv[2], False
+        mode, arg = "bench", argv[3]
+    elif len(argv) == 3 and argv[2] == "--scripts":
+        mode, arg = "scripts", None
+    elif len(argv) == 3 and not argv[2].startswith("-"):
+        mode, arg = "oscbench", argv[2]
     else:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    with open(readme, encoding="utf-8") as f:
-        text = f.read()
-    missing = []
-    if bench:
-        p = run([exe, "--help"])
-        if p.returncode != 0:
-            sys.exit(f"check_readme: {exe} --help: exit {p.returncode}")
-        for var in sorted(set(re.findall(r"\bOSCBENCH_[A-Z_]+", p.stdout))):
-            if not word_in(text, var):
-                missing.append(f"oscbench-bench --help: environment variable {var}")
-    else:
-        for command in COMMANDS:
-            for flag in sorted(options_of(exe, command)):
-                if not word_in(text, flag):
-                    missing.append(f"oscbench {command or ''} --help: option {flag}".replace("  ", " "))
-        rows = set(re.findall(r"^\| `([\w]+)`(?:, `([\w]+)`)? \|", text, re.M))
-        documented = {k for row in rows for k in row if k}
-        for key in config_keys(exe):
-            if key not in documented:
-                missing.append(f"config key {key}: no row in README's key table")
-    for m in missing:
-        print(f"check_readme: {readme}: not documented: {m}", file=sys.stderr)
-    return 1 if missing else 0
+    paths = [argv[1]] + sorted(glob.glob(os.path.join(os.path.dirname(argv[1]), "docs", "*.md")))
+    texts = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            texts.append((os.path.basename(path), f.read()))
+    undocumented, unknown = mismatches(mode, arg, texts)
+    for m in undocumented:
+        print(f"check_readme: {argv[1]}: not documented: {m}", file=sys.stderr)
+    for m in unknown:
+        print(f"check_readme: documented, not in the program: {m}", file=sys.stderr)
+    return 1 if undocumented or unknown else 0
 
 
 if __name__ == "__main__":

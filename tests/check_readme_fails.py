@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""check_readme.py can fail: a copy of README.md, doctored with one mistake of each kind, and a
+docs/x.md beside it, in a temporary directory; each mode must exit 1 with each mistake's line.
+
+    check_readme_fails.py check_readme.py README.md oscbench oscbench-bench
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+# (old text, new text) in README.md; each old text must be there once.
+EDITS = [("| `gravity` |", "| `gravitee` |"),
+         ("`--rounds N` runs N", "`--round N` runs N"),
+         ("`OSCBENCH_PLOT_SCRIPT` names", "`OSCBENCH_PLOT_SCRIP` names")]
+APPENDED = """
+    oscbench run c.yaml --no-such-option
+    oscbench summary r.h5 -q
+    python3 harness/bench/ab.py --no-such A B
+    harness/bench/peers/run.sh -x build
+"""
+DOCS = """`oscbench --threads 2`, `summary --quiet`, and
+
+    build/oscbench plot r.h5 --format csv
+"""
+# In the expected lines, {0}-{3} are the line numbers of APPENDED's four lines.
+UNKNOWN = "check_readme: documented, not in the program: "
+UNDOCUMENTED = "check_readme: {readme}: not documented: "
+EXPECTED = {
+    "oscbench": [UNKNOWN + "README.md:{0}: oscbench run takes no option --no-such-option",
+                 UNKNOWN + "README.md:{1}: oscbench summary takes no option -q",
+                 UNKNOWN + "x.md:1: oscbench takes no option --threads",
+                 UNKNOWN + "x.md:1: oscbench summary takes no option --quiet",
+                 UNKNOWN + "x.md:3: oscbench plot takes no option --format",
+                 UNKNOWN + "README's key table: config key gravitee: the loader does not know it",
+                 UNDOCUMENTED + "config key gravity: no row in the key table"],
+    "--scripts": [UNKNOWN + "README.md:{2}: ab.py takes no option --no-such",
+                  UNKNOWN + "README.md:{3}: peers takes no option -x",
+                  UNDOCUMENTED + "ab.py --help: option --rounds"],
+    "--bench": [UNKNOWN + "README.md: environment variable OSCBENCH_PLOT_SCRIP",
+                UNDOCUMENTED + "environment variable OSCBENCH_PLOT_SCRIPT"],
+}
+
+
+def main(argv):
+    if len(argv) != 5:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    check, readme, oscbench, bench = argv[1:]
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    for old, new in EDITS:
+        if text.count(old) != 1:
+            sys.exit(f"check_readme_fails: {readme}: no single {old!r} to doctor")
+        text = text.replace(old, new)
+    lines = (text + APPENDED).splitlines()
+    numbers = [lines.index(line) + 1 for line in APPENDED.strip("\n").splitlines()]
+    failed = []
+    with tempfile.TemporaryDirectory() as d:
+        copy = os.path.join(d, "README.md")
+        with open(copy, "w", encoding="utf-8") as f:
+            f.write(text + APPENDED)
+        os.mkdir(os.path.join(d, "docs"))
+        with open(os.path.join(d, "docs", "x.md"), "w", encoding="utf-8") as f:
+            f.write(DOCS)
+        modes = {"oscbench": [oscbench], "--scripts": ["--scripts"], "--bench": ["--bench", bench]}
+        for mode, expected in EXPECTED.items():
+            p = subprocess.run([sys.executable, check, copy] + modes[mode],
+                               capture_output=True, text=True, timeout=120)
+            missing = [e.format(*numbers, readme=copy) for e in expected
+                       if e.format(*numbers, readme=copy) not in p.stderr.splitlines()]
+            if p.returncode != 1 or missing:
+                failed.append(f"{mode}: exit {p.returncode}, lines missing: {missing}\n"
+                              f"stderr:\n{p.stderr}")
+    for f in failed:
+        print(f"check_readme_fails: {f}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
