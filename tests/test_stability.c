@@ -1,5 +1,6 @@
 /* Stability limits: the spectral radius on matrices with known eigenvalues, the theory limits
  * against closed forms, and the measured limits against theory. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -63,6 +64,15 @@ static void test_radius_3x3(void **state)
     double b2 = 2.5 - 0.8, b1 = 0.07 - 2.5 * 0.8, b0 = 2.5 * 0.07;
     mat three_real = {{-b2, -b1, -b0}, {1, 0, 0}, {0, 1, 0}};
     assert_near(osc_spectral_radius(3, three_real), 2.5, 1e-13);
+}
+
+/* 1 x 1: |a|; any other size is not handled: NaN. */
+static void test_radius_other_sizes(void **state)
+{
+    (void)state;
+    mat negative = {{-0.5}};
+    assert_true(osc_spectral_radius(1, negative) == 0.5);
+    assert_true(isnan(osc_spectral_radius(0, negative)) && isnan(osc_spectral_radius(4, negative)));
 }
 
 /* The matrix semi-implicit Euler has by hand (w2 = 1, gam = 2 zeta):
@@ -131,6 +141,69 @@ static void test_theory_euler(void **state)
     assert_int_equal(t_small.kind, OSC_STAB_BOUNDED);
     assert_near(t_small.limit, 2e-4, 6e-5);
     assert_true(t_small.limit >= 2e-4);
+}
+
+/* Explicit Euler damped, from the same eigenvalues 1 + h l: for 0 < zeta <= 1, |1 + h l|^2 =
+ * 1 - 2 zeta h + h^2 <= 1 up to h = 2 zeta; for zeta > 1 both l are real and the fast one,
+ * -(zeta + sqrt(zeta^2 - 1)), leaves through -1 at h = 2 / (zeta + sqrt(zeta^2 - 1)) (README,
+ * docs/model.md). Both crossings are linear (slope h - zeta = zeta, and |l| >= 1): 1e-9 as in
+ * assert_limit. zeta = 1 exactly (a defective double eigenvalue, where round-off of order
+ * sqrt(eps) would move rho) is left out. */
+static void test_theory_euler_overdamped(void **state)
+{
+    (void)state;
+    assert_limit("euler", 0.7, 1.4);
+    const double zetas[] = {1.5, 4, 30};
+    for (int i = 0; i < 3; i++)
+        assert_limit("euler", zetas[i], 2 / (zetas[i] + sqrt(zetas[i] * zetas[i] - 1)));
+}
+
+/* The limit reported is the stable end of the bisected bracket: rho - 1 at it is within the
+ * round-off level stability.c allows (OSC_STAB_ROUNDOFF of max(1, max|A|)^2), and 1e-12 further
+ * it is resolved above it. At these linear crossings rho - 1 grows by |d rho/dh| h 1e-12 >=
+ * 2e-14 there (euler at zeta 0.1: slope 0.1 at h = 0.2), far above the ~1e-17 round-off level,
+ * and the bisection's 1e-14 bracket leaves its unstable end ~1e-16 past the edge: also above. */
+static void test_theory_limit_is_stable_end(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double zeta;
+    } cases[] = {{"euler", 0.1}, {"euler", 1.5}, {"semi-implicit", 0.5}, {"rk4", 0.3}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const osc_method *m = find_or_skip(cases[i].name);
+        osc_stab_theory t = theory(m, cases[i].zeta);
+        assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+        const double at[2] = {t.limit, t.limit * (1 + 1e-12)};
+        for (int k = 0; k < 2; k++) {
+            long double A[OSC_MAX_STATE][OSC_MAX_STATE], norm = 1;
+            osc_amplification_ld(m, cases[i].zeta, at[k], A);
+            for (int r = 0; r < m->nstate; r++)
+                for (int c = 0; c < m->nstate; c++)
+                    norm = fmaxl(norm, fabsl(A[r][c]));
+            long double e = osc_spectral_radius_ld(m->nstate, A) - 1;
+            bool stable = e <= OSC_STAB_ROUNDOFF * norm * norm;
+            if (stable != (k == 0))
+                fail_msg("%s zeta %g h %.17g: rho - 1 = %Lg", cases[i].name, cases[i].zeta,
+                         at[k], e);
+        }
+    }
+}
+
+/* The small-h trend of damped explicit Euler: rho = sqrt(1 - 2 zeta h + h^2), so rho - 1 =
+ * -zeta h + (1 - zeta^2) h^2 / 2 + ...: power 1, coefficient -zeta (contracting). It is resolved
+ * from the bottom of the scan (1e-8) and fitted over two decades, where the h^2 term is at most
+ * (1 - zeta^2) h / (2 zeta) = 2.4e-6 of the first: 1e-5. Undamped verlet is neutral (rho = 1 to
+ * round-off): no fit, NaN. */
+static void test_theory_small_h_trend(void **state)
+{
+    (void)state;
+    const double zeta = 0.2;
+    osc_stab_theory t = theory(find_or_skip("euler"), zeta);
+    assert_near(t.small_h_power, 1, 1e-5);
+    assert_near(t.small_h_coef, -zeta, 1e-5);
+    osc_stab_theory v = theory(find_or_skip("verlet"), 0);
+    assert_true(isnan(v.small_h_power) && isnan(v.small_h_coef));
 }
 
 static void test_theory_implicit_midpoint(void **state)
@@ -586,16 +659,53 @@ static void test_measured_reports_setup_failure(void **state)
                      OSC_EINVAL);
 }
 
+/* Arguments neither function can judge: no method or output, zeta negative, NaN or infinite,
+ * a state size outside 1..OSC_MAX_STATE, no long double reference (theory), a precision that
+ * is neither (measured). OSC_EINVAL, before any work. */
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    const osc_method *m = find_or_skip("verlet");
+    osc_stab_theory t;
+    osc_stab_measured r;
+    const double bad_zetas[] = {-0.1, NAN, INFINITY};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(osc_stability_theory(m, bad_zetas[i], &t), OSC_EINVAL);
+        assert_int_equal(osc_stability_measured(m, OSC_DOUBLE, bad_zetas[i], NULL, &r),
+                         OSC_EINVAL);
+    }
+    assert_int_equal(osc_stability_theory(NULL, 0, &t), OSC_EINVAL);
+    assert_int_equal(osc_stability_theory(m, 0, NULL), OSC_EINVAL);
+    assert_int_equal(osc_stability_measured(NULL, OSC_DOUBLE, 0, NULL, &r), OSC_EINVAL);
+    assert_int_equal(osc_stability_measured(m, OSC_DOUBLE, 0, NULL, NULL), OSC_EINVAL);
+    assert_int_equal(osc_stability_measured(m, (osc_precision)OSC_NPRECISION, 0, NULL, &r),
+                     OSC_EINVAL);
+    osc_method odd = *m;
+    const int sizes[] = {0, OSC_MAX_STATE + 1};
+    for (int i = 0; i < 2; i++) {
+        odd.nstate = sizes[i];
+        assert_int_equal(osc_stability_theory(&odd, 0, &t), OSC_EINVAL);
+    }
+    odd = *m;
+    odd.ref_ld.step = NULL;
+    assert_int_equal(osc_stability_theory(&odd, 0, &t), OSC_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_measured_reports_setup_failure),
         cmocka_unit_test(test_radius_2x2),
         cmocka_unit_test(test_radius_3x3),
+        cmocka_unit_test(test_radius_other_sizes),
+        cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_amplification_semi_implicit),
         cmocka_unit_test(test_theory_undamped_symplectic_pair),
         cmocka_unit_test(test_theory_rk4),
         cmocka_unit_test(test_theory_euler),
+        cmocka_unit_test(test_theory_euler_overdamped),
+        cmocka_unit_test(test_theory_limit_is_stable_end),
+        cmocka_unit_test(test_theory_small_h_trend),
         cmocka_unit_test(test_theory_implicit_midpoint),
         cmocka_unit_test(test_theory_semi_implicit_damped),
         cmocka_unit_test(test_theory_3x3_zero_start),
