@@ -433,6 +433,21 @@ static void test_coefficient_order_known(void **state)
     assert_int_equal(osc_composition_coefficient_order(half, 1, false, 2, true), 0);
 }
 
+/* The top of the checked range: a condition of degree 8 must still be checked. The triple jump
+ * built for order 6, w1 = 1/(2 - 2^(1/7)), w0 = -2^(1/7) w1 (so 2 w1^7 + w0^7 = 0, sum 1),
+ * gains one order over a non-symmetric base of order 6 (7; its h^8 term, sum w^8 E_8 among
+ * others, does not vanish) and two over a symmetric one (8, the cap); one substep keeps a base
+ * of order 7 at 7. */
+static void test_coefficient_order_top(void **state)
+{
+    (void)state;
+    const double c = pow(2, 1.0 / 7), w1 = 1 / (2 - c), jump[] = {w1, -c * w1};
+    assert_int_equal(osc_composition_coefficient_order(jump, 2, true, 6, false), 7);
+    assert_int_equal(osc_composition_coefficient_order(jump, 2, true, 6, true), 8);
+    const double one[] = {1};
+    assert_int_equal(osc_composition_coefficient_order(one, 1, false, 7, false), 7);
+}
+
 /* A composition that is not a palindrome: weights (a, b, c) with a + b + c = 1 and
  * a^3 + b^3 + c^3 = 0 (a = 3/2: b + c = -1/2, b c = -13/6) gain one order over a symmetric base
  * of order 2 (3), but not the fourth: its h^4 term is (1/2) sum_{i<j} (w_i^3 w_j - w_i w_j^3)
@@ -860,6 +875,7 @@ int main(void)
         cmocka_unit_test(test_sum),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_coefficient_order_known),
+        cmocka_unit_test(test_coefficient_order_top),
         cmocka_unit_test(test_coefficient_order_not_palindrome),
         cmocka_unit_test(test_coefficient_order_perturbed),
         cmocka_unit_test(test_linear_order_known),
