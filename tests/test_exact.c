@@ -531,6 +531,76 @@ static void test_against_matrix_exponential(void **state)
     assert_true(worst_x <= 4 && worst_v <= 4);
 }
 
+/* osc_exact_map against the same matrix exponential: its columns are the motions from the unit
+ * states (1, 0) and (0, 1) without gravity (p11, -w2 p12; p12, p22) and from rest with it
+ * (q1, q2), so each is held to the bound above with that start's scale S: 1, 1 / rate and
+ * |g| / omega^2. The x0, v0 given to prepare play no part. */
+static void check_map(double k, double c, double m, double g, double t, double rate,
+                      double g_scale)
+{
+    osc_exact e;
+    osc_exact_prepare(&e, k, c, m, g, 0.25, -3); /* any start: the map ignores it */
+    double p11, p12, p22, q1, q2;
+    osc_exact_map(&e, t, &p11, &p12, &p22, &q1, &q2);
+    long double x[3], v[3];
+    reference_eval(k, c, m, 0, 1, 0, t, &x[0], &v[0]);
+    reference_eval(k, c, m, 0, 0, 1, t, &x[1], &v[1]);
+    reference_eval(k, c, m, g, 0, 0, t, &x[2], &v[2]);
+    const double got_x[3] = {p11, p12, q1}, got_v[3] = {-(k / m) * p12, p22, q2};
+    const double scale[3] = {1, 1 / rate, g_scale};
+    for (int col = 0; col < 3; col++)
+        if (!(fabsl(got_x[col] - x[col]) <= 4 * EPS * scale[col] &&
+              fabsl(got_v[col] - v[col]) <= 4 * EPS * scale[col] * rate + 2 * EPS * fabs(got_v[col])))
+            fail_msg("k %g c %g m %g g %g t %g, column %d: map (%.17g, %.17g), reference "
+                     "(%.17Lg, %.17Lg)",
+                     k, c, m, g, t, col, got_x[col], got_v[col], x[col], v[col]);
+}
+
+/* Every regime: under-, critically and overdamped (both overdamped forms), undamped, and the free
+ * particle with and without drag, where the spring's scale g / omega^2 does not exist and the
+ * distance fallen from rest, |g| t min(t/2, 1/gam) (exact.h's motion scale) takes its place,
+ * with rate max(gam, 1/t). Without gravity q = 0 exactly, even for the free particle without
+ * drag, whose closed form P = (1 - Phi11)/w2 is 0/0 there. -w2 p12 carries one more rounding
+ * than p12 (2 eps of itself). A pinned lane (m = 0) maps to (1, 0, 0, 0, 0): it stays put and
+ * has no velocity. */
+static void test_map_against_matrix_exponential(void **state)
+{
+    (void)state;
+    const double zetas[] = {0, 0.3, 1 - 1e-9, 1, 1 + 1e-6, 1.01, 1.1, 5};
+    const double times[] = {0.05, 0.7, 1, 1.99, 3, 12}; /* x 1/omega */
+    for (size_t z = 0; z < sizeof zetas / sizeof zetas[0]; z++)
+        for (size_t n = 0; n < sizeof times / sizeof times[0]; n++) {
+            double k = 2.5, m = 1.5, c = 2 * zetas[z] * sqrt(k * m);
+            if (zetas[z] == 1)
+                k = 4, m = 1, c = 4;
+            double omega = sqrt(k / m), gam = c / m, rate = fmax(omega, gam);
+            for (int gi = 0; gi < 2; gi++) {
+                double g = gi ? 9.8 : 0;
+                check_map(k, c, m, g, times[n] / omega, rate, g / (omega * omega));
+            }
+        }
+    const double free_gams[] = {0, 0.5}, free_times[] = {0.3, 2, 40};
+    for (int i = 0; i < 2; i++)
+        for (int n = 0; n < 3; n++)
+            for (int gi = 0; gi < 2; gi++) {
+                double gam = free_gams[i], t = free_times[n], g = gi ? -9.8 : 0;
+                double fall = fabs(g) * t * (gam > 0 ? fmin(t / 2, 1 / gam) : t / 2);
+                check_map(0, gam, 1, g, t, fmax(gam, 1 / t), fall);
+                if (g == 0) {
+                    osc_exact e;
+                    osc_exact_prepare(&e, 0, gam, 1, 0, 1, 1);
+                    double p11, p12, p22, q1, q2;
+                    osc_exact_map(&e, t, &p11, &p12, &p22, &q1, &q2);
+                    assert_true(q1 == 0 && q2 == 0);
+                }
+            }
+    osc_exact e;
+    osc_exact_prepare(&e, 3, 0.5, 0, 9.8, 1, 2);
+    double p11, p12, p22, q1, q2;
+    osc_exact_map(&e, 2.5, &p11, &p12, &p22, &q1, &q2);
+    assert_true(p11 == 1 && p12 == 0 && p22 == 0 && q1 == 0 && q2 == 0);
+}
+
 /* The dimensionless parameters as exact.h defines them: omega0 = sqrt(k/m), zeta =
  * c / (2 sqrt(k m)), with their edge values; zeta = 1 exactly where the closed form is critical
  * (k = 4, m = 1, c = 4: x = (1 + 2t) e^{-2t} from x0 = 1, v0 = 0, see test_known_critical). */
@@ -598,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_known_other),
         cmocka_unit_test(test_motion_scale_free_fall),
         cmocka_unit_test(test_against_matrix_exponential),
+        cmocka_unit_test(test_map_against_matrix_exponential),
         cmocka_unit_test(test_omega0_and_zeta),
         cmocka_unit_test(test_motion_scale_with_spring),
     };
