@@ -330,6 +330,21 @@ static osc_stab_measured measured(const osc_method *m, osc_precision p, double z
     return r;
 }
 
+/* What osc_stability_measured reports beside the limit (analysis.h, with the defaults): the
+ * first scan alone steps 1024 lanes for 50000 steps and again for 256, so at least that many
+ * lanes and lane-steps, in at least two batches; the slowest log growth per step its trend
+ * resolves is TREND_MIN_LOG (2) / 50000; a bounded limit's range is limit (1 -+ resolution). */
+static void assert_measured_accounting(const osc_stab_measured *r)
+{
+    assert_true(r->lanes >= 2 * 1024 && r->batches >= 2);
+    assert_true(r->lane_steps >= 1024.0 * (50000 + 256) && r->max_steps >= 50000);
+    assert_near(r->rate_floor, 2.0 / 50000, 1e-15);
+    if (r->kind == OSC_STAB_BOUNDED) {
+        assert_near(r->limit_low, r->limit * (1 - r->resolution), 1e-15);
+        assert_near(r->limit_high, r->limit * (1 + r->resolution), 1e-15);
+    }
+}
+
 /* Measured against theory to 1e-3 relative, and the measurement's own resolution
  * claim must be that good too. */
 static void assert_measured_matches(const osc_method *m, osc_precision p, double zeta)
@@ -351,6 +366,7 @@ static void assert_measured_matches(const osc_method *m, osc_precision p, double
         assert_true(r.limit == t.limit);
     }
     assert_true(r.lanes > 0 && r.max_steps > 0 && r.batches > 0);
+    assert_measured_accounting(&r);
 }
 
 static void test_measured_semi_implicit(void **state)
