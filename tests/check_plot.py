@@ -65,7 +65,7 @@ DAMAGES = {
 
 
 def run(exe, *args, cwd):
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=240)
 
 
 def is_png(path):
