@@ -36,10 +36,13 @@ typedef struct osc_fit_params {
 
 typedef enum osc_fit_status {
     OSC_FIT_OK = 0,
-    OSC_FIT_INSUFFICIENT = 1, /* fewer than 3 usable points in a converging range */
+    OSC_FIT_INSUFFICIENT = 1, /* fewer than OSC_FIT_RANGE_POINTS usable points in a converging
+                               * range */
 } osc_fit_status;
 
-/* Constants of the fit (justified in convergence.c). */
+/* Constants of the fit and of the verdict (justified in convergence.c, which uses them; the
+ * results file's /convergence verdict attribute is formatted from them). */
+#define OSC_FIT_RANGE_POINTS 3 /* fewest points of an asymptotic range (n - 2 >= 1 dof) */
 #define OSC_FIT_FLOOR_C 10.0   /* round-off floor: C * eps * scale * (sqrt(steps) + omega_t) */
 #define OSC_FIT_CEILING 0.1    /* errors above this share of scale are not asymptotic */
 #define OSC_FIT_RESID_TOL 0.15 /* largest |residual| of log(error) in the asymptotic range */

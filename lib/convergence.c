@@ -61,6 +61,10 @@
 
 #include "analysis.h"
 
+/* An integer constant's digits, for the reasons' texts */
+#define DIGITS_(x) #x
+#define DIGITS(x) DIGITS_(x)
+
 double osc_precision_eps(osc_precision p) { return p == OSC_FLOAT ? FLT_EPSILON : DBL_EPSILON; }
 
 double osc_student_t975(int dof)
@@ -151,16 +155,16 @@ static bool asymptotic_range(const double *x, const double *y, size_t n, size_t 
                              size_t *last)
 {
     size_t best_len = 0;
-    for (size_t i = 0; i + 3 <= n; i++) {
-        if (!on_one_converging_line(x + i, y + i, 3))
+    for (size_t i = 0; i + OSC_FIT_RANGE_POINTS <= n; i++) {
+        if (!on_one_converging_line(x + i, y + i, OSC_FIT_RANGE_POINTS))
             continue;
-        size_t j = i + 2;
+        size_t j = i + OSC_FIT_RANGE_POINTS - 1;
         while (j + 1 < n && on_one_converging_line(x + i, y + i, j + 2 - i))
             j++;
         if (j - i + 1 > best_len) /* strictly longer: ties keep the smaller dt */
             best_len = j - i + 1, *first = i, *last = j;
     }
-    return best_len >= 3;
+    return best_len >= OSC_FIT_RANGE_POINTS;
 }
 
 static void set_insufficient(osc_order_fit *out)
@@ -226,9 +230,9 @@ const char *osc_verdict_reason_text(osc_verdict_reason r)
 {
     switch (r) {
     case OSC_REASON_NO_RANGE:
-        return "no converging range of 3 usable points";
+        return "no converging range of " DIGITS(OSC_FIT_RANGE_POINTS) " usable points";
     case OSC_REASON_FEW_POINTS:
-        return "fewer than 4 fitted points";
+        return "fewer than " DIGITS(OSC_FIT_VERDICT_POINTS) " fitted points";
     case OSC_REASON_WIDE:
         return "interval wider than one order";
     case OSC_REASON_EXCLUDED:
@@ -288,7 +292,7 @@ int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par
         if (usable(&pts[i], par))
             keys[m++] = (sort_key){pts[i].dt, pts[i].error, i};
     size_t first, last;
-    if (status == OSC_OK && m >= 3) {
+    if (status == OSC_OK && m >= OSC_FIT_RANGE_POINTS) {
         qsort(keys, m, sizeof *keys, by_dt_then_error);
         for (size_t k = 0; k < m; k++)
             x[k] = log(keys[k].dt), y[k] = log(keys[k].error);

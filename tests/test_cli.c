@@ -3193,9 +3193,17 @@ static void test_cf_attributes(void **state)
     assert_true(g >= 0);
     char *rule = dataset_attr(g, "verdict");
     assert_non_null(rule);
-    const char *says[] = {"fail: declared above W", "inconclusive: declared below W",
-                          "more than 10% apart", "more than 0.25 from declared",
-                          "pass = (verdict == pass)"};
+    /* its numbers are the constants lib/convergence.c decides with */
+    char says[9][96];
+    snprintf(says[0], sizeof says[0], "W = [low-%g, high+%g]", OSC_FIT_PASS_TOL, OSC_FIT_PASS_TOL);
+    snprintf(says[1], sizeof says[1], "range of %d usable points", OSC_FIT_RANGE_POINTS);
+    snprintf(says[2], sizeof says[2], "more than %g%% apart", 100 * OSC_FIT_HORIZON_TOL);
+    snprintf(says[3], sizeof says[3], "fewer than %d fitted", OSC_FIT_VERDICT_POINTS);
+    snprintf(says[4], sizeof says[4], "half-width above %g;", OSC_FIT_MAX_HALF_WIDTH);
+    snprintf(says[5], sizeof says[5], "more than %g from declared", OSC_FIT_PASS_TOL);
+    snprintf(says[6], sizeof says[6], "fail: declared above W");
+    snprintf(says[7], sizeof says[7], "inconclusive: declared below W");
+    snprintf(says[8], sizeof says[8], "pass = (verdict == pass)");
     for (size_t i = 0; i < sizeof says / sizeof *says; i++)
         if (!strstr(rule, says[i]))
             fail_msg("/convergence verdict attribute lacks \"%s\": %s", says[i], rule);

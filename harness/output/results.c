@@ -47,6 +47,22 @@ static const char **verdict_names(const convergence_rows *c, bool reasons)
     return names;
 }
 
+/* lib/convergence.c's verdict rule, in its order, with the numbers the code uses (analysis.h):
+ * a declared order below W is inconclusive, not a fail (only one above W is). */
+static const char *verdict_rule(char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "the first that applies, W = [low-%g, high+%g]: inconclusive: no converging range "
+             "of %d usable points, fitted points ending more than %g%% apart in time (steps: "
+             "rather than t_end), fewer than %d fitted points, or half-width above %g; fail: "
+             "declared above W (converges more slowly than declared); inconclusive: declared "
+             "below W (converges faster), W holding declared+-1 as well, or measured more than "
+             "%g from declared; pass: otherwise. pass = (verdict == pass)",
+             OSC_FIT_PASS_TOL, OSC_FIT_PASS_TOL, OSC_FIT_RANGE_POINTS, 100 * OSC_FIT_HORIZON_TOL,
+             OSC_FIT_VERDICT_POINTS, OSC_FIT_MAX_HALF_WIDTH, OSC_FIT_PASS_TOL);
+    return buf;
+}
+
 static h5_table *convergence_table(const convergence_rows *c)
 {
     const char **verdict = verdict_names(c, false), **reason = verdict_names(c, true);
@@ -76,17 +92,8 @@ static h5_table *convergence_table(const convergence_rows *c)
     rc |= h5_table_str(t, "order_note", c->order_note);
     rc |= h5_table_attr_str(t, "interval", "order_low..order_high: 95% t-interval of the "
                                            "least-squares slope over the fitted points");
-    /* lib/convergence.c's rule, in its order: a declared order below W is inconclusive, not a
-     * fail (only one above W is) */
-    rc |= h5_table_attr_str(t, "verdict",
-                            "the first that applies, W = [low-0.25, high+0.25]: inconclusive: "
-                            "no converging range of 3 usable points, fitted points ending more "
-                            "than 10% apart in time (steps: rather than t_end), fewer than 4 "
-                            "fitted points, or half-width above 0.5; fail: declared above W "
-                            "(converges more slowly than declared); inconclusive: declared "
-                            "below W (converges faster), W holding declared+-1 as well, or "
-                            "measured more than 0.25 from declared; pass: otherwise. "
-                            "pass = (verdict == pass)");
+    char rule[640];
+    rc |= h5_table_attr_str(t, "verdict", verdict_rule(rule, sizeof rule));
     free(verdict), free(reason);
     return complete_or_null(t, rc);
 }
