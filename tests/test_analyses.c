@@ -99,10 +99,83 @@ static void work_precision_compares_on_the_common_set(void **state)
     config_free(&cfg);
 }
 
+/* The cost columns of /work_precision on a dim 2 run of 4 steps: force_evals is the method's
+ * force evaluations per step (semi-implicit 1, rk4 4 stages) times the steps, and ns_per_lane
+ * is ns_per_osc_step x steps x dim (products of powers of two: exact). */
+static void work_precision_cost_columns(void **state)
+{
+    (void)state;
+    setenv("OSCBENCH_COST_PROBE_LANES", "128", 1);
+    static const char text[] = "name: cost\nmethods: [semi-implicit, rk4]\ndim: 2\n"
+                               "stiffness: [1]\ndt: [0.1, 0.05]\nsteps: 4\n";
+    osc_config cfg;
+    char err[512] = "";
+    assert_int_equal(config_load_text("cost.yaml", text, strlen(text), &cfg, err, sizeof err), 0);
+    sweep_result res;
+    assert_int_equal(sweep_run(&cfg, false, &res, err, sizeof err), 0);
+    analysis_result ana;
+    assert_int_equal(analyses_run(&cfg, &res, false, &ana, err, sizeof err), 0);
+    const work_rows *w = &ana.work;
+    assert_int_equal(w->rows, 4);
+    for (size_t b = 0; b < 4; b++) {
+        assert_int_equal(w->steps[b], 4);
+        assert_int_equal(w->force_evals[b], b < 2 ? 4 : 16);
+        assert_true(w->ns_per_osc_step[b] > 0 && isfinite(w->ns_per_osc_step[b]));
+        assert_true(w->ns_per_lane[b] == w->ns_per_osc_step[b] * 4 * 2);
+    }
+    analyses_free(&ana);
+    sweep_result_free(&res);
+    config_free(&cfg);
+}
+
+/* /convergence_local's usable flags sit on the round-off floor of the run's precision and
+ * phase: error >= 10 eps scale (sqrt(steps) + omega0 t_end) (docs/model.md, convergence.c step
+ * 2). rk4 in float, k = m = 1, x0 = 1 (scale 1), t_end 10 (omega0 t_end = 10), errors set by
+ * hand: at dt 0.025 (400 steps) the floor is 10 FLT_EPSILON (20 + 10) = 3.58e-5, so 3e-5 is
+ * below it; it would be above a floor without the phase term (2.38e-5) or in double. */
+static void convergence_floor_of_the_precision(void **state)
+{
+    (void)state;
+    setenv("OSCBENCH_COST_PROBE_LANES", "128", 1);
+    static const char text[] = "name: floor\nmethods: [rk4]\nprecision: float\nstiffness: [1]\n"
+                               "dt: [0.1, 0.05, 0.025]\nt_end: 10\nanalyses: [convergence]\n";
+    static const double dts[3] = {0.1, 0.05, 0.025}, errs[3] = {1e-2, 1e-3, 3e-5};
+    osc_config cfg;
+    char err[512] = "";
+    assert_int_equal(config_load_text("floor.yaml", text, strlen(text), &cfg, err, sizeof err), 0);
+    sweep_result res;
+    assert_int_equal(sweep_run(&cfg, false, &res, err, sizeof err), 0);
+    assert_int_equal(res.points.rows, 3);
+    for (size_t r = 0; r < 3; r++) {
+        assert_true(res.points.dt[r] == dts[r]);
+        res.points.max_error[r] = errs[r], res.points.stable[r] = true;
+    }
+    analysis_result ana;
+    assert_int_equal(analyses_run(&cfg, &res, false, &ana, err, sizeof err), 0);
+    const convergence_rows *c = &ana.conv;
+    assert_int_equal(c->rows, 1);
+    assert_int_equal(c->dt_points[0], 3);
+    assert_int_equal(c->fit_points[0], 0); /* two usable points: no range */
+    const convergence_local_rows *l = &c->local;
+    assert_int_equal(l->rows, 2); /* sorted by dt: (0.025, 0.05), (0.05, 0.1) */
+    assert_true(l->dt_low[0] == 0.025 && l->dt_high[0] == 0.05);
+    assert_false(l->usable[0]); /* 3e-5 is under the float floor */
+    assert_true(l->usable[1]);
+    assert_false(l->fitted[0] || l->fitted[1]);
+    /* log(e_high / e_low) / log(dt_high / dt_low), from the errors set above */
+    assert_float_equal(l->local_order[0], log(1e-3 / 3e-5) / log(2), 1e-12);
+    assert_float_equal(l->local_order[1], log(10) / log(2), 1e-12);
+    analyses_free(&ana);
+    sweep_result_free(&res);
+    config_free(&cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(work_precision_compares_on_the_common_set),
+        cmocka_unit_test(work_precision_cost_columns),
+        cmocka_unit_test(convergence_floor_of_the_precision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
