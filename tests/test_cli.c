@@ -2207,7 +2207,7 @@ static void test_stability_intervals(void **state)
      * decades of small h: the power to 1e-2); verlet undamped is neutral (rho = 1) */
     double *pw = read_f64(h, "/stability/rho_excess_power", 4);
     double *cf = read_f64(h, "/stability/rho_excess_coef", 4);
-    assert_true(fabs(pw[2] - 2) < 1e-2 && cf[2] > 0);
+    assert_true(fabs(pw[2] - 2) < 1e-2 && fabs(cf[2] - 0.5) < 2e-2);
     assert_true(isnan(pw[0]) && isnan(cf[0]));
     assert_non_null(strstr(p.out, "never stable near omega0*dt = 0"));
     free(pw), free(cf);
@@ -2219,6 +2219,8 @@ static void test_stability_intervals(void **state)
     double *lower = read_f64(h, "/stability_intervals/lower", rows);
     double *upper = read_f64(h, "/stability_intervals/upper", rows);
     double *ivz = read_f64(h, "/stability_intervals/zeta", rows);
+    double *lower_res = read_f64(h, "/stability_intervals/lower_resolution", rows);
+    double *upper_res = read_f64(h, "/stability_intervals/upper_resolution", rows);
     size_t theory_03 = 0;
     for (size_t r = 0; r < rows; r++) {
         assert_true(lower[r] >= 0 && upper[r] > lower[r]);
@@ -2226,10 +2228,22 @@ static void test_stability_intervals(void **state)
             assert_true(lower[r] == 0 && upper[r] == lt[1]); /* the first edge is limit_theory */
     }
     assert_int_equal(theory_03, 2 + 1); /* verlet's two, euler's one at zeta 0.3 */
+    /* verlet at 0.3's measured rows follow its theory rows (verlet 0's: nt[0] + nm[0] of them),
+     * each edge with the library measurement's own resolution, lower and upper apart */
+    for (size_t i = 0, r = (size_t)(nt[0] + nm[0] + nt[1]); i < 2; i++, r++) {
+        assert_string_equal(src[r], "measured");
+        assert_true(lower_res[r] == me.lower_resolution[i] || (isnan(lower_res[r]) &&
+                                                              isnan(me.lower_resolution[i])));
+        assert_true(upper_res[r] == me.upper_resolution[i]);
+    }
     size_t dense = table_rows(h, "/stability_theory");
     assert_int_equal(dense, 2 * 201);
     double *dz = read_f64(h, "/stability_theory/zeta", dense);
     assert_true(dz[0] == 0 && dz[200] == 0.3);
+    /* the dense grid's interval counts: verlet's two at zeta 0.3, undamped Euler's none */
+    int64_t *dn = read_i64(h, "/stability_theory/intervals", dense);
+    assert_true(dn[200] == 2 && dn[201] == 0);
+    free(dn), free(lower_res), free(upper_res);
     free(lt), free(lm), free(lo), free(hi), free(res), free(nt), free(nm);
     free_strs(src), free(lower), free(upper), free(ivz), free(dz);
     H5Fclose(h);
