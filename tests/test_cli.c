@@ -2243,7 +2243,10 @@ static void test_stability_intervals(void **state)
     /* the dense grid's interval counts: verlet's two at zeta 0.3, undamped Euler's none */
     int64_t *dn = read_i64(h, "/stability_theory/intervals", dense);
     assert_true(dn[200] == 2 && dn[201] == 0);
-    free(dn), free(lower_res), free(upper_res);
+    /* and its limits: undamped verlet's edge is omega0*dt = 2 (docs/model.md), Euler's 0 */
+    double *dlim = read_f64(h, "/stability_theory/limit", dense);
+    assert_true(fabs(dlim[0] - 2) < 1e-12 && dlim[201] == 0);
+    free(dn), free(dlim), free(lower_res), free(upper_res);
     free(lt), free(lm), free(lo), free(hi), free(res), free(nt), free(nm);
     free_strs(src), free(lower), free(upper), free(ivz), free(dz);
     H5Fclose(h);
