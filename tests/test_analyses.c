@@ -63,16 +63,36 @@ static void assert_same(double got, double wanted, const char *what, size_t row)
         fail_msg("row %zu %s: got %.17g, want %.17g", row, what, got, wanted);
 }
 
+/* Loads a config from text and sweeps it (the cost probe kept short: it is not under test). */
+static void load_and_sweep(const char *name, const char *text, osc_config *cfg, sweep_result *res)
+{
+    setenv("OSCBENCH_COST_PROBE_LANES", "128", 1);
+    char err[512] = "";
+    if (config_load_text(name, text, strlen(text), cfg, err, sizeof err) ||
+        sweep_run(cfg, false, res, err, sizeof err))
+        fail_msg("%s: %s", name, err);
+}
+
+static void analyse(const osc_config *cfg, const sweep_result *res, analysis_result *ana)
+{
+    char err[512] = "";
+    if (analyses_run(cfg, res, false, ana, err, sizeof err))
+        fail_msg("analyses: %s", err);
+}
+
+static void free_run(osc_config *cfg, sweep_result *res, analysis_result *ana)
+{
+    analyses_free(ana);
+    sweep_result_free(res);
+    config_free(cfg);
+}
+
 static void work_precision_compares_on_the_common_set(void **state)
 {
     (void)state;
-    setenv("OSCBENCH_COST_PROBE_LANES", "128", 1); /* the cost is not under test: keep it short */
     osc_config cfg;
-    char err[512] = "";
-    assert_int_equal(config_load_text("wp.yaml", two_methods, strlen(two_methods), &cfg, err,
-                                      sizeof err), 0);
     sweep_result res;
-    assert_int_equal(sweep_run(&cfg, false, &res, err, sizeof err), 0);
+    load_and_sweep("wp.yaml", two_methods, &cfg, &res);
     assert_int_equal(res.points.rows, 18);
     for (size_t r = 0; r < 18; r++) {
         assert_int_equal(res.points.stiffness[r], (double)(r % 3 + 1)); /* the layout assumed */
@@ -80,7 +100,7 @@ static void work_precision_compares_on_the_common_set(void **state)
         res.points.stable[r] = isfinite(errors[r]);
     }
     analysis_result ana;
-    assert_int_equal(analyses_run(&cfg, &res, false, &ana, err, sizeof err), 0);
+    analyse(&cfg, &res, &ana);
     const work_rows *w = &ana.work;
     assert_int_equal(w->rows, 6);
     static const double dts[3] = {0.1, 0.05, 0.025};
@@ -94,9 +114,7 @@ static void work_precision_compares_on_the_common_set(void **state)
         assert_same(w->median_error_common[b], want[b].median_common, "median_error_common", b);
         assert_same(w->worst_error_common[b], want[b].worst_common, "worst_error_common", b);
     }
-    analyses_free(&ana);
-    sweep_result_free(&res);
-    config_free(&cfg);
+    free_run(&cfg, &res, &ana);
 }
 
 /* The cost columns of /work_precision on a dim 2 run of 4 steps: force_evals is the method's
@@ -105,16 +123,13 @@ static void work_precision_compares_on_the_common_set(void **state)
 static void work_precision_cost_columns(void **state)
 {
     (void)state;
-    setenv("OSCBENCH_COST_PROBE_LANES", "128", 1);
     static const char text[] = "name: cost\nmethods: [semi-implicit, rk4]\ndim: 2\n"
                                "stiffness: [1]\ndt: [0.1, 0.05]\nsteps: 4\n";
     osc_config cfg;
-    char err[512] = "";
-    assert_int_equal(config_load_text("cost.yaml", text, strlen(text), &cfg, err, sizeof err), 0);
     sweep_result res;
-    assert_int_equal(sweep_run(&cfg, false, &res, err, sizeof err), 0);
     analysis_result ana;
-    assert_int_equal(analyses_run(&cfg, &res, false, &ana, err, sizeof err), 0);
+    load_and_sweep("cost.yaml", text, &cfg, &res);
+    analyse(&cfg, &res, &ana);
     const work_rows *w = &ana.work;
     assert_int_equal(w->rows, 4);
     for (size_t b = 0; b < 4; b++) {
@@ -123,9 +138,7 @@ static void work_precision_cost_columns(void **state)
         assert_true(w->ns_per_osc_step[b] > 0 && isfinite(w->ns_per_osc_step[b]));
         assert_true(w->ns_per_lane[b] == w->ns_per_osc_step[b] * 4 * 2);
     }
-    analyses_free(&ana);
-    sweep_result_free(&res);
-    config_free(&cfg);
+    free_run(&cfg, &res, &ana);
 }
 
 /* /convergence_local's usable flags sit on the round-off floor of the run's precision and
@@ -136,22 +149,19 @@ static void work_precision_cost_columns(void **state)
 static void convergence_floor_of_the_precision(void **state)
 {
     (void)state;
-    setenv("OSCBENCH_COST_PROBE_LANES", "128", 1);
     static const char text[] = "name: floor\nmethods: [rk4]\nprecision: float\nstiffness: [1]\n"
                                "dt: [0.1, 0.05, 0.025]\nt_end: 10\nanalyses: [convergence]\n";
     static const double dts[3] = {0.1, 0.05, 0.025}, errs[3] = {1e-2, 1e-3, 3e-5};
     osc_config cfg;
-    char err[512] = "";
-    assert_int_equal(config_load_text("floor.yaml", text, strlen(text), &cfg, err, sizeof err), 0);
     sweep_result res;
-    assert_int_equal(sweep_run(&cfg, false, &res, err, sizeof err), 0);
+    load_and_sweep("floor.yaml", text, &cfg, &res);
     assert_int_equal(res.points.rows, 3);
     for (size_t r = 0; r < 3; r++) {
         assert_true(res.points.dt[r] == dts[r]);
         res.points.max_error[r] = errs[r], res.points.stable[r] = true;
     }
     analysis_result ana;
-    assert_int_equal(analyses_run(&cfg, &res, false, &ana, err, sizeof err), 0);
+    analyse(&cfg, &res, &ana);
     const convergence_rows *c = &ana.conv;
     assert_int_equal(c->rows, 1);
     assert_int_equal(c->dt_points[0], 3);
@@ -165,9 +175,7 @@ static void convergence_floor_of_the_precision(void **state)
     /* log(e_high / e_low) / log(dt_high / dt_low), from the errors set above */
     assert_float_equal(l->local_order[0], log(1e-3 / 3e-5) / log(2), 1e-12);
     assert_float_equal(l->local_order[1], log(10) / log(2), 1e-12);
-    analyses_free(&ana);
-    sweep_result_free(&res);
-    config_free(&cfg);
+    free_run(&cfg, &res, &ana);
 }
 
 int main(void)
