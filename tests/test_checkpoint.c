@@ -28,6 +28,8 @@
 #include "sweep.h"
 #include "test_files.h"
 
+#include <zlib.h>
+
 /* 1200 lanes per batch: items of 512, 512 and 176 lanes; 2 methods x 2 dt: 12 items. */
 static const char config_a[] = "name: ck\n"
                                "methods: [semi-implicit, rk4]\n"
@@ -311,6 +313,84 @@ static void damaged_items_are_left_out(void **state)
     /* A left-out item's rows are untouched (zero as allocated), never half-filled. */
     assert_true(back.points.dt[sweep_item_at(&f->a, 1).row0] == 0.0);
     assert_true(isnan(back.item_seconds[1]));
+    sweep_result_free(&ran);
+    sweep_result_free(&back);
+}
+
+/* Overwrites `size` bytes at `at` of an item file and makes its CRC right again: a file whose
+ * bytes are whole but whose header says it is something else (as a forger or a bug would make). */
+static void forge_header(const char *path, size_t at, const void *value, size_t size)
+{
+    size_t len = 0;
+    unsigned char *bytes = (unsigned char *)slurp(path, &len);
+    assert_non_null(bytes);
+    assert_true(at + size <= 56 && len > 60);
+    memcpy(bytes + at, value, size);
+    uint32_t crc = (uint32_t)crc32(0L, bytes, (uInt)(len - 4));
+    memcpy(bytes + len - 4, &crc, 4);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    free(bytes);
+}
+
+static void append_byte(const char *path)
+{
+    FILE *fp = fopen(path, "ab");
+    assert_non_null(fp);
+    fputc(0, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* Every field item_valid checks, each wrong in one file with its CRC made right, and files that
+ * are one byte too long or short, a bool of 2 in an item's last lane, a symlink to a valid item:
+ * each is left out (counted as ignored, to be recomputed), and only the intact items come back.
+ * Header offsets: magic 0, format 8, ncolumns 12, index 16, row0 24, lanes 32 (checkpoint.c). */
+static void forged_item_headers_are_left_out(void **state)
+{
+    fixture *f = *state;
+    sweep_result ran, back;
+    sweep_into_checkpoint(f, &f->a, 2, &ran);
+    char path[512], keep[512];
+    const uint32_t format2 = 2, ncolumns = (uint32_t)sweep_points_ncolumns + 1;
+    const uint64_t index3 = 3, row0 = 0, lanes = 176;
+    item_path(f, 0, path, sizeof path);
+    forge_header(path, 0, "oscitex", 8);
+    item_path(f, 1, path, sizeof path);
+    forge_header(path, 8, &format2, sizeof format2);
+    item_path(f, 2, path, sizeof path);
+    forge_header(path, 12, &ncolumns, sizeof ncolumns);
+    item_path(f, 4, path, sizeof path); /* 512 lanes, as item 3 */
+    forge_header(path, 16, &index3, sizeof index3);
+    item_path(f, 3, path, sizeof path); /* item 3 starts at row 1200: claims row 0 */
+    forge_header(path, 24, &row0, sizeof row0);
+    item_path(f, 6, path, sizeof path); /* 512 lanes: claims 176 */
+    forge_header(path, 32, &lanes, sizeof lanes);
+    item_path(f, 7, path, sizeof path);
+    append_byte(path);
+    item_path(f, 9, path, sizeof path);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(truncate(path, st.st_size - 1), 0);
+    const unsigned char not_a_bool = 2;
+    item_path(f, 10, path, sizeof path); /* 512 lanes: the last one */
+    forge_item(path, "stable", SWEEP_ITEM_LANES, SWEEP_ITEM_LANES - 1, &not_a_bool, 1);
+    item_path(f, 8, path, sizeof path); /* a symlink is no item file oscbench writes */
+    path_in(keep, sizeof keep, f->dir, "item-8-elsewhere");
+    assert_int_equal(rename(path, keep), 0);
+    assert_int_equal(symlink(keep, path), 0);
+
+    bool done[NITEMS];
+    size_t restored, ignored;
+    restore(f, &f->a, &back, done, &restored, &ignored);
+    assert_int_equal(ignored, 10);
+    assert_int_equal(restored, 2);
+    for (size_t i = 0; i < NITEMS; i++)
+        if (done[i] != (i == 5 || i == 11))
+            fail_msg("item %zu: done %d", i, done[i]);
+    assert_item_equal(&f->a, &ran, &back, 5);
+    assert_item_equal(&f->a, &ran, &back, 11);
     sweep_result_free(&ran);
     sweep_result_free(&back);
 }
@@ -679,6 +759,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(restores_every_column, setup, teardown),
         cmocka_unit_test_setup_teardown(damaged_items_are_left_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(forged_item_headers_are_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(foreign_checkpoint_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(restores_a_mass_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_directory_is_refused, setup, teardown),
