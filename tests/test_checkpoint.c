@@ -483,6 +483,49 @@ static void foreign_checkpoint_is_refused(void **state)
     expect_refused(f, &f->a, "manifest cannot be read");
 }
 
+/* The manifest's lines one by one: the counts it records, a value that only grows a digit, a
+ * renamed key, a changed config_bytes with the same text after it, a byte after the text: each
+ * refused, and the manifest put back is accepted again. */
+static void manifest_lines_are_compared(void **state)
+{
+    fixture *f = *state;
+    sweep_result ran;
+    sweep_into_checkpoint(f, &f->a, 1, &ran);
+    sweep_result_free(&ran);
+    char path[512];
+    path_in(path, sizeof path, f->ckdir, "manifest");
+    size_t len = 0;
+    char *m = slurp(path, &len);
+    assert_non_null(m);
+    /* 12 items; 2 methods x 2 dt x 600 stiffness x 2 drag rows */
+    assert_non_null(strstr(m, "\nitems 12\n"));
+    assert_non_null(strstr(m, "\nrows 4800\n"));
+    free(m);
+
+    rewrite_manifest(f, "\nitems 12\n", "\nitems 120\n");
+    expect_refused(f, &f->a, "items differs (120 there, 12 here)");
+    rewrite_manifest(f, "\nitems 120\n", "\nitems 12\n");
+    rewrite_manifest(f, "\nrows 4800\n", "\nrows 4801\n");
+    expect_refused(f, &f->a, "rows differs");
+    rewrite_manifest(f, "\nrows 4801\n", "\nrows 4800\n");
+    rewrite_manifest(f, "\nversion ", "\nverzion ");
+    expect_refused(f, &f->a, "not one oscbench writes (line 3: expected 'version')");
+    rewrite_manifest(f, "\nverzion ", "\nversion ");
+    rewrite_manifest(f, "\nconfig_bytes ", "\nconfig_bytes 0"); /* the same count, other bytes */
+    expect_refused(f, &f->a, "different config");
+    rewrite_manifest(f, "\nconfig_bytes 0", "\nconfig_bytes ");
+    FILE *fp = fopen(path, "ab");
+    assert_non_null(fp);
+    fputc('\n', fp);
+    assert_int_equal(fclose(fp), 0);
+    expect_refused(f, &f->a, "different config");
+    assert_int_equal(truncate(path, (off_t)len), 0);
+    char err[1024];
+    ckpt *c = NULL;
+    assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
+    ckpt_close(c);
+}
+
 /* A sweep of three masses: the same 1200 lanes per batch (3 masses x 200 omega0 x 2 zeta), so
  * the same 12 items, cut across the masses. Every item, its mass column too, comes back bit for
  * bit; the manifest counts the lanes of every mass; another mass list is another sweep. */
@@ -761,6 +804,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(damaged_items_are_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(forged_item_headers_are_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(foreign_checkpoint_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(manifest_lines_are_compared, setup, teardown),
         cmocka_unit_test_setup_teardown(restores_a_mass_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_directory_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_directory_is_taken, setup, teardown),
