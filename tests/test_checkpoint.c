@@ -719,17 +719,23 @@ static void stale_temporaries_removed_live_ones_kept(void **state)
     ckpt_close(c);
     int stale = touch_in(f->ckdir, ".item-000002.tmp.AbCdEf");
     int live = touch_in(f->ckdir, ".item-000003.tmp.GhIjKl");
-    assert_true(stale >= 0 && live >= 0);
+    int not_ours = touch_in(f->ckdir, ".item-000004.mine"); /* no ".tmp.": no temporary of ours */
+    assert_true(stale >= 0 && live >= 0 && not_ours >= 0);
     close(stale);
+    close(not_ours);
     struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     assert_int_equal(fcntl(live, F_OFD_SETLK, &lk), 0);
     assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
     ckpt_close(c);
     assert_int_equal(count_prefixed(f->ckdir, ".item-000002"), 0);
     assert_int_equal(count_prefixed(f->ckdir, ".item-000003"), 1);
+    assert_int_equal(count_prefixed(f->ckdir, ".item-000004.mine"), 1);
     close(live); /* the writer died: its lock went with it */
     assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
-    assert_int_equal(count_prefixed(f->ckdir, ".item-"), 0);
+    assert_int_equal(count_prefixed(f->ckdir, ".item-"), 1);
+    char mine[512];
+    path_in(mine, sizeof mine, f->ckdir, ".item-000004.mine");
+    assert_int_equal(unlink(mine), 0);
     assert_int_equal(ckpt_remove(c, err, sizeof err), 0);
     ckpt_close(c);
 }
@@ -744,18 +750,23 @@ static void remove_takes_only_what_it_wrote(void **state)
     ckpt *c = NULL;
     assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
     int fd = touch_in(f->ckdir, "notes.txt");
-    assert_true(fd >= 0);
+    int near_item = touch_in(f->ckdir, "item-00001x"); /* "item-" and not only digits */
+    assert_true(fd >= 0 && near_item >= 0);
     close(fd);
+    close(near_item);
     assert_int_equal(ckpt_remove(c, err, sizeof err), CKPT_ERUNTIME);
     assert_one_line(err);
-    assert_non_null(strstr(err, "did not write"));
+    assert_non_null(strstr(err, "holds 2 file(s) oscbench did not write"));
     ckpt_close(c);
-    /* The items went, the manifest and the stranger stayed: still a valid, empty checkpoint. */
-    assert_int_equal(count_prefixed(f->ckdir, "item-"), 0);
+    /* The items went, the manifest and the strangers stayed: still a valid, empty checkpoint. */
+    assert_int_equal(count_prefixed(f->ckdir, "item-"), 1); /* the stranger alone */
+    assert_int_equal(count_prefixed(f->ckdir, "item-00001x"), 1);
     assert_int_equal(count_prefixed(f->ckdir, "manifest"), 1);
     assert_int_equal(count_prefixed(f->ckdir, "notes.txt"), 1);
     char path[512];
     path_in(path, sizeof path, f->ckdir, "notes.txt");
+    assert_int_equal(unlink(path), 0);
+    path_in(path, sizeof path, f->ckdir, "item-00001x");
     assert_int_equal(unlink(path), 0);
 
     assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
