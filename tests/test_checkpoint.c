@@ -91,6 +91,14 @@ static void path_in(char *buf, size_t len, const char *dir, const char *name)
         fail_msg("path too long");
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
 static void item_path(const fixture *f, size_t index, char *buf, size_t len)
 {
     char name[64];
@@ -526,6 +534,71 @@ static void manifest_lines_are_compared(void **state)
     ckpt_close(c);
 }
 
+/* A config that includes a method file: the manifest holds the included text too, so the same
+ * files are accepted (every item restored bit for bit) and a changed include, even only a
+ * comment of it, is another config. */
+static void included_text_is_in_the_manifest(void **state)
+{
+    fixture *f = *state;
+    static const char included[] = "# kutta3, included\n"
+                                   "- name: kutta3\n"
+                                   "  family: rk\n"
+                                   "  order: 3\n"
+                                   "  a: [[0], [\"1/2\", 0], [-1, 2, 0]]\n"
+                                   "  b: [\"1/6\", \"2/3\", \"1/6\"]\n"
+                                   "  c: [0, \"1/2\", 1]\n";
+    static const char config[] = "name: ck\n"
+                                 "methods: [rk4, include: inc.yaml]\n"
+                                 "stiffness: {from: 0.5, to: 40, count: 300, spacing: log}\n"
+                                 "drag: [0, 0.7]\n"
+                                 "dt: [0.05]\n"
+                                 "t_end: 2\n";
+    char inc_path[512], cfg_path[512], err[1024] = "";
+    path_in(inc_path, sizeof inc_path, f->dir, "inc.yaml");
+    path_in(cfg_path, sizeof cfg_path, f->dir, "ck.yaml");
+    write_text(inc_path, included);
+    write_text(cfg_path, config);
+    osc_config cfg, again, changed;
+    if (config_load(cfg_path, &cfg, err, sizeof err) || config_load(cfg_path, &again, err, sizeof err))
+        fail_msg("%s", err);
+    sweep_result ran, back;
+    sweep_into_checkpoint(f, &cfg, 2, &ran);
+    char path[512];
+    path_in(path, sizeof path, f->ckdir, "manifest");
+    char *m = slurp(path, NULL);
+    assert_non_null(m);
+    const char *text = strstr(m, config);
+    if (!text || !strstr(text + strlen(config), included))
+        fail_msg("the manifest does not end with the config's and the include's text");
+    free(m);
+
+    ckpt *c = NULL; /* the same files loaded afresh: the same config */
+    if (ckpt_open(&c, f->out, &again, err, sizeof err))
+        fail_msg("%s", err);
+    ckpt_close(c);
+    const size_t n = sweep_item_count(&cfg);
+    bool done[8];
+    size_t restored, ignored;
+    assert_true(n >= 2 && n <= 8);
+    restore(f, &cfg, &back, done, &restored, &ignored);
+    assert_int_equal(restored, n);
+    for (size_t i = 0; i < n; i++)
+        assert_item_equal(&cfg, &ran, &back, i);
+
+    char other[sizeof included];
+    memcpy(other, included, sizeof included);
+    other[2] = 'K'; /* a comment: the same methods, another file */
+    write_text(inc_path, other);
+    if (config_load(cfg_path, &changed, err, sizeof err))
+        fail_msg("%s", err);
+    expect_refused(f, &changed, "files it includes");
+    sweep_result_free(&ran);
+    sweep_result_free(&back);
+    config_free(&cfg);
+    config_free(&again);
+    config_free(&changed);
+}
+
 /* A sweep of three masses: the same 1200 lanes per batch (3 masses x 200 omega0 x 2 zeta), so
  * the same 12 items, cut across the masses. Every item, its mass column too, comes back bit for
  * bit; the manifest counts the lanes of every mass; another mass list is another sweep. */
@@ -816,6 +889,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(forged_item_headers_are_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(foreign_checkpoint_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(manifest_lines_are_compared, setup, teardown),
+        cmocka_unit_test_setup_teardown(included_text_is_in_the_manifest, setup, teardown),
         cmocka_unit_test_setup_teardown(restores_a_mass_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(not_a_directory_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_directory_is_taken, setup, teardown),
