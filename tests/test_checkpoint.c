@@ -28,7 +28,6 @@
 #include "sweep.h"
 #include "test_files.h"
 
-#include <zlib.h>
 
 /* 1200 lanes per batch: items of 512, 512 and 176 lanes; 2 methods x 2 dt: 12 items. */
 static const char config_a[] = "name: ck\n"
@@ -325,22 +324,13 @@ static void damaged_items_are_left_out(void **state)
     sweep_result_free(&back);
 }
 
-/* Overwrites `size` bytes at `at` of an item file and makes its CRC right again: a file whose
- * bytes are whole but whose header says it is something else (as a forger or a bug would make). */
+/* Overwrites `size` bytes at `at` of an item file's header and makes its CRC right again: a file
+ * whose bytes are whole but whose header says it is something else (as a forger or a bug would
+ * make). */
 static void forge_header(const char *path, size_t at, const void *value, size_t size)
 {
-    size_t len = 0;
-    unsigned char *bytes = (unsigned char *)slurp(path, &len);
-    assert_non_null(bytes);
-    assert_true(at + size <= 56 && len > 60);
-    memcpy(bytes + at, value, size);
-    uint32_t crc = (uint32_t)crc32(0L, bytes, (uInt)(len - 4));
-    memcpy(bytes + len - 4, &crc, 4);
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(bytes, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
-    free(bytes);
+    assert_true(at + size <= 56);
+    forge_bytes(path, at, value, size);
 }
 
 static void append_byte(const char *path)

@@ -252,12 +252,25 @@ size_t compare_files(const char *dir, const char *a, const char *b)
     return compare_files_except(dir, a, b, NULL);
 }
 
-void forge_item(const char *path, const char *name, size_t lanes, size_t lane, const void *value,
-                size_t size)
+void forge_bytes(const char *path, size_t at, const void *value, size_t size)
 {
     size_t len = 0;
     unsigned char *bytes = (unsigned char *)slurp(path, &len);
     assert_non_null(bytes);
+    assert_true(len >= 4 && at + size <= len - 4); /* never the CRC itself */
+    memcpy(bytes + at, value, size);
+    uint32_t crc = (uint32_t)crc32(0L, bytes, (uInt)(len - 4));
+    memcpy(bytes + len - 4, &crc, 4);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    free(bytes);
+}
+
+void forge_item(const char *path, const char *name, size_t lanes, size_t lane, const void *value,
+                size_t size)
+{
     size_t at = 56; /* the header */
     const sweep_column *col = NULL;
     for (size_t k = 0; k < sweep_points_ncolumns && !col; k++) {
@@ -268,14 +281,7 @@ void forge_item(const char *path, const char *name, size_t lanes, size_t lane, c
     }
     assert_non_null(col);
     assert_int_equal(sweep_column_size(col), size);
-    memcpy(bytes + at + lane * size, value, size);
-    uint32_t crc = (uint32_t)crc32(0L, bytes, (uInt)(len - 4));
-    memcpy(bytes + len - 4, &crc, 4);
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(bytes, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
-    free(bytes);
+    forge_bytes(path, at + lane * size, value, size);
 }
 
 int wait_child(pid_t pid)

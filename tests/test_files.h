@@ -21,9 +21,13 @@ void remove_tree(const char *root);
 /* How many entries of dir (".", ".." included) have names starting with prefix. */
 size_t count_prefixed(const char *dir, const char *prefix);
 
+/* Sets `size` bytes at byte `at` of the checkpoint item file at path and makes its CRC32 (its
+ * last 4 bytes) right again, as only a deliberate forger would (layout: checkpoint.h). */
+void forge_bytes(const char *path, size_t at, const void *value, size_t size);
+
 /* Sets one value (column `name` of the sweep's points, lane `lane` of an item of `lanes` lanes;
- * size: the value's bytes, which must be the column's) of the checkpoint item file at path and
- * makes its CRC32 right again, as only a deliberate forger would (layout: checkpoint.h). */
+ * size: the value's bytes, which must be the column's) of the checkpoint item file at path
+ * (forge_bytes). */
 void forge_item(const char *path, const char *name, size_t lanes, size_t lane, const void *value,
                 size_t size);
 
