@@ -428,6 +428,14 @@ static void rewrite_manifest(const fixture *f, const char *from, const char *to)
     free(m);
 }
 
+/* The manifest with `from` rewritten as `to` is refused for `what`; then put back. */
+static void refused_once(const fixture *f, const char *from, const char *to, const char *what)
+{
+    rewrite_manifest(f, from, to);
+    expect_refused(f, &f->a, what);
+    rewrite_manifest(f, to, from);
+}
+
 static void foreign_checkpoint_is_refused(void **state)
 {
     fixture *f = *state;
@@ -444,15 +452,10 @@ static void foreign_checkpoint_is_refused(void **state)
     ckpt_close(c);
     assert_same_snapshot(before, snapshot(f->ckdir));
 
-    rewrite_manifest(f, "\nversion " OSC_VERSION "\n", "\nversion 0.0.1-old\n");
-    expect_refused(f, &f->a, "version differs (0.0.1-old there, " OSC_VERSION " here)");
-    rewrite_manifest(f, "\nversion 0.0.1-old\n", "\nversion " OSC_VERSION "\n");
-    rewrite_manifest(f, "\nitem_lanes ", "\nitem_lanes 1");
-    expect_refused(f, &f->a, "item_lanes differs");
-    rewrite_manifest(f, "\nitem_lanes 1", "\nitem_lanes ");
-    rewrite_manifest(f, "\nformat 1\n", "\nformat 2\n");
-    expect_refused(f, &f->a, "format differs");
-    rewrite_manifest(f, "\nformat 2\n", "\nformat 1\n");
+    refused_once(f, "\nversion " OSC_VERSION "\n", "\nversion 0.0.1-old\n",
+                 "version differs (0.0.1-old there, " OSC_VERSION " here)");
+    refused_once(f, "\nitem_lanes ", "\nitem_lanes 1", "item_lanes differs");
+    refused_once(f, "\nformat 1\n", "\nformat 2\n", "format differs");
     /* Another build of the same version: its git revision tells (README promises it). */
     char path[512], revision[128];
     path_in(path, sizeof path, f->ckdir, "manifest");
@@ -462,13 +465,9 @@ static void foreign_checkpoint_is_refused(void **state)
     assert_non_null(rev);
     snprintf(revision, sizeof revision, "%.*s", (int)(strchr(rev + 1, '\n') - rev + 1), rev);
     free(m);
-    rewrite_manifest(f, revision, "\ngit_revision 0000000\n");
-    expect_refused(f, &f->a, "git_revision differs (0000000 there, ");
-    rewrite_manifest(f, "\ngit_revision 0000000\n", revision);
+    refused_once(f, revision, "\ngit_revision 0000000\n", "git_revision differs (0000000 there, ");
     /* Another /points layout (a column renamed, retyped or added): refused, not half-read. */
-    rewrite_manifest(f, "\ncolumns dt:f64 ", "\ncolumns dt:i64 ");
-    expect_refused(f, &f->a, "columns differs");
-    rewrite_manifest(f, "\ncolumns dt:i64 ", "\ncolumns dt:f64 ");
+    refused_once(f, "\ncolumns dt:f64 ", "\ncolumns dt:i64 ", "columns differs");
     rewrite_manifest(f, "drag: [0, 0.7]", "drag: [0, 0.70]"); /* the text, not the values */
     expect_refused(f, &f->a, "different config");
     rewrite_manifest(f, "drag: [0, 0.70]", "drag: [0, 0.7]");
@@ -500,15 +499,10 @@ static void manifest_lines_are_compared(void **state)
     assert_non_null(strstr(m, "\nrows 4800\n"));
     free(m);
 
-    rewrite_manifest(f, "\nitems 12\n", "\nitems 120\n");
-    expect_refused(f, &f->a, "items differs (120 there, 12 here)");
-    rewrite_manifest(f, "\nitems 120\n", "\nitems 12\n");
-    rewrite_manifest(f, "\nrows 4800\n", "\nrows 4801\n");
-    expect_refused(f, &f->a, "rows differs");
-    rewrite_manifest(f, "\nrows 4801\n", "\nrows 4800\n");
-    rewrite_manifest(f, "\nversion ", "\nverzion ");
-    expect_refused(f, &f->a, "not one oscbench writes (line 3: expected 'version')");
-    rewrite_manifest(f, "\nverzion ", "\nversion ");
+    refused_once(f, "\nitems 12\n", "\nitems 120\n", "items differs (120 there, 12 here)");
+    refused_once(f, "\nrows 4800\n", "\nrows 4801\n", "rows differs");
+    refused_once(f, "\nversion ", "\nverzion ",
+                 "not one oscbench writes (line 3: expected 'version')");
     rewrite_manifest(f, "\nconfig_bytes ", "\nconfig_bytes 0"); /* the same count, other bytes */
     expect_refused(f, &f->a, "different config");
     rewrite_manifest(f, "\nconfig_bytes 0", "\nconfig_bytes ");
