@@ -48,7 +48,7 @@ typedef enum osc_fit_status {
 #define OSC_FIT_RESID_TOL 0.15 /* largest |residual| of log(error) in the asymptotic range */
 #define OSC_FIT_MIN_SLOPE 0.25 /* a flatter range is a floor, not convergence */
 #define OSC_FIT_PASS_TOL 0.25  /* pass: declared in [low - tol, high + tol] */
-#define OSC_FIT_CONFIDENCE 0.95
+#define OSC_FIT_CONFIDENCE 0.95 /* of the interval on the slope (osc_student_t975) */
 #define OSC_FIT_VERDICT_POINTS 4 /* fewer fitted points: inconclusive */
 #define OSC_FIT_MAX_HALF_WIDTH 0.5 /* a wider 95% interval (half-width): inconclusive */
 #define OSC_FIT_HORIZON_TOL 0.1 /* fitted points whose t_end differ by more: inconclusive */
@@ -124,7 +124,8 @@ int osc_local_orders(const osc_conv_point *pts, size_t n, const osc_fit_params *
 
 /* Unit round-off of a precision (DBL_EPSILON or FLT_EPSILON). */
 double osc_precision_eps(osc_precision p);
-/* The two-sided 95% quantile of Student's t with dof degrees of freedom (dof >= 1). */
+/* The two-sided OSC_FIT_CONFIDENCE (95%) quantile of Student's t with dof degrees of freedom,
+ * t(0.975, dof) (GSL's gsl_cdf_tdist_Pinv); NaN for dof < 1. */
 double osc_student_t975(int dof);
 
 /* ---- stability ---------------------------------------------------------------------------- */

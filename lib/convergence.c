@@ -59,6 +59,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_fit.h>
+
 #include "analysis.h"
 
 /* An integer constant's digits, for the reasons' texts */
@@ -69,19 +72,7 @@ double osc_precision_eps(osc_precision p) { return p == OSC_FLOAT ? FLT_EPSILON 
 
 double osc_student_t975(int dof)
 {
-    static const double table[30] = {
-        12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004,
-        2.262157,  2.228139, 2.200985, 2.178813, 2.160369, 2.144787, 2.131450, 2.119905,
-        2.109816,  2.100922, 2.093024, 2.085963, 2.079614, 2.073873, 2.068658, 2.063899,
-        2.059539,  2.055529, 2.051831, 2.048407, 2.045230, 2.042272};
-    if (dof < 1)
-        return NAN;
-    if (dof <= 30)
-        return table[dof - 1];
-    /* Cornish-Fisher expansion about the normal quantile; at dof = 30 it gives 2.042272. */
-    const double z = 1.959963984540054, nu = dof, z2 = z * z;
-    return z + z * (z2 + 1) / (4 * nu) + z * ((5 * z2 + 16) * z2 + 3) / (96 * nu * nu) +
-           z * (((3 * z2 + 19) * z2 + 17) * z2 - 15) / (384 * nu * nu * nu);
+    return dof < 1 ? NAN : gsl_cdf_tdist_Pinv(0.5 + OSC_FIT_CONFIDENCE / 2, dof);
 }
 
 typedef struct line_fit {
@@ -89,30 +80,23 @@ typedef struct line_fit {
     bool ok; /* at least 2 distinct x */
 } line_fit;
 
-/* Ordinary least squares of y on x, with centred sums. */
+/* Ordinary least squares of y on x (GSL's, with centred sums); se is the slope's standard error
+ * with n - 2 degrees of freedom, NaN for 2 points. Not ok when every x is the same. */
 static line_fit fit_line(const double *x, const double *y, size_t n)
 {
     line_fit f = {NAN, NAN, NAN, NAN, false};
-    double mx = 0, my = 0;
-    for (size_t i = 0; i < n; i++)
-        mx += x[i], my += y[i];
-    mx /= n, my /= n;
-    double sxx = 0, sxy = 0;
-    for (size_t i = 0; i < n; i++)
-        sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
-    if (!(sxx > 0))
+    bool spread = false; /* gsl_fit_linear divides by the spread of x */
+    for (size_t i = 1; i < n && !spread; i++)
+        spread = x[i] != x[0];
+    if (!spread)
         return f;
+    double cov00, cov01, cov11, rss;
+    gsl_fit_linear(x, 1, y, 1, n, &f.intercept, &f.slope, &cov00, &cov01, &cov11, &rss);
     f.ok = true;
-    f.slope = sxy / sxx;
-    f.intercept = my - f.slope * mx;
-    double rss = 0;
     f.max_resid = 0;
-    for (size_t i = 0; i < n; i++) {
-        double r = y[i] - (f.intercept + f.slope * x[i]);
-        rss += r * r;
-        f.max_resid = fmax(f.max_resid, fabs(r));
-    }
-    f.se = n > 2 ? sqrt(rss / (double)(n - 2) / sxx) : NAN;
+    for (size_t i = 0; i < n; i++)
+        f.max_resid = fmax(f.max_resid, fabs(y[i] - (f.intercept + f.slope * x[i])));
+    f.se = n > 2 ? sqrt(cov11) : NAN;
     return f;
 }
 
