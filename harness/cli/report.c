@@ -11,11 +11,8 @@
 #include <omp.h>
 #include <sys/resource.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #define REPORT_MIN_SECONDS 0.1
 
@@ -478,8 +475,8 @@ static void print_convergence_groups(FILE *out, const convergence_rows *c)
         fprintf(out, " %8lld %5zu %5zu %5zu %7zu", declared, fits, pass, fail, fits - pass - fail);
         char measured[64] = "-";
         if (n) {
-            qsort(orders, n, sizeof *orders, cmp_double);
-            double median = (orders[(n - 1) / 2] + orders[n / 2]) / 2;
+            gsl_sort(orders, 1, n);
+            double median = gsl_stats_median_from_sorted_data(orders, 1, n);
             snprintf(measured, sizeof measured, "%.3f [%.3f, %.3f]", median, orders[0],
                      orders[n - 1]);
         }

@@ -7,16 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "analyses.h"
 #include "exact.h"
 #include "layout.h"
 #include "progress.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static bool alloc_work(work_rows *w, size_t rows)
 {
@@ -80,11 +77,11 @@ static bool lane_counts(const sweep_points *p, size_t row)
     return p->stable[row] && isfinite(p->max_error[row]);
 }
 
-/* Median and largest of errors[0..n) (sorted here); NaN for none. */
+/* Median and largest of errors[0..n) (sorted here; finite, as lane_counts keeps); NaN for none. */
 static void median_and_worst(double *errors, size_t n, double *median, double *worst)
 {
-    qsort(errors, n, sizeof *errors, cmp_double);
-    *median = n ? (errors[(n - 1) / 2] + errors[n / 2]) / 2 : NAN;
+    gsl_sort(errors, 1, n);
+    *median = n ? gsl_stats_median_from_sorted_data(errors, 1, n) : NAN;
     *worst = n ? errors[n - 1] : NAN;
 }
 
