@@ -2833,6 +2833,77 @@ static void test_progress_fits_terminal(void **state)
     assert_true(drawn >= 1);
 }
 
+/* The median of v[0..n) (sorted here), NaN for none: the middle value, or the mean of the
+ * middle two. */
+static double median_of(double *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) /* insertion sort: a handful of values */
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1], v[j - 1] = t;
+        }
+    return n ? (v[(n - 1) / 2] + v[n / 2]) / 2 : NAN;
+}
+
+static bool same_or_both_nan(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+
+/* /work_precision read back from the file against /points read back: per (method, dt), the
+ * stable lanes' count, median and worst max_error, the same over the lanes stable for both
+ * methods, the steps (t_end / dt) and force evaluations (euler 1, rk4 4 per step). Config:
+ * summary_config below, whose euler loses lanes that rk4 keeps. */
+static void check_work_precision(hid_t h, size_t lanes)
+{
+    size_t rows = table_rows(h, "/points"), wrows = table_rows(h, "/work_precision");
+    assert_int_equal(wrows, 4);
+    double *err = read_f64(h, "/points/max_error", rows);
+    bool *stable = read_bool(h, "/points/stable", rows);
+    char **wm = read_str(h, "/work_precision/method", wrows);
+    double *wdt = read_f64(h, "/work_precision/dt", wrows);
+    double *median = read_f64(h, "/work_precision/median_error", wrows);
+    double *worst = read_f64(h, "/work_precision/worst_error", wrows);
+    double *median_c = read_f64(h, "/work_precision/median_error_common", wrows);
+    double *worst_c = read_f64(h, "/work_precision/worst_error_common", wrows);
+    int64_t *nstable = read_i64(h, "/work_precision/stable_points", wrows);
+    int64_t *ncommon = read_i64(h, "/work_precision/common_points", wrows);
+    int64_t *steps = read_i64(h, "/work_precision/steps", wrows);
+    int64_t *evals = read_i64(h, "/work_precision/force_evals", wrows);
+    static const char *const methods[2] = {"euler", "rk4"};
+    static const double dts[2] = {0.05, 1.0 / 60};
+    double all[64], common[64];
+    assert_true(lanes <= 64);
+    for (size_t w = 0; w < wrows; w++) {
+        size_t m = !strcmp(wm[w], "rk4"), d = fabs(wdt[w] - dts[1]) < 1e-12;
+        assert_string_equal(wm[w], methods[m]);
+        assert_true(fabs(wdt[w] - dts[d]) < 1e-12);
+        size_t na = 0, nc = 0;
+        for (size_t j = 0; j < lanes; j++) {
+            size_t r = (m * 2 + d) * lanes + j, r0 = d * lanes + j, r1 = (2 + d) * lanes + j;
+            if (stable[r])
+                all[na++] = err[r];
+            if (stable[r0] && stable[r1])
+                common[nc++] = err[r];
+        }
+        assert_int_equal(nstable[w], na);
+        assert_int_equal(ncommon[w], nc);
+        double top = -INFINITY, top_c = -INFINITY;
+        for (size_t i = 0; i < na; i++)
+            top = fmax(top, all[i]);
+        for (size_t i = 0; i < nc; i++)
+            top_c = fmax(top_c, common[i]);
+        if (!same_or_both_nan(median[w], median_of(all, na)) ||
+            !same_or_both_nan(worst[w], na ? top : NAN) ||
+            !same_or_both_nan(median_c[w], median_of(common, nc)) ||
+            !same_or_both_nan(worst_c[w], nc ? top_c : NAN))
+            fail_msg("%s dt %g: median %g worst %g common %g %g; from /points %g %g, %g %g",
+                     wm[w], wdt[w], median[w], worst[w], median_c[w], worst_c[w],
+                     median_of(all, na), top, median_of(common, nc), top_c);
+        assert_int_equal(steps[w], d ? 240 : 80); /* t_end 4 */
+        assert_int_equal(evals[w], steps[w] * (m ? 4 : 1));
+    }
+    free(err), free(stable), free_strs(wm), free(wdt), free(median), free(worst);
+    free(median_c), free(worst_c), free(nstable), free(ncommon), free(steps), free(evals);
+}
+
 /* `oscbench summary R.h5 --format csv` against the same answer worked out here from /points read
  * back: per dt, the lanes stable for both methods, the worst max_error over them per method.
  * Euler at omega0*dt up to 2.5 loses lanes that rk4 keeps, so the common set is a strict part. */
@@ -2859,6 +2930,7 @@ static void test_summary_command(void **state)
     hid_t h = open_h5(f->dir, "results/sm.h5");
     size_t rows = table_rows(h, "/points"), lanes = 18;
     assert_int_equal(rows, 2 * 2 * lanes);
+    check_work_precision(h, lanes);
     double *err = read_f64(h, "/points/max_error", rows);
     bool *stable = read_bool(h, "/points/stable", rows);
     H5Fclose(h);
