@@ -357,6 +357,9 @@ static void *read_column(hid_t f, const char *path, size_t rows, H5T_class_t cls
     return v;
 }
 
+/* Equal, or both NaN (a column's "none"). */
+static bool same_or_both_nan(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+
 static double *read_f64(hid_t f, const char *path, size_t rows)
 {
     return read_column(f, path, rows, H5T_FLOAT, H5T_NATIVE_DOUBLE, sizeof(double), NULL);
@@ -2232,8 +2235,7 @@ static void test_stability_intervals(void **state)
      * each edge with the library measurement's own resolution, lower and upper apart */
     for (size_t i = 0, r = (size_t)(nt[0] + nm[0] + nt[1]); i < 2; i++, r++) {
         assert_string_equal(src[r], "measured");
-        assert_true(lower_res[r] == me.lower_resolution[i] || (isnan(lower_res[r]) &&
-                                                              isnan(me.lower_resolution[i])));
+        assert_true(same_or_both_nan(lower_res[r], me.lower_resolution[i]));
         assert_true(upper_res[r] == me.upper_resolution[i]);
     }
     size_t dense = table_rows(h, "/stability_theory");
@@ -2844,8 +2846,6 @@ static double median_of(double *v, size_t n)
         }
     return n ? (v[(n - 1) / 2] + v[n / 2]) / 2 : NAN;
 }
-
-static bool same_or_both_nan(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 
 /* /work_precision read back from the file against /points read back: per (method, dt), the
  * stable lanes' count, median and worst max_error, the same over the lanes stable for both
