@@ -22,8 +22,9 @@ const osc_method osc_test_method_band = {
 };
 #else
 
-static inline real F(map_factor)(real h)
+static inline real F(map_factor)(real h, real zeta)
 {
+    (void)zeta;
     const real band_lo = (real)0.3, band_hi = (real)0.31, height = 1e4;
     if (h <= band_lo)
         return 1;

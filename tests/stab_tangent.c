@@ -20,8 +20,9 @@ const osc_method osc_test_method_tangent = {
 };
 #else
 
-static inline real F(map_factor)(real h)
+static inline real F(map_factor)(real h, real zeta)
 {
+    (void)zeta;
     real past = h > 1 ? h - 1 : 0;
     return 1 + (real)5e3 * past * past;
 }

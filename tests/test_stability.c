@@ -662,6 +662,63 @@ static void test_tangent_edge(void **state)
     assert_near(r.limit, 1, 2 * r.resolution);
 }
 
+extern const osc_method osc_test_method_comb; /* stab_comb.c */
+
+/* The comb's first eight stable intervals, (0, 1] and [1.1 2^(k-1), 2^k] (k = 1 .. 7). */
+static osc_stab_interval comb_interval(size_t k)
+{
+    if (k == 0)
+        return (osc_stab_interval){0, 1};
+    return (osc_stab_interval){1.1 * ldexp(1, (int)k - 1), ldexp(1, (int)k)};
+}
+
+/* Nine stable intervals, of which the first OSC_STAB_MAX_INTERVALS (8) are kept, in order, and
+ * intervals_truncated says one was left out. Undamped the ninth, [140.8, inf), is left out at
+ * the end of the scan; with drag (zeta 0.5), [140.8, 600], at its upper edge. Edges to 2e-14
+ * as in test_theory_narrow_band (slopes of rho 10 / h and more). */
+static void test_theory_more_intervals_than_kept(void **state)
+{
+    (void)state;
+    const double zetas[] = {0, 0.5};
+    for (int z = 0; z < 2; z++) {
+        osc_stab_theory t = theory(&osc_test_method_comb, zetas[z]);
+        assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+        assert_true(t.intervals_truncated);
+        assert_int_equal(t.nintervals, OSC_STAB_MAX_INTERVALS);
+        assert_true(t.intervals[0].lower == 0 && t.limit == t.intervals[0].upper);
+        for (size_t k = 0; k < OSC_STAB_MAX_INTERVALS; k++) {
+            osc_stab_interval want = comb_interval(k);
+            if (k > 0)
+                assert_near(t.intervals[k].lower, want.lower, 2e-14);
+            assert_near(t.intervals[k].upper, want.upper, 2e-14);
+        }
+    }
+}
+
+/* The same measured: the first eight intervals, each edge within twice its resolution, and the
+ * ninth left out (undamped: the scan ends inside it; with drag: it closes at 600). */
+static void test_measured_more_intervals_than_kept(void **state)
+{
+    (void)state;
+    const double zetas[] = {0, 0.5};
+    for (int z = 0; z < 2; z++) {
+        osc_stab_measured r = measured(&osc_test_method_comb, OSC_DOUBLE, zetas[z]);
+        assert_int_equal(r.kind, OSC_STAB_BOUNDED);
+        assert_true(r.intervals_truncated);
+        assert_int_equal(r.nintervals, OSC_STAB_MAX_INTERVALS);
+        assert_true(r.intervals[0].lower == 0 && r.limit == r.intervals[0].upper);
+        for (size_t k = 0; k < OSC_STAB_MAX_INTERVALS; k++) {
+            osc_stab_interval want = comb_interval(k);
+            if (k > 0) {
+                assert_true(r.lower_resolution[k] < 1e-3);
+                assert_near(r.intervals[k].lower, want.lower, 2 * r.lower_resolution[k]);
+            }
+            assert_true(r.upper_resolution[k] < 1e-3);
+            assert_near(r.intervals[k].upper, want.upper, 2 * r.upper_resolution[k]);
+        }
+    }
+}
+
 /* A scan whose lanes cannot be set up (omega0*dt = 1e200: its stiffness h^2 overflows to inf,
  * which the batch refuses) reports the batch's error instead of reading growth it never
  * computed. */
@@ -738,6 +795,8 @@ int main(void)
         cmocka_unit_test(test_theory_narrow_band),
         cmocka_unit_test(test_measured_narrow_band),
         cmocka_unit_test(test_tangent_edge),
+        cmocka_unit_test(test_theory_more_intervals_than_kept),
+        cmocka_unit_test(test_measured_more_intervals_than_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
