@@ -662,7 +662,46 @@ static void test_tangent_edge(void **state)
     assert_near(r.limit, 1, 2 * r.resolution);
 }
 
+extern const osc_method osc_test_method_blip; /* stab_blip.c */
 extern const osc_method osc_test_method_comb; /* stab_comb.c */
+
+/* The trend probe's point k (stability.c): 0.1 * 10^(-k/4), k = 0 .. 28 (h = 1e-8). */
+static double probe_h(int k) { return 0.1 * pow(10, -(double)k / 4); }
+
+/* The premise of test_theory_trend_needs_three_points, from rho directly: at the probe's points
+ * 16, 15, ..., 11 the blip map reads (bottom up) unresolved, +, +, -, -, -, against the
+ * round-off level of stability.c (64 LDBL_EPSILON: every entry of the map is 1 to 1e-12). */
+static void assert_blip_probe_signs(void)
+{
+    const double level = 64 * LDBL_EPSILON;
+    const int want[] = {0, +1, +1, -1, -1, -1}; /* probe points 16, 15, ..., 11 */
+    for (int i = 0; i < 6; i++) {
+        long double e = rho_excess(&osc_test_method_blip, 0, probe_h(16 - i));
+        int sign = e > level ? 1 : e < -level ? -1 : 0;
+        if (sign != want[i])
+            fail_msg("blip: probe point %d, rho - 1 = %Lg", 16 - i, e);
+    }
+}
+
+/* Two resolved points of one sign at the bottom of the probe (the blips) are not a trend: the
+ * trend starts at the lowest three of one sign, the contracting bulk -2 h^4 from probe point 13
+ * (5.6e-5) up, so the verdict is stable near 0, and above that point the scan finds nothing
+ * unstable (the blips lie below it): ALWAYS. Reading two or one point as a trend would say
+ * unstable near 0 (NEVER). The fit runs over points 13 down to 5 (h <= 5.6e-3, where the
+ * 2 h^4 of 1 + 2 h^4 is < 2e-9): power 4, coefficient -2; rho - 1 at point 13 is 2e-17, whose
+ * long double round-off (~1e-19, 0.5% of it) moves the fitted power by < 6e-4 and the
+ * coefficient by < 5e-3 relative (least squares over 9 points 0.58 apart in log h). */
+static void test_theory_trend_needs_three_points(void **state)
+{
+    (void)state;
+    assert_blip_probe_signs();
+    osc_stab_theory t = theory(&osc_test_method_blip, 0);
+    assert_int_equal(t.kind, OSC_STAB_ALWAYS);
+    assert_int_equal(t.nintervals, 1);
+    assert_true(t.intervals[0].lower == 0 && isinf(t.intervals[0].upper));
+    assert_near(t.small_h_power, 4, 1e-3);
+    assert_near(t.small_h_coef, -2, 1e-2);
+}
 
 /* The comb's first eight stable intervals, (0, 1] and [1.1 2^(k-1), 2^k] (k = 1 .. 7). */
 static osc_stab_interval comb_interval(size_t k)
@@ -795,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_theory_narrow_band),
         cmocka_unit_test(test_measured_narrow_band),
         cmocka_unit_test(test_tangent_edge),
+        cmocka_unit_test(test_theory_trend_needs_three_points),
         cmocka_unit_test(test_theory_more_intervals_than_kept),
         cmocka_unit_test(test_measured_more_intervals_than_kept),
     };
