@@ -663,6 +663,7 @@ static void test_tangent_edge(void **state)
 }
 
 extern const osc_method osc_test_method_blip; /* stab_blip.c */
+extern const osc_method osc_test_method_fall; /* stab_fall.c */
 extern const osc_method osc_test_method_comb; /* stab_comb.c */
 
 /* The trend probe's point k (stability.c): 0.1 * 10^(-k/4), k = 0 .. 28 (h = 1e-8). */
@@ -701,6 +702,36 @@ static void test_theory_trend_needs_three_points(void **state)
     assert_true(t.intervals[0].lower == 0 && isinf(t.intervals[0].upper));
     assert_near(t.small_h_power, 4, 1e-3);
     assert_near(t.small_h_coef, -2, 1e-2);
+}
+
+/* Stable on (0, 0.3] and [0.6, inf), unstable between: the band's edges are linear crossings
+ * of slope 1e3 and 1 (round-off moves them by ~1e-17), so the bisection's 1e-14 decides:
+ * 2e-14. */
+static void test_theory_falling_band(void **state)
+{
+    (void)state;
+    osc_stab_theory t = theory(&osc_test_method_fall, 0);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_int_equal(t.nintervals, 2);
+    assert_true(t.intervals[0].lower == 0 && isinf(t.intervals[1].upper));
+    assert_near(t.intervals[0].upper, 0.3, 2e-14);
+    assert_near(t.intervals[1].lower, 0.6, 2e-14);
+}
+
+/* Measured: the lowest lanes that changed are in the band and all grew, but less the larger h
+ * (rho - 1 falls from 0.01 to 0.001 across it): not the trend of an instability reaching down
+ * to 0 (which grows more the larger h), so bounded, with the band's edges found. */
+static void test_measured_falling_band(void **state)
+{
+    (void)state;
+    osc_stab_measured r = measured(&osc_test_method_fall, OSC_DOUBLE, 0);
+    assert_int_equal(r.kind, OSC_STAB_BOUNDED);
+    assert_int_equal(r.nintervals, 2);
+    assert_true(r.intervals[0].lower == 0 && isinf(r.intervals[1].upper));
+    assert_true(r.upper_resolution[0] < 1e-3 && r.lower_resolution[1] < 1e-3);
+    assert_near(r.intervals[0].upper, 0.3, 2 * r.upper_resolution[0]);
+    assert_near(r.intervals[1].lower, 0.6, 2 * r.lower_resolution[1]);
+    assert_true(r.limit == r.intervals[0].upper);
 }
 
 /* The comb's first eight stable intervals, (0, 1] and [1.1 2^(k-1), 2^k] (k = 1 .. 7). */
@@ -835,6 +866,8 @@ int main(void)
         cmocka_unit_test(test_measured_narrow_band),
         cmocka_unit_test(test_tangent_edge),
         cmocka_unit_test(test_theory_trend_needs_three_points),
+        cmocka_unit_test(test_theory_falling_band),
+        cmocka_unit_test(test_measured_falling_band),
         cmocka_unit_test(test_theory_more_intervals_than_kept),
         cmocka_unit_test(test_measured_more_intervals_than_kept),
     };
