@@ -532,6 +532,37 @@ static void test_linear_order_known(void **state)
                      -1);
 }
 
+/* Suzuki's five weights (p, p, 1 - 4p, p, p: 4 p^3 + (1 - 4p)^3 = 0) given in full, as the
+ * palindrome and rearranged as (p, p, p, p, 1 - 4p), over verlet, whose maps do not commute.
+ * Undamped, verlet on the unit oscillator is M(h) = [[1 - h^2/2, h], [-h + h^3/4, 1 - h^2/2]]
+ * (test_stability.c), cos(theta) = 1 - h^2/2, so M(h) = exp(h B(h)) with B = (theta / h)
+ * [[0, 1/s], [-s, 0]], s = sqrt(1 - h^2/4): B = A + h^2 E3 + O(h^4), A = [[0, 1], [-1, 0]],
+ * E3 = [[0, 1/6], [1/12, 0]], and [A, E3] = diag(1/4, -1/4) != 0. With sum w = 1 and
+ * sum w^3 = 0 the composition's logarithm is h A + h^4 K [A, E3] + O(h^5), K = (1/2)
+ * sum_{i<j} (w_i^3 w_j - w_i w_j^3) (test_coefficient_order_not_palindrome): K = 0 for the
+ * palindrome (order 4), K = 2 p q (p^2 - q^2) = 0.14 for the rearrangement (q = 1 - 4p): order
+ * 3. With drag verlet is of order 1 and not symmetric, and sum w^2 > 0: 1 for both. The
+ * coefficient orders over a symmetric base of order 2 are the same 4 and 3. */
+static void test_linear_order_not_palindrome(void **state)
+{
+    (void)state;
+    const double p = suzuki()[0], q = suzuki()[2];
+    const double palindrome[] = {p, p, q, p, p}, rearranged[] = {p, p, p, p, q};
+    double k = 0;
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
+            k += 0.5 * (pow(rearranged[i], 3) * rearranged[j] -
+                        rearranged[i] * pow(rearranged[j], 3));
+    assert_true(fabs(k - 2 * p * q * (p * p - q * q)) < 1e-15 && fabs(k) > 0.1);
+    const osc_method *verlet = builtin("verlet");
+    assert_int_equal(osc_composition_linear_order(verlet, palindrome, 5, false, false), 4);
+    assert_int_equal(osc_composition_linear_order(verlet, rearranged, 5, false, false), 3);
+    assert_int_equal(osc_composition_linear_order(verlet, palindrome, 5, false, true), 1);
+    assert_int_equal(osc_composition_linear_order(verlet, rearranged, 5, false, true), 1);
+    assert_int_equal(osc_composition_coefficient_order(palindrome, 5, false, 2, true), 4);
+    assert_int_equal(osc_composition_coefficient_order(rearranged, 5, false, 2, true), 3);
+}
+
 /* A composition of Runge-Kutta steps is a Runge-Kutta method: substep k's stages read the
  * earlier substeps' stages with their weights w_m b_j and their own with w_k a_ij, and b is
  * w_k b_j. Its linear order from the stability polynomial (tableau.c, exact in the
@@ -879,6 +910,7 @@ int main(void)
         cmocka_unit_test(test_coefficient_order_not_palindrome),
         cmocka_unit_test(test_coefficient_order_perturbed),
         cmocka_unit_test(test_linear_order_known),
+        cmocka_unit_test(test_linear_order_not_palindrome),
         cmocka_unit_test(test_linear_order_matches_tableau),
         cmocka_unit_test(test_composed_kernels_are_the_base_bits),
         cmocka_unit_test(test_composed_kernels_exist),
