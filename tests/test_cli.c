@@ -10,6 +10,7 @@
  * created there; stdout and stderr are captured into files of a separate directory. */
 #define _XOPEN_SOURCE 700 /* POSIX 2008 and the pseudo-terminal calls */
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -3238,6 +3239,24 @@ static herr_t check_root_member(hid_t root, const char *name, const H5L_info_t *
     return 0;
 }
 
+/* A text naming the fit's interval ("N% t-interval") names the confidence lib/convergence.c
+ * fits with: N parsed back equals 100 * OSC_FIT_CONFIDENCE (to rounding of the product). */
+static void assert_interval_percent(const char *what, const char *text)
+{
+    if (!text)
+        fail_msg("%s: missing", what);
+    const char *pct = strstr(text, "% t-interval");
+    if (!pct)
+        fail_msg("%s names no \"%% t-interval\": %s", what, text);
+    const char *num = pct;
+    while (num > text && (isdigit((unsigned char)num[-1]) || num[-1] == '.'))
+        num--;
+    double says = num < pct ? strtod(num, NULL) : NAN;
+    if (!(fabs(says - 100 * OSC_FIT_CONFIDENCE) <= 1e-12 * 100))
+        fail_msg("%s says %g%%, the fit's confidence is %g%%: %s", what, says,
+                 100 * OSC_FIT_CONFIDENCE, text);
+}
+
 /* Every column of every table carries CF units and long_name (scales too); trace columns have
  * t as their coordinate; the root holds only groups, the bool enum type now in /types, and the
  * bool columns' type is still that committed enum. */
@@ -3298,7 +3317,18 @@ static void test_cf_attributes(void **state)
             fail_msg("/convergence verdict attribute lacks \"%s\": %s", says[i], rule);
     assert_null(strstr(rule, "declared outside"));
     free(rule);
+    char *interval = dataset_attr(g, "interval");
+    assert_interval_percent("/convergence interval attribute", interval);
+    free(interval);
     H5Gclose(g);
+    static const char *const ends[] = {"/convergence/order_low", "/convergence/order_high"};
+    for (size_t i = 0; i < 2; i++) {
+        d = H5Dopen2(h, ends[i], H5P_DEFAULT);
+        char *long_name = dataset_attr(d, "long_name");
+        assert_interval_percent(ends[i], long_name);
+        free(long_name);
+        H5Dclose(d);
+    }
     H5Fclose(h);
 }
 

@@ -11,6 +11,11 @@
 #include "diag.h" /* test_pause */
 #include "version.h"
 
+/* "95% t-interval", from the fit's confidence (analysis.h), for the texts that name it */
+#define STRINGIZE_(x) #x
+#define STRINGIZE(x) STRINGIZE_(x)
+#define FIT_INTERVAL STRINGIZE(OSC_FIT_CONFIDENCE_PERCENT) "% t-interval"
+
 /* A table whose columns all went in, or NULL (and the table freed) if any failed. */
 static h5_table *complete_or_null(h5_table *t, int rc)
 {
@@ -90,7 +95,7 @@ static h5_table *convergence_table(const convergence_rows *c)
     rc |= h5_table_i64(t, "coefficient_order", c->coefficient_order);
     rc |= h5_table_i64(t, "linear_order", c->linear_order);
     rc |= h5_table_str(t, "order_note", c->order_note);
-    rc |= h5_table_attr_str(t, "interval", "order_low..order_high: 95% t-interval of the "
+    rc |= h5_table_attr_str(t, "interval", "order_low..order_high: " FIT_INTERVAL " of the "
                                            "least-squares slope over the fitted points");
     char rule[640];
     rc |= h5_table_attr_str(t, "verdict", verdict_rule(rule, sizeof rule));
@@ -266,8 +271,8 @@ static const h5_column_doc column_docs[] = {
      NULL},
     {"declared_order", "1", "order of convergence the method declares at this drag", NULL},
     {"measured_order", "1", "least-squares slope of log(max_error) against log(dt)", NULL},
-    {"order_low", "1", "lower end of the measured order's 95% t-interval", NULL},
-    {"order_high", "1", "upper end of the measured order's 95% t-interval", NULL},
+    {"order_low", "1", "lower end of the measured order's " FIT_INTERVAL, NULL},
+    {"order_high", "1", "upper end of the measured order's " FIT_INTERVAL, NULL},
     {"std_error", "1", "standard error of the measured order", NULL},
     {"fit_points", "1", "dt values fitted", NULL},
     {"dt_points", "1", "dt values of the group", NULL},
