@@ -2848,16 +2848,19 @@ static double median_of(double *v, size_t n)
     return n ? (v[(n - 1) / 2] + v[n / 2]) / 2 : NAN;
 }
 
-/* /work_precision read back from the file against /points read back: per (method, dt), the
- * stable lanes' count, median and worst max_error, the same over the lanes stable for both
- * methods, the steps (t_end / dt) and force evaluations (euler 1, rk4 4 per step). Config:
- * summary_config below, whose euler loses lanes that rk4 keeps. */
-static void check_work_precision(hid_t h, size_t lanes)
+/* /work_precision read back from the file against /points' max_error and stable (err, stable,
+ * read back by the caller): per (method, dt), the stable lanes' count, median and worst
+ * max_error, the same over the lanes stable for both methods, the steps (t_end / dt) and force
+ * evaluations (euler 1, rk4 4 per step). ns_per_osc_step is a timing, so only its sanity is
+ * checked (finite, positive, one value per method: the probe runs once per method); ns_per_lane
+ * is defined from it as ns_per_osc_step x steps x dim, dim 1 here: that product of the columns
+ * read back, exact (steps < 2^53, one rounding either way). Config: summary_config below, whose
+ * euler loses lanes that rk4 keeps. */
+static void check_work_precision(hid_t h, size_t lanes, const double *err, const bool *stable)
 {
-    size_t rows = table_rows(h, "/points"), wrows = table_rows(h, "/work_precision");
+    size_t wrows = table_rows(h, "/work_precision");
     assert_int_equal(wrows, 4);
-    double *err = read_f64(h, "/points/max_error", rows);
-    bool *stable = read_bool(h, "/points/stable", rows);
+    assert_int_equal(attr_i64(h, "dim"), 1);
     char **wm = read_str(h, "/work_precision/method", wrows);
     double *wdt = read_f64(h, "/work_precision/dt", wrows);
     double *median = read_f64(h, "/work_precision/median_error", wrows);
@@ -2868,6 +2871,9 @@ static void check_work_precision(hid_t h, size_t lanes)
     int64_t *ncommon = read_i64(h, "/work_precision/common_points", wrows);
     int64_t *steps = read_i64(h, "/work_precision/steps", wrows);
     int64_t *evals = read_i64(h, "/work_precision/force_evals", wrows);
+    double *ns_step = read_f64(h, "/work_precision/ns_per_osc_step", wrows);
+    double *ns_lane = read_f64(h, "/work_precision/ns_per_lane", wrows);
+    double method_ns[2] = {NAN, NAN};
     static const char *const methods[2] = {"euler", "rk4"};
     static const double dts[2] = {0.05, 1.0 / 60};
     double all[64], common[64];
@@ -2900,8 +2906,17 @@ static void check_work_precision(hid_t h, size_t lanes)
                      median_of(all, na), top, median_of(common, nc), top_c);
         assert_int_equal(steps[w], d ? 240 : 80); /* t_end 4 */
         assert_int_equal(evals[w], steps[w] * (m ? 4 : 1));
+        if (!(ns_step[w] > 0 && isfinite(ns_step[w])) ||
+            !(isnan(method_ns[m]) || ns_step[w] == method_ns[m]))
+            fail_msg("%s dt %g: ns_per_osc_step %g (the method's other row: %g)", wm[w], wdt[w],
+                     ns_step[w], method_ns[m]);
+        method_ns[m] = ns_step[w];
+        if (!(ns_lane[w] == ns_step[w] * (double)steps[w]))
+            fail_msg("%s dt %g: ns_per_lane %.17g, ns_per_osc_step %.17g x %lld steps = %.17g",
+                     wm[w], wdt[w], ns_lane[w], ns_step[w], (long long)steps[w],
+                     ns_step[w] * (double)steps[w]);
     }
-    free(err), free(stable), free_strs(wm), free(wdt), free(median), free(worst);
+    free(ns_step), free(ns_lane), free_strs(wm), free(wdt), free(median), free(worst);
     free(median_c), free(worst_c), free(nstable), free(ncommon), free(steps), free(evals);
 }
 
@@ -2931,9 +2946,9 @@ static void test_summary_command(void **state)
     hid_t h = open_h5(f->dir, "results/sm.h5");
     size_t rows = table_rows(h, "/points"), lanes = 18;
     assert_int_equal(rows, 2 * 2 * lanes);
-    check_work_precision(h, lanes);
     double *err = read_f64(h, "/points/max_error", rows);
     bool *stable = read_bool(h, "/points/stable", rows);
+    check_work_precision(h, lanes, err, stable);
     H5Fclose(h);
     char *save = NULL, *line = strtok_r(p.out, "\n", &save);
     assert_string_equal(line, "dt,rate_hz,method,lanes,stable,stable_share,common_lanes,"
