@@ -979,6 +979,66 @@ static void test_end_to_end_dim2_output(void **state)
     H5Fclose(h);
 }
 
+/* A 1-D trace's x_exact is the closed-form motion, here written out independently of
+ * lib/exact.c: omega0 = 2 (k 4, m 1), x0 1, v0 0.5, no gravity; row 0 undamped,
+ * x = x0 cos(w t) + v0 / w sin(w t); row 1 drag 0.4 (zeta 0.1), x = e^(-zeta w t) (x0 cos(wd t)
+ * + (v0 + zeta w x0) / wd sin(wd t)), wd = w sqrt(1 - zeta^2). Tolerance: the audit's exact
+ * state is within (16 R + 8 + w t) eps S of the closed form in the energy norm (audit.h, R =
+ * OSC_AUDIT_ANCHOR_EVERY, S <= 2 sqrt(w^2 x0^2 + v0^2)), so x within that over w; plus this
+ * formula's own rounding, a few eps S / w and the phase's eps w t: 16 + w t more. */
+static const char trace1_config[] = "name: tr1\n"
+                                    "methods: [rk4]\n"
+                                    "stiffness: 4\n"
+                                    "drag: [0, 0.4]\n"
+                                    "dt: 0.01\n"
+                                    "x0: 1\n"
+                                    "v0: 0.5\n"
+                                    "t_end: 10\n"
+                                    "trace: {every: 5, points: [0, 1]}\n";
+
+static double damped_x(double w, double zeta, double x0, double v0, double t)
+{
+    double wd = w * sqrt(1 - zeta * zeta);
+    return exp(-zeta * w * t) * (x0 * cos(wd * t) + (v0 + zeta * w * x0) / wd * sin(wd * t));
+}
+
+static void test_trace_dim1_x_exact(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "tr1.yaml", trace1_config);
+    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0); /* timing: not tested */
+    proc p = run_in(f->dir, "run", "tr1.yaml", "-o", "tr1.h5", "--quiet", NULL);
+    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    hid_t h = open_h5(f->dir, "tr1.h5");
+    double *drag = read_f64(h, "/points/drag", 2);
+    assert_true(drag[0] == 0 && drag[1] == 0.4);
+    const double w = 2, x0 = 1, v0 = 0.5, zetas[2] = {0, 0.1};
+    const double scale = 2 * sqrt(w * w * x0 * x0 + v0 * v0);
+    for (size_t row = 0; row < 2; row++) {
+        char path[160];
+        fmt(path, sizeof path, "/traces/rk4/%zu", row);
+        size_t n = table_rows(h, path);
+        assert_int_equal(n, 1000 / 5 + 1);
+        fmt(path, sizeof path, "/traces/rk4/%zu/t", row);
+        double *t = read_f64(h, path, n);
+        fmt(path, sizeof path, "/traces/rk4/%zu/x_exact", row);
+        double *xe = read_f64(h, path, n);
+        for (size_t i = 0; i < n; i++) {
+            double want = damped_x(w, zetas[row], x0, v0, t[i]);
+            double tol = (16 * OSC_AUDIT_ANCHOR_EVERY + 8 + 16 + 2 * w * t[i]) * DBL_EPSILON *
+                         scale / w;
+            assert_close(xe[i], want, tol, "1-D trace x_exact", i);
+        }
+        assert_true(t[n - 1] == 1000 * 0.01);
+        free(t), free(xe);
+    }
+    free(drag);
+    H5Fclose(h);
+}
+
 /* ---- 3. threads 1 vs 2, and repeated runs: identical datasets -------------------------------- */
 
 static const char threads_config[] = "name: thr\n"
@@ -3847,6 +3907,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_output_directories_alike, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress_fits_terminal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trace_dim1_x_exact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_unopenable_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_output_path_too_long, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_paths_keep_the_message, setup, teardown),
