@@ -2316,6 +2316,56 @@ static void test_stability_intervals(void **state)
     proc_free(&p);
 }
 
+/* /stability_theory of a run with one stability zeta: one row per method at that zeta (no dense
+ * grid to draw), with the limits known in closed form (docs/model.md, test_stability.c): undamped
+ * verlet 2, rk4 2 sqrt(2); at zeta 0.5 (not 0, so the row's zeta is the config's),
+ * semi-implicit 2 / (sqrt(1 + zeta^2) + zeta) and Euler 2 zeta. Two methods a run: each costs a
+ * stability measurement. The theory's bisection holds
+ * them to 1e-9 (test_stability.c). The zeta given as a scalar and as a list of one. */
+static void check_single_zeta_theory(fixture *f, const char *name, const char *zeta,
+                                     const char *const *methods, const double *limits,
+                                     size_t nmethods)
+{
+    char config[512], list[128] = "", out[64];
+    for (size_t m = 0; m < nmethods; m++)
+        fmt(list + strlen(list), sizeof list - strlen(list), "%s%s", m ? ", " : "", methods[m]);
+    fmt(config, sizeof config, "name: %s\nmethods: [%s]\nstiffness: 1\ndt: [0.1]\n"
+        "steps: 10\nanalyses: [stability]\nstability: {zeta: %s}\n", name, list, zeta);
+    fmt(out, sizeof out, "%s.yaml", name);
+    write_file(f->dir, out, config);
+    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0); /* timing: not tested */
+    proc p = run_in(f->dir, "run", out, "--quiet", NULL);
+    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    if (p.code != 0)
+        fail_msg("zeta %s: exit %d: %s", zeta, p.code, p.err);
+    proc_free(&p);
+    fmt(out, sizeof out, "results/%s.h5", name);
+    hid_t h = open_h5(f->dir, out);
+    assert_int_equal(table_rows(h, "/stability_theory"), nmethods);
+    char **method = read_str(h, "/stability_theory/method", nmethods);
+    double *z = read_f64(h, "/stability_theory/zeta", nmethods);
+    double *limit = read_f64(h, "/stability_theory/limit", nmethods);
+    double want_zeta = strtod(zeta[0] == '[' ? zeta + 1 : zeta, NULL);
+    for (size_t m = 0; m < nmethods; m++)
+        if (strcmp(method[m], methods[m]) || z[m] != want_zeta ||
+            !(fabs(limit[m] - limits[m]) <= 1e-9 * limits[m] || limit[m] == limits[m]))
+            fail_msg("zeta %s row %zu: %s at zeta %g, limit %.17g; expected %s, %.17g", zeta, m,
+                     method[m], z[m], limit[m], methods[m], limits[m]);
+    free_strs(method), free(z), free(limit);
+    H5Fclose(h);
+}
+
+static void test_stability_theory_one_zeta(void **state)
+{
+    fixture *f = *state;
+    static const char *const undamped[] = {"verlet", "rk4"};
+    const double undamped_limits[] = {2, 2 * sqrt(2)};
+    check_single_zeta_theory(f, "undamped", "0", undamped, undamped_limits, 2);
+    static const char *const damped[] = {"semi-implicit", "euler"};
+    const double damped_limits[] = {2 / (sqrt(1.25) + 0.5), 2 * 0.5};
+    check_single_zeta_theory(f, "damped", "[0.5]", damped, damped_limits, 2);
+}
+
 /* A summary of many convergence fits (more than 40 rows: grouped per method and drag) must not
  * put the number of rows on the stack. 10^5 fits of one step each, with the run's stack limited
  * to 256 KiB (the rest of a run of this size needs far less: 10^4 fits pass either way). */
@@ -3908,6 +3958,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_progress_fits_terminal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trace_dim1_x_exact, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stability_theory_one_zeta, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_unopenable_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_output_path_too_long, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_paths_keep_the_message, setup, teardown),
