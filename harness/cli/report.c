@@ -407,8 +407,10 @@ static void print_convergence_rows(FILE *out, const convergence_rows *c)
     const bool masses = several_masses(c);
     fprintf(out, "%-20s %10s %8s", "method", "stiffness", "drag");
     print_mass(out, masses, "mass", 0);
-    fprintf(out, " %8s %8s %17s %6s %19s  %s\n", "declared", "measured", "95% interval",
-            "points", "dt fitted", "verdict");
+    char interval[32];
+    snprintf(interval, sizeof interval, "%d%% interval", OSC_FIT_CONFIDENCE_PERCENT);
+    fprintf(out, " %8s %8s %17s %6s %19s  %s\n", "declared", "measured", interval, "points",
+            "dt fitted", "verdict");
     for (size_t i = 0; i < c->rows; i++) {
         fprintf(out, "%-20s %10.4g %8.4g", c->method[i], c->stiffness[i], c->drag[i]);
         print_mass(out, masses, NULL, c->mass[i]);
