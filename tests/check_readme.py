@@ -61,22 +61,44 @@ def listed_options(help_text):
             for f in pair if f}
 
 
-def code_of(text):
-    """(line number, code) of a markdown text: code blocks (a line ending in \\ joined to the
-    next) and inline spans."""
-    fenced, held = False, ""
-    for n, line in enumerate(text.splitlines(), 1):
+def parts_of(text):
+    """(line number, is code, text) of a markdown text: code block lines (a line ending in \\
+    joined to the next), inline spans (which may run over a line break in their paragraph), and
+    the prose between the spans, line by line."""
+    fenced, held, paragraph = False, "", []
+    for n, line in enumerate(text.splitlines() + [""], 1):
+        if line.startswith("```") or fenced or line.startswith("    ") or held or not line.strip():
+            yield from paragraph_parts(paragraph)
+            paragraph = []
         if line.startswith("```"):
             fenced = not fenced
         elif fenced or line.startswith("    ") or held:
             first, held = first if held else n, held + " " + line.strip().rstrip("\\")
             if not line.endswith("\\"):
-                yield first, held
+                yield first, True, held
                 held = ""
+        elif line.strip():
+            paragraph.append((n, line))
+
+
+def paragraph_parts(lines):
+    """The spans (a command's name added to one that begins with a subcommand) and prose lines of
+    a paragraph's (line number, line)s."""
+    text = "\n".join(line for _, line in lines)
+    for m in re.finditer(r"`([^`]+)`|[^`\n]+", text):
+        n = lines[0][0] + text.count("\n", 0, m.start()) if lines else 0
+        span = m.group(1)
+        if span is None:
+            yield n, False, m.group(0)
         else:
-            for span in re.findall(r"`([^`]+)`", line):
-                command = re.match(r"(%s)\s" % "|".join(COMMANDS), span)
-                yield n, "oscbench " + span if command else span
+            span = span.replace("\n", " ")
+            command = re.match(r"(%s)\s" % "|".join(COMMANDS), span)
+            yield n, True, "oscbench " + span if command else span
+
+
+def code_of(text):
+    """(line number, code) of a markdown text's code blocks and inline spans."""
+    return ((n, code) for n, is_code, code in parts_of(text) if is_code)
 
 
 def given_options(text):
