@@ -4,7 +4,7 @@ the README (or a docs/*.md beside it) gives the program, the program takes.
 
     check_readme.py README.md oscbench          options of oscbench and its subcommands, config keys
     check_readme.py README.md --bench oscbench-bench
-                                                OSCBENCH_* environment variables
+                                                OSCBENCH_* environment variables, its flags
     check_readme.py README.md --scripts         options of harness/bench's helper scripts
 
 Options: every option of `oscbench [COMMAND] --help` is a word of README.md (`--threads`, `-q`),
@@ -13,7 +13,9 @@ and every option written in a command line of code (a code block, or an inline s
 --help for `oscbench run|summary|plot|methods ...`, the top-level help's `oscbench --help |
 --version | -V` otherwise. The same for ab.py and loop_alone.py (their argparse --help; an
 option they take must be named in the README's paragraphs about the script) and the peers
-(harness/bench/peers/*: positional arguments only, so no option at all).
+(harness/bench/peers/*: positional arguments only, so no option at all). And oscbench-bench: an
+option on its command lines is a --flag its --help names (its own, and Google Benchmark's list
+printed after them: --benchmark_filter=REGEX ...), or --help, -h; the README need not name them all.
 Config keys: the README's key table has a row for every key the loader knows, and no other.
 Variables: every OSCBENCH_* that `oscbench-bench --help` lists or the sources under harness/
 and lib/ read (a quoted "OSCBENCH_..." there) is named in README.md, and no other is named.
@@ -31,9 +33,11 @@ COMMANDS = ["run", "summary", "plot", "methods"]
 SCRIPTS = {"ab.py": "harness/bench/ab.py", "loop_alone.py": "harness/bench/loop_alone.py"}
 PEERS = r"run\.sh|table\.py|\w+_peer(?:\.py|\.cc)?"
 # A command and the rest of its segment (up to &&, ;, or a pipe; "| --version" is alternation).
-COMMAND_LINE = re.compile(r"(?<![\w.-])(oscbench|ab\.py|loop_alone\.py|" + PEERS +
+COMMAND_LINE = re.compile(r"(?<![\w.-])(oscbench-bench|oscbench|ab\.py|loop_alone\.py|" + PEERS +
                           r")(?![\w.-])((?:[^&;|]|\|(?=\s*-))*)")
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
+LONG_OPTION = re.compile(r"(?<![\w-])(--[A-Za-z][\w-]*)")
+QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 VARIABLE = re.compile(r"\bOSCBENCH_[A-Z0-9_]+")
 
 
@@ -104,7 +108,7 @@ def code_of(text):
 def given_options(text):
     """(line number, program, option) for every option a command line of the text's code gives."""
     for n, code in code_of(text):
-        for m in COMMAND_LINE.finditer(code):
+        for m in COMMAND_LINE.finditer(QUOTED.sub("''", code)):
             program, rest = m.group(1), m.group(2).split(" -- ")[0]
             if re.fullmatch(PEERS, program):
                 program = "peers"
@@ -121,6 +125,12 @@ def oscbench_options(exe):
     taken["oscbench"] = {o for _, p, o in given_options("```\n" + help_of([exe]) + "```")
                          if p == "oscbench"}
     return taken
+
+
+def bench_flags(bench):
+    """oscbench-bench's flags: every --flag its --help names (its own, and Google Benchmark's list
+    it prints after them), and --help, -h (its main reads them)."""
+    return set(LONG_OPTION.findall(help_of([bench]))) | {"--help", "-h"}
 
 
 def script_options():
@@ -160,14 +170,26 @@ def variables_read():
     return names
 
 
+PARAGRAPH = re.compile(r".*\S.*(?:\n.*\S.*)*")
+
+
+def scripts_by_line(text):
+    """{line number: the scripts its paragraph is about}: a paragraph naming scripts is about them,
+    one naming none about what the paragraph before is about, up to a heading."""
+    about, scripts = {}, ()
+    for m in PARAGRAPH.finditer(text):
+        named = tuple(s for s in SCRIPTS if s in m.group(0))
+        scripts = named or (() if m.group(0).startswith("#") else scripts)
+        first = text.count("\n", 0, m.start()) + 1
+        about.update((n, scripts) for n in range(first, first + m.group(0).count("\n") + 1))
+    return about
+
+
 def text_about(text, script):
     """The paragraphs from one that names the script to a heading or one naming another script."""
-    about, current = [], False
-    for block in re.split(r"\n\s*\n", text):
-        named = [s for s in SCRIPTS if s in block]
-        current = script in named if named else current and not block.startswith("#")
-        about += [block] if current else []
-    return "\n\n".join(about)
+    about = scripts_by_line(text)
+    return "\n".join(line for n, line in enumerate(text.splitlines(), 1)
+                     if script in about.get(n, ()))
 
 
 def variable_mismatches(bench, readme, texts):
@@ -182,10 +204,14 @@ def option_mismatches(taken, about, texts):
     """taken: {program: its options}; about(program): the README text that must name them."""
     undocumented = [f"{program} --help: option {o}" for program, options in sorted(taken.items())
                     for o in sorted(options) if not word_in(about(program), o)]
-    unknown = [f"{where}:{n}: {program} takes no option {option}" for where, text in texts
-               for n, program, option in sorted(set(given_options(text)))
-               if program in taken and option not in taken[program]]
-    return undocumented, unknown
+    return undocumented, unknown_options(taken, texts)
+
+
+def unknown_options(taken, texts):
+    """An option a command line of the texts gives that its program (if in taken) does not take."""
+    return [f"{where}:{n}: {program} takes no option {option}" for where, text in texts
+            for n, program, option in sorted(set(given_options(text)))
+            if program in taken and option not in taken[program]]
 
 
 def key_mismatches(exe, readme):
@@ -199,7 +225,8 @@ def mismatches(mode, arg, texts):
     """Lines "not documented: ..." and "documented, not in the program: ..."."""
     readme = texts[0][1]
     if mode == "bench":
-        return variable_mismatches(arg, readme, texts)
+        undocumented, unknown = variable_mismatches(arg, readme, texts)
+        return undocumented, unknown + unknown_options({"oscbench-bench": bench_flags(arg)}, texts)
     if mode == "scripts":
         return option_mismatches(script_options(), lambda s: text_about(readme, s), texts)
     undocumented, unknown = option_mismatches(oscbench_options(arg), lambda _: readme, texts)

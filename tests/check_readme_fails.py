@@ -18,12 +18,13 @@ APPENDED = """
     oscbench summary r.h5 -q
     python3 harness/bench/ab.py --no-such A B
     harness/bench/peers/run.sh -x build
+    OMP_NUM_THREADS=1 build/oscbench-bench --benchmark_filtr='^(a|b)$' --benchmark_repetiton 3
 """
 DOCS = """`oscbench --threads 2`, `summary --quiet`, and
 
     build/oscbench plot r.h5 --format csv
 """
-# In the expected lines, {0}-{3} are the line numbers of APPENDED's four lines.
+# In the expected lines, {0}-{4} are the line numbers of APPENDED's five lines.
 UNKNOWN = "check_readme: documented, not in the program: "
 UNDOCUMENTED = "check_readme: {readme}: not documented: "
 EXPECTED = {
@@ -38,6 +39,8 @@ EXPECTED = {
                   UNKNOWN + "README.md:{3}: peers takes no option -x",
                   UNDOCUMENTED + "ab.py --help: option --rounds"],
     "--bench": [UNKNOWN + "README.md: environment variable OSCBENCH_PLOT_SCRIP",
+                UNKNOWN + "README.md:{4}: oscbench-bench takes no option --benchmark_filtr",
+                UNKNOWN + "README.md:{4}: oscbench-bench takes no option --benchmark_repetiton",
                 UNDOCUMENTED + "environment variable OSCBENCH_PLOT_SCRIPT"],
 }
 
