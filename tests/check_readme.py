@@ -16,6 +16,11 @@ option they take must be named in the README's paragraphs about the script) and 
 (harness/bench/peers/*: positional arguments only, so no option at all). And oscbench-bench: an
 option on its command lines is a --flag its --help names (its own, and Google Benchmark's list
 printed after them: --benchmark_filter=REGEX ...), or --help, -h; the README need not name them all.
+Loose options: a --option written without its command (in prose, "pass --resume"; or in code
+whose segment, cut at &&, ; and |, begins with an option, `--threads N`) is a --benchmark_ flag
+of oscbench-bench's, an option of the script(s) its paragraph is about (as above), or else an
+option of some oscbench command. An option after another tool's name (`meson test --benchmark`,
+`mpirun --bind-to none`) is that tool's and not checked: name the tool to write one.
 Config keys: the README's key table has a row for every key the loader knows, and no other.
 Variables: every OSCBENCH_* that `oscbench-bench --help` lists or the sources under harness/
 and lib/ read (a quoted "OSCBENCH_..." there) is named in README.md, and no other is named.
@@ -38,6 +43,7 @@ COMMAND_LINE = re.compile(r"(?<![\w.-])(oscbench-bench|oscbench|ab\.py|loop_alon
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 LONG_OPTION = re.compile(r"(?<![\w-])(--[A-Za-z][\w-]*)")
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+ANY_COMMAND = "oscbench (any command)"
 VARIABLE = re.compile(r"\bOSCBENCH_[A-Z0-9_]+")
 
 
@@ -117,6 +123,34 @@ def given_options(text):
                 program = "oscbench " + (words[0] if words and words[0] in COMMANDS else "")
             for option in OPTION.findall(rest):
                 yield n, program.strip(), option
+
+
+def loose_tokens(text):
+    """(line number, --option) for every --option written without its command: in prose, or in
+    code where its segment (cut at &&, ;, |) begins with an option, not a command's name."""
+    for n, is_code, part in parts_of(text):
+        segments = re.split(r"&&|;|\|", QUOTED.sub("''", part)) if is_code else ["-" + part]
+        for segment in segments:
+            if segment.lstrip().startswith("-"):
+                yield from ((n, option) for option in LONG_OPTION.findall(segment))
+
+
+def loose_options(text):
+    """(line number, owners, option) of loose_tokens: the owner of a --benchmark_ flag is
+    oscbench-bench, of another option the scripts its paragraph is about, else oscbench."""
+    about = scripts_by_line(text)
+    for n, option in loose_tokens(text):
+        if option.startswith("--benchmark_"):
+            yield n, ("oscbench-bench",), option
+        else:
+            yield n, about.get(n) or (ANY_COMMAND,), option
+
+
+def loose_mismatches(taken, texts):
+    """A loose option none of its owners (if all in taken) takes."""
+    return [f"{where}:{n}: {' or '.join(owners)} takes no option {option}"
+            for where, text in texts for n, owners, option in sorted(set(loose_options(text)))
+            if set(owners) <= taken.keys() and not any(option in taken[o] for o in owners)]
 
 
 def oscbench_options(exe):
@@ -221,17 +255,34 @@ def key_mismatches(exe, readme):
              for k in sorted(rows - keys)])
 
 
+def bench_mismatches(bench, readme, texts):
+    undocumented, unknown = variable_mismatches(bench, readme, texts)
+    taken = {"oscbench-bench": bench_flags(bench)}
+    return undocumented, unknown + unknown_options(taken, texts) + loose_mismatches(taken, texts)
+
+
+def scripts_mismatches(readme, texts):
+    taken = script_options()
+    undocumented, unknown = option_mismatches(taken, lambda s: text_about(readme, s), texts)
+    return undocumented, unknown + loose_mismatches(taken, texts)
+
+
+def oscbench_mismatches(exe, readme, texts):
+    taken = oscbench_options(exe)
+    undocumented, unknown = option_mismatches(taken, lambda _: readme, texts)
+    keys_undocumented, keys_unknown = key_mismatches(exe, readme)
+    loose = loose_mismatches({ANY_COMMAND: set().union(*taken.values())}, texts)
+    return undocumented + keys_undocumented, unknown + keys_unknown + loose
+
+
 def mismatches(mode, arg, texts):
     """Lines "not documented: ..." and "documented, not in the program: ..."."""
     readme = texts[0][1]
     if mode == "bench":
-        undocumented, unknown = variable_mismatches(arg, readme, texts)
-        return undocumented, unknown + unknown_options({"oscbench-bench": bench_flags(arg)}, texts)
+        return bench_mismatches(arg, readme, texts)
     if mode == "scripts":
-        return option_mismatches(script_options(), lambda s: text_about(readme, s), texts)
-    undocumented, unknown = option_mismatches(oscbench_options(arg), lambda _: readme, texts)
-    more_undocumented, more_unknown = key_mismatches(arg, readme)
-    return undocumented + more_undocumented, unknown + more_unknown
+        return scripts_mismatches(readme, texts)
+    return oscbench_mismatches(arg, readme, texts)
 
 
 def main(argv):

@@ -23,6 +23,11 @@ APPENDED = """
 DOCS = """`oscbench --threads 2`, `summary --quiet`, and
 
     build/oscbench plot r.h5 --format csv
+
+Pass --resum to go on, or `--threds N`; Google Benchmark writes JSON with
+`--benchmark_out=r.json --benchmark_out_fromat=json`.
+
+ab.py repeats with `--round N`.
 """
 # In the expected lines, {0}-{4} are the line numbers of APPENDED's five lines.
 UNKNOWN = "check_readme: documented, not in the program: "
@@ -33,14 +38,18 @@ EXPECTED = {
                  UNKNOWN + "x.md:1: oscbench takes no option --threads",
                  UNKNOWN + "x.md:1: oscbench summary takes no option --quiet",
                  UNKNOWN + "x.md:3: oscbench plot takes no option --format",
+                 UNKNOWN + "x.md:5: oscbench (any command) takes no option --resum",
+                 UNKNOWN + "x.md:5: oscbench (any command) takes no option --threds",
                  UNKNOWN + "README's key table: config key gravitee: the loader does not know it",
                  UNDOCUMENTED + "config key gravity: no row in the key table"],
     "--scripts": [UNKNOWN + "README.md:{2}: ab.py takes no option --no-such",
                   UNKNOWN + "README.md:{3}: peers takes no option -x",
+                  UNKNOWN + "x.md:8: ab.py takes no option --round",
                   UNDOCUMENTED + "ab.py --help: option --rounds"],
     "--bench": [UNKNOWN + "README.md: environment variable OSCBENCH_PLOT_SCRIP",
                 UNKNOWN + "README.md:{4}: oscbench-bench takes no option --benchmark_filtr",
                 UNKNOWN + "README.md:{4}: oscbench-bench takes no option --benchmark_repetiton",
+                UNKNOWN + "x.md:6: oscbench-bench takes no option --benchmark_out_fromat",
                 UNDOCUMENTED + "environment variable OSCBENCH_PLOT_SCRIPT"],
 }
 
