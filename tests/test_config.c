@@ -1112,6 +1112,64 @@ static void euler_definitions(char *text, size_t size, int count)
     }
 }
 
+/* A definition's shape mistakes (line 5 of base + "methods:" + the definition): one line at the
+ * entry or list that is wrong ("at" marks it in the definition; NULL: the definition's '{'),
+ * naming methods[0].KEY and saying what was expected. The column is found here from the text. */
+static const struct {
+    const char *def, *at, *key, *says;
+} shape_cases[] = {
+    {"{name: m, family: rk, order: 1, b: [1]}", NULL, "a",
+     "missing: a matrix, a list of rows (one per stage)"},
+    {"{name: m, family: rk, order: 1, a: 0, b: [1]}", "0, b", "a",
+     "expected a list of rows (one per stage)"},
+    {"{name: m, family: rk, order: 1, a: [], b: [1]}", "[], b", "a",
+     "expected a list of rows (one per stage)"},
+    {"{name: m, family: rk, order: 1, a: [[0],[0],[0],[0],[0],[0],[0],[0],[0]], b: [1]}",
+     "[[0]", "a", "9 stages, at most 8"},
+    {"{name: m, family: rk, order: 1, a: [[0, 0]], b: [1]}", "[0, 0]", "a",
+     "row 1 has 2 entries, more than the 1 stages"},
+    {"{name: m, family: rk, order: 1, a: [[0]]}", NULL, "b", "missing: the weights, a list of 1"},
+    {"{name: m, family: rk, order: 1, a: [[0]], b: 1}", "1}", "b",
+     "expected a list of coefficients, not a single value"},
+    {"{name: m, family: rk, order: 1, a: [[0]], b: {w: 1}}", "{w", "b",
+     "expected a list of coefficients, not a mapping"},
+    {"{name: m, family: rk, order: 1, a: [[0]], b: [1, 0, 0, 0, 0, 0, 0, 0, 0]}", "[1, 0", "b",
+     "9 entries, more than the 8 allowed here"},
+    {"{name: m, family: rk, order: 1, a: [[0]], b: [[1]]}", "[1]]", "b",
+     "expected a number, not a list"},
+    {"{name: m, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5], c: [0]}", "[0]}", "c",
+     "1 nodes for 2 stages (a has 2 rows)"},
+    {"{name: m, family: rkn, order: 2, abar: [[0], [0.5]], a: [[0], [1]], bbar: [0.5, 0],"
+     " b: [1]}", "[1]}", "b", "1 entries for 2 stages (abar has 2 rows)"},
+    {"{name: m, family: rkn, order: 2, abar: [[0], [0.5]], a: [[0], [1, 2]], bbar: [0.5, 0],"
+     " b: [0.5, 0.5]}", "2]]", "a",
+     "abar or a is not strictly lower triangular (not explicit): row 2, entry 2"},
+    {"{name: m, family: composition, order: 2, weights: [1]}", NULL, "base",
+     "missing: the built-in method to compose"},
+    {"{name: m, family: composition, order: 2, base: [verlet], weights: [1]}", "[verlet]", "base",
+     "expected a method name (valid: "},
+};
+
+static void definition_shape_errors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof shape_cases / sizeof shape_cases[0]; i++) {
+        const char *def = shape_cases[i].def, *at = shape_cases[i].at;
+        const char *mark = at ? strstr(def, at) : def;
+        assert_non_null(mark);
+        char text[512], where[160];
+        snprintf(text, sizeof text, "%smethods:\n  - %s\n", base, def);
+        snprintf(where, sizeof where, ":5:%d: methods[0].%s: %s", (int)(mark - def) + 5,
+                 shape_cases[i].key, shape_cases[i].says);
+        expect_error(text, where);
+    }
+    /* a list entry or a choice that is not a plain value */
+    expect_error_extra("methods: [[rk4]]\n",
+                       ":4:11: methods: expected a method name, not a list (valid: ");
+    expect_error_extra("precision: [double]\n",
+                       ":4:12: precision: expected precision, not a list (valid: double, float)");
+}
+
 /* A composition's orders with and without drag follow its base's: Yoshida's triple jump over
  * verlet (order 2 and symmetric undamped; order 1, not symmetric, with drag): 4 and 1; over
  * verlet-implicit-drag (symmetric order 2 both ways): 4 and 4; over rk4 (order 4, not symmetric:
@@ -1400,6 +1458,7 @@ int main(void)
         cmocka_unit_test(includes_are_regular_files),
         cmocka_unit_test(include_provenance_is_whole_and_counted),
         cmocka_unit_test(long_paths_keep_the_location),
+        cmocka_unit_test(definition_shape_errors),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
