@@ -3104,6 +3104,97 @@ static void test_summary_command(void **state)
     proc_free(&p);
 }
 
+/* `oscbench summary R.h5` in its default text form: the heading line with the point count, then
+ * per dt one row per method whose worst error (over the lanes stable for every method; all are
+ * here) is the largest max_error of that method's rows at that dt read back from /points. */
+static void test_summary_text(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "st.yaml", "name: st\nmethods: [euler, rk4]\nstiffness: [1, 4]\n"
+                                  "dt: [0.1, 0.05]\nsteps: 10\n");
+    proc p = run_in(f->dir, "run", "st.yaml", "-q", NULL);
+    if (p.code != 0)
+        fail_msg("run: exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    hid_t h = open_h5(f->dir, "results/st.h5");
+    const size_t rows = table_rows(h, "/points"), lanes = 2;
+    assert_int_equal(rows, 8);
+    double *err = read_f64(h, "/points/max_error", rows);
+    bool *stable = read_bool(h, "/points/stable", rows);
+    H5Fclose(h);
+    p = run_in(f->dir, "summary", "results/st.h5", NULL);
+    assert_int_equal(p.code, 0);
+    assert_string_equal(p.err, "");
+    assert_true(starts_with(p.out, "oscbench summary of results/st.h5: 8 points\n"));
+    const char *methods[] = {"euler", "rk4"}, *dts[] = {"dt = 0.1 (10 Hz)", "dt = 0.05 (20 Hz)"};
+    for (size_t d = 0; d < 2; d++) {
+        const char *block = strstr(p.out, dts[d]);
+        if (!block)
+            fail_msg("no '%s' in:\n%s", dts[d], p.out);
+        for (size_t m = 0; m < 2; m++) {
+            double worst = -1;
+            for (size_t j = 0; j < lanes; j++) {
+                size_t r = (m * 2 + d) * lanes + j; /* rows: method, then dt, then lane */
+                assert_true(stable[r]);
+                worst = fmax(worst, err[r]);
+            }
+            char name[32], share[16], count[16], got[32], want[32], head[40];
+            fmt(want, sizeof want, "%.3e", worst);
+            fmt(head, sizeof head, "\n  %s ", methods[m]);
+            const char *line = strstr(block, head);
+            if (!line || sscanf(line, " %31s %15s %15s %31s", name, share, count, got) != 4 ||
+                strcmp(share, "100.0%") || strcmp(count, "2/2") || strcmp(got, want))
+                fail_msg("expected '%s 100.0%% 2/2 %s' under '%s' in:\n%s", methods[m], want,
+                         dts[d], p.out);
+        }
+    }
+    free(err), free(stable);
+    proc_free(&p);
+}
+
+/* A results file whose /points lacks a column, or holds a non-column under its name: exit 2, one
+ * line naming the file, the dataset and what is wrong. An unknown short option in a bundle:
+ * exit 2, one line naming the letter (argv's '-qx' would not say which). */
+static void test_summary_damaged_points(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", "r.h5", NULL);
+    assert_int_equal(p.code, 0);
+    proc_free(&p);
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/r.h5", f->dir);
+    hid_t h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(h >= 0);
+    assert_true(H5Ldelete(h, "/points/max_error", H5P_DEFAULT) >= 0);
+    assert_true(H5Ldelete(h, "/points/dt", H5P_DEFAULT) >= 0);
+    hsize_t dims[2] = {1, 1};
+    hid_t space = H5Screate_simple(2, dims, NULL);
+    hid_t d = H5Dcreate2(h, "/points/dt", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
+    assert_true(d >= 0);
+    H5Dclose(d), H5Sclose(space), H5Fclose(h);
+    p = run_in(f->dir, "summary", "r.h5", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: not a column of /points\n");
+    assert_string_equal(p.out, "");
+    proc_free(&p);
+    h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(h >= 0);
+    assert_true(H5Ldelete(h, "/points/dt", H5P_DEFAULT) >= 0);
+    H5Fclose(h);
+    p = run_in(f->dir, "summary", "r.h5", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: missing\n");
+    proc_free(&p);
+    p = run_in(f->dir, "run", "-qx", "ok.yaml", NULL); /* the bad letter, not the bundle */
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench run: unknown option '-x' (see oscbench run --help)\n");
+    assert_string_equal(p.out, "");
+    assert_false(exists(f->dir, "results"));
+    proc_free(&p);
+}
+
 /* A results file summary cannot open is bad input, named with the system's reason: missing
  * (ENOENT), under a regular file (ENOTDIR), a directory (EISDIR: it used to be "cannot open as
  * an HDF5 file"), and unreadable (EACCES; root reads it anyway, so only when not root). */
@@ -3960,6 +4051,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_trace_dim1_x_exact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stability_theory_one_zeta, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_unopenable_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_damaged_points, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_output_path_too_long, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_paths_keep_the_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
