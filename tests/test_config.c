@@ -1167,7 +1167,7 @@ static void definition_shape_errors(void **state)
     expect_error_extra("methods: [[rk4]]\n",
                        ":4:11: methods: expected a method name, not a list (valid: ");
     expect_error_extra("precision: [double]\n",
-                       ":4:12: precision: expected precision, not a list (valid: double, float)");
+                       ":4:12: precision: expected one precision, not a list (valid: double, float)");
 }
 
 /* A composition's orders with and without drag follow its base's: Yoshida's triple jump over

@@ -548,7 +548,7 @@ static int one_of(const ctx *c, const ynode *n, const char *key, const char *wha
         snprintf(valid + used, sizeof valid - used, "%s%s", i ? ", " : "", names[i]);
     }
     if (n->kind != YN_SCALAR)
-        return fail_node(c, n, key, "expected %s, not %s (valid: %s)", what, kind_name(n->kind),
+        return fail_node(c, n, key, "expected one %s, not %s (valid: %s)", what, kind_name(n->kind),
                          valid);
     return fail_node(c, n, key, "unknown %s '%s' (valid: %s)", what, shown(n, buf), valid);
 }
