@@ -9,17 +9,10 @@
 #define OSC_SELF "stab_band.c"
 #define OSC_NSTATE 2
 #include "method_template.h"
+#include "stab_method.h"
 
-const osc_method osc_test_method_band = {
-    .name = "test-band",
-    .summary = "test only: stable on (0, 0.3] and [0.31, inf)",
-    .order = 1,
-    .order_damped = 1,
-    .force_evals = 1,
-    .fma_per_step = 3,
-    .symplectic = false,
-    OSC_KERNELS,
-};
+STAB_TEST_METHOD(osc_test_method_band, "test-band",
+                 "test only: stable on (0, 0.3] and [0.31, inf)");
 #else
 
 static inline real F(map_factor)(real h, real zeta)

@@ -11,17 +11,10 @@
 #define OSC_SELF "stab_blip.c"
 #define OSC_NSTATE 2
 #include "method_template.h"
+#include "stab_method.h"
 
-const osc_method osc_test_method_blip = {
-    .name = "test-blip",
-    .summary = "test only: contracting, with two resolved unstable probe points near 2e-5",
-    .order = 1,
-    .order_damped = 1,
-    .force_evals = 1,
-    .fma_per_step = 3,
-    .symplectic = false,
-    OSC_KERNELS,
-};
+STAB_TEST_METHOD(osc_test_method_blip, "test-blip",
+                 "test only: contracting, with two resolved unstable probe points near 2e-5");
 #else
 
 static inline real F(map_factor)(real h, real zeta)

@@ -10,17 +10,10 @@
 #define OSC_SELF "stab_comb.c"
 #define OSC_NSTATE 2
 #include "method_template.h"
+#include "stab_method.h"
 
-const osc_method osc_test_method_comb = {
-    .name = "test-comb",
-    .summary = "test only: nine stable intervals between eight unstable bands",
-    .order = 1,
-    .order_damped = 1,
-    .force_evals = 1,
-    .fma_per_step = 3,
-    .symplectic = false,
-    OSC_KERNELS,
-};
+STAB_TEST_METHOD(osc_test_method_comb, "test-comb",
+                 "test only: nine stable intervals between eight unstable bands");
 #else
 
 static inline real F(map_factor)(real h, real zeta)

@@ -11,17 +11,10 @@
 #define OSC_SELF "stab_fall.c"
 #define OSC_NSTATE 2
 #include "method_template.h"
+#include "stab_method.h"
 
-const osc_method osc_test_method_fall = {
-    .name = "test-fall",
-    .summary = "test only: stable on (0, 0.3] and [0.6, inf), growth falling across the band",
-    .order = 1,
-    .order_damped = 1,
-    .force_evals = 1,
-    .fma_per_step = 3,
-    .symplectic = false,
-    OSC_KERNELS,
-};
+STAB_TEST_METHOD(osc_test_method_fall, "test-fall",
+                 "test only: stable on (0, 0.3] and [0.6, inf), growth falling across the band");
 #else
 
 static inline real F(map_factor)(real h, real zeta)

@@ -7,17 +7,10 @@
 #define OSC_SELF "stab_tangent.c"
 #define OSC_NSTATE 2
 #include "method_template.h"
+#include "stab_method.h"
 
-const osc_method osc_test_method_tangent = {
-    .name = "test-tangent",
-    .summary = "test only: stable on (0, 1], rho - 1 ~ (h - 1)^2 past it",
-    .order = 1,
-    .order_damped = 1,
-    .force_evals = 1,
-    .fma_per_step = 3,
-    .symplectic = false,
-    OSC_KERNELS,
-};
+STAB_TEST_METHOD(osc_test_method_tangent, "test-tangent",
+                 "test only: stable on (0, 1], rho - 1 ~ (h - 1)^2 past it");
 #else
 
 static inline real F(map_factor)(real h, real zeta)
