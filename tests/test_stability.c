@@ -611,6 +611,34 @@ static void test_two_intervals(void **state)
 extern const osc_method osc_test_method_band;    /* stab_band.c */
 extern const osc_method osc_test_method_tangent; /* stab_tangent.c */
 
+/* A test map stable on (0, lo] and [hi, inf), undamped, in theory: two intervals, each edge to
+ * 2e-14 (the maps' edges are linear crossings, so the bisection's 1e-14 decides; 2e-14 allows
+ * the last halving's rounding). */
+static void assert_theory_band(const osc_method *m, double lo, double hi)
+{
+    osc_stab_theory t = theory(m, 0);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_int_equal(t.nintervals, 2);
+    assert_true(t.intervals[0].lower == 0 && isinf(t.intervals[1].upper));
+    assert_near(t.intervals[0].upper, lo, 2e-14);
+    assert_near(t.intervals[1].lower, hi, 2e-14);
+    assert_near(t.limit, lo, 2e-14);
+}
+
+/* The same measured: bounded, two intervals, both edges resolved to better than 1e-3 and found
+ * within twice their resolution, the limit the first interval's end. */
+static void assert_measured_band(const osc_method *m, double lo, double hi)
+{
+    osc_stab_measured r = measured(m, OSC_DOUBLE, 0);
+    assert_int_equal(r.kind, OSC_STAB_BOUNDED);
+    assert_int_equal(r.nintervals, 2);
+    assert_true(r.intervals[0].lower == 0 && isinf(r.intervals[1].upper));
+    assert_true(r.upper_resolution[0] < 1e-3 && r.lower_resolution[1] < 1e-3);
+    assert_near(r.intervals[0].upper, lo, 2 * r.upper_resolution[0]);
+    assert_near(r.intervals[1].lower, hi, 2 * r.lower_resolution[1]);
+    assert_true(r.limit == r.intervals[0].upper);
+}
+
 /* Stable on (0, 0.3] and [0.31, inf), with an unstable band of 3.3% that a grid of 20 points
  * per decade steps over. Its edges are linear crossings (d rho / dh = 1e4 (0.31 - 0.3) = 100),
  * so round-off moves them by ~1e-19: the bisection's 1e-14 decides, and 2e-14 allows the last
@@ -618,14 +646,7 @@ extern const osc_method osc_test_method_tangent; /* stab_tangent.c */
 static void test_theory_narrow_band(void **state)
 {
     (void)state;
-    osc_stab_theory t = theory(&osc_test_method_band, 0);
-    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
-    assert_int_equal(t.nintervals, 2);
-    assert_true(t.intervals[0].lower == 0);
-    assert_near(t.intervals[0].upper, 0.3, 2e-14);
-    assert_near(t.intervals[1].lower, 0.31, 2e-14);
-    assert_true(isinf(t.intervals[1].upper));
-    assert_near(t.limit, 0.3, 2e-14);
+    assert_theory_band(&osc_test_method_band, 0.3, 0.31);
 }
 
 /* The same map measured. The lowest lanes whose norm changes are the one or two inside the band
@@ -634,14 +655,7 @@ static void test_theory_narrow_band(void **state)
 static void test_measured_narrow_band(void **state)
 {
     (void)state;
-    osc_stab_measured r = measured(&osc_test_method_band, OSC_DOUBLE, 0);
-    assert_int_equal(r.kind, OSC_STAB_BOUNDED);
-    assert_int_equal(r.nintervals, 2);
-    assert_true(r.intervals[0].lower == 0 && isinf(r.intervals[1].upper));
-    assert_true(r.upper_resolution[0] < 1e-3 && r.lower_resolution[1] < 1e-3);
-    assert_near(r.intervals[0].upper, 0.3, 2 * r.upper_resolution[0]);
-    assert_near(r.intervals[1].lower, 0.31, 2 * r.lower_resolution[1]);
-    assert_true(r.limit == r.intervals[0].upper);
+    assert_measured_band(&osc_test_method_band, 0.3, 0.31);
 }
 
 /* rho = 1 + 5e3 (h - 1)^2 past h = 1: a tangential crossing, where the local slope of log rho
@@ -710,12 +724,7 @@ static void test_theory_trend_needs_three_points(void **state)
 static void test_theory_falling_band(void **state)
 {
     (void)state;
-    osc_stab_theory t = theory(&osc_test_method_fall, 0);
-    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
-    assert_int_equal(t.nintervals, 2);
-    assert_true(t.intervals[0].lower == 0 && isinf(t.intervals[1].upper));
-    assert_near(t.intervals[0].upper, 0.3, 2e-14);
-    assert_near(t.intervals[1].lower, 0.6, 2e-14);
+    assert_theory_band(&osc_test_method_fall, 0.3, 0.6);
 }
 
 /* Measured: the lowest lanes that changed are in the band and all grew, but less the larger h
@@ -724,14 +733,7 @@ static void test_theory_falling_band(void **state)
 static void test_measured_falling_band(void **state)
 {
     (void)state;
-    osc_stab_measured r = measured(&osc_test_method_fall, OSC_DOUBLE, 0);
-    assert_int_equal(r.kind, OSC_STAB_BOUNDED);
-    assert_int_equal(r.nintervals, 2);
-    assert_true(r.intervals[0].lower == 0 && isinf(r.intervals[1].upper));
-    assert_true(r.upper_resolution[0] < 1e-3 && r.lower_resolution[1] < 1e-3);
-    assert_near(r.intervals[0].upper, 0.3, 2 * r.upper_resolution[0]);
-    assert_near(r.intervals[1].lower, 0.6, 2 * r.lower_resolution[1]);
-    assert_true(r.limit == r.intervals[0].upper);
+    assert_measured_band(&osc_test_method_fall, 0.3, 0.6);
 }
 
 /* The comb's first eight stable intervals, (0, 1] and [1.1 2^(k-1), 2^k] (k = 1 .. 7). */
