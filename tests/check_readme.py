@@ -129,9 +129,9 @@ def loose_tokens(text):
     """(line number, --option) for every --option written without its command: in prose, or in
     code where its segment (cut at &&, ;, |) begins with an option, not a command's name."""
     for n, is_code, part in parts_of(text):
-        segments = re.split(r"&&|;|\|", QUOTED.sub("''", part)) if is_code else ["-" + part]
+        segments = re.split(r"&&|;|\|", QUOTED.sub("''", part)) if is_code else [part]
         for segment in segments:
-            if segment.lstrip().startswith("-"):
+            if not is_code or segment.lstrip().startswith("-"):
                 yield from ((n, option) for option in LONG_OPTION.findall(segment))
 
 

@@ -28,6 +28,10 @@ Pass --resum to go on, or `--threds N`; Google Benchmark writes JSON with
 `--benchmark_out=r.json --benchmark_out_fromat=json`.
 
 ab.py repeats with `--round N`.
+
+# Prose
+
+--resumee at the start of a line of prose.
 """
 # In the expected lines, {0}-{4} are the line numbers of APPENDED's five lines.
 UNKNOWN = "check_readme: documented, not in the program: "
@@ -40,6 +44,7 @@ EXPECTED = {
                  UNKNOWN + "x.md:3: oscbench plot takes no option --format",
                  UNKNOWN + "x.md:5: oscbench (any command) takes no option --resum",
                  UNKNOWN + "x.md:5: oscbench (any command) takes no option --threds",
+                 UNKNOWN + "x.md:12: oscbench (any command) takes no option --resumee",
                  UNKNOWN + "README's key table: config key gravitee: the loader does not know it",
                  UNDOCUMENTED + "config key gravity: no row in the key table"],
     "--scripts": [UNKNOWN + "README.md:{2}: ab.py takes no option --no-such",
