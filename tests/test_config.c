@@ -1143,7 +1143,12 @@ static const struct {
      " b: [1]}", "[1]}", "b", "1 entries for 2 stages (abar has 2 rows)"},
     {"{name: m, family: rkn, order: 2, abar: [[0], [0.5]], a: [[0], [1, 2]], bbar: [0.5, 0],"
      " b: [0.5, 0.5]}", "2]]", "a",
-     "abar or a is not strictly lower triangular (not explicit): row 2, entry 2"},
+     "a is not strictly lower triangular (not explicit): row 2, entry 2 is 2 (a stage may read"
+     " only earlier stages)"},
+    {"{name: m, family: rkn, order: 2, abar: [[0], [0.5, 0.25]], a: [[0], [1]], bbar: [0.5, 0],"
+     " b: [0.5, 0.5]}", "0.25]]", "abar",
+     "abar is not strictly lower triangular (not explicit): row 2, entry 2 is 0.25 (a stage may"
+     " read only earlier stages)"},
     {"{name: m, family: composition, order: 2, weights: [1]}", NULL, "base",
      "missing: the built-in method to compose"},
     {"{name: m, family: composition, order: 2, base: [verlet], weights: [1]}", "[verlet]", "base",

@@ -1172,6 +1172,13 @@ static int rkn_validate(const definition *d, const osc_rkn_tableau *t, const rkn
     }
     if (e == OSC_RKN_TOO_LARGE)
         return rkn_too_large(d, t, w, n ? n : d->map, key, why);
+    if (e == OSC_RKN_NOT_EXPLICIT) { /* the library's text names both matrices; say which */
+        const double(*m)[OSC_RKN_MAX_STAGES] = w.field == OSC_RKN_FIELD_A ? t->a : t->abar;
+        return fail_node(d->c, n ? n : d->map, key,
+                         "%s is not strictly lower triangular (not explicit): row %d, entry %d is "
+                         "%g (a stage may read only earlier stages)",
+                         osc_rkn_field_name(w.field), w.row + 1, w.col + 1, m[w.row][w.col]);
+    }
     if (w.row >= 0 && w.col >= 0)
         return fail_node(d->c, n ? n : d->map, key, "%s: row %d, entry %d", why, w.row + 1,
                          w.col + 1);
