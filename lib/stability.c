@@ -175,9 +175,12 @@ static long double excess(const osc_method *m, double zeta, double h, long doubl
  * C; as rho - 1 is analytic in h, its lowest-order term dominates more and more below h_res, so
  * the sign of C holds on all of (0, h_res]: C > 0 unstable for every small h (e.g. the RK2
  * example, p = 4; explicit Euler undamped, p = 2), C < 0 contracting (any damped consistent
- * method, p = 1). Nothing resolved down to H_MIN: rho = 1 to round-off (an undamped symplectic
- * method), neutral, which is stable. A sign change of C below H_MIN is not seen: e.g. explicit
- * Euler at zeta 1e-12, whose limit 2e-12 lies below the scan, reads never. */
+ * method, p = 1). No three such points down to H_MIN: neutral (an undamped symplectic method,
+ * rho = 1 to round-off), which is stable; but that verdict covers only (0, H_MIN] (h_res =
+ * H_MIN), as the probe saw 29 points: one or two resolved points, or an unstable band between
+ * points, are no trend yet real, so the scan's grid evaluates every h from H_MIN up. A sign
+ * change of C below H_MIN is not seen: e.g. explicit Euler at zeta 1e-12, whose limit 2e-12
+ * lies below the scan, reads never. */
 #define TREND_H_TOP 0.1
 #define TREND_PER_DECADE 4
 #define TREND_FIT_MAX 9 /* two decades */
@@ -205,9 +208,9 @@ static trend small_h_trend(const osc_method *m, double zeta)
     while (k0 >= 2 && !(resolved[k0] && resolved[k0 - 1] && resolved[k0 - 2] &&
                         (es[k0] > 0) == (es[k0 - 1] > 0) && (es[k0] > 0) == (es[k0 - 2] > 0)))
         k0--;
-    trend t = {0, TREND_H_TOP, NAN, NAN};
+    trend t = {0, OSC_STAB_H_MIN, NAN, NAN}; /* neutral: the trend decides below H_MIN only */
     if (k0 < 2)
-        return t; /* neutral down to H_MIN */
+        return t;
     t.sign = es[k0] > 0 || isnan(es[k0]) ? 1 : -1;
     t.h_res = hs[k0];
     /* least squares of log|e| on log h over the same-signed resolved points from k0 up */
@@ -264,10 +267,10 @@ static void add_interval(osc_stab_interval *iv, size_t *n, bool *truncated, doub
         *truncated = true;
 }
 
-/* The scan: the trend decides (0, h_res]; a log grid of GRID_PER_DECADE points per decade over
- * [H_MIN, H_MAX] finds every change of verdict, each bisected. An unstable gap narrower than
- * the grid spacing (2.3%) between two stable points can be missed; the one known here
- * (forest-ruth at large zeta) is ~6% wide. */
+/* The scan: the trend decides (0, h_res] (h_res = H_MIN when neutral); a log grid of
+ * GRID_PER_DECADE points per decade over [H_MIN, H_MAX] finds every change of verdict, each
+ * bisected. An unstable gap narrower than the grid spacing (2.3%) between two stable points can
+ * be missed; the one known here (forest-ruth at large zeta) is ~6% wide. */
 int osc_stability_theory(const osc_method *m, double zeta, osc_stab_theory *out)
 {
     if (!m || !out || !(zeta >= 0 && isfinite(zeta)) || m->nstate < 1 ||

@@ -736,6 +736,46 @@ static void test_measured_falling_band(void **state)
     assert_measured_band(&osc_test_method_fall, 0.3, 0.6);
 }
 
+extern const osc_method osc_test_method_inner; /* stab_inner.c */
+
+/* The premise of test_theory_neutral_trend_evaluates_all, from rho directly: of the probe's 29
+ * points the inner map's rho - 1 is resolved (above 64 LDBL_EPSILON) at points 2 and 3 alone,
+ * both positive: two in a row, not a trend. */
+static void assert_inner_probe_signs(void)
+{
+    for (int k = 0; k <= 28; k++) {
+        long double e = rho_excess(&osc_test_method_inner, 0, probe_h(k));
+        bool want_unstable = k == 2 || k == 3;
+        if (want_unstable ? !(e > 64 * LDBL_EPSILON) : !(fabsl(e) <= 64 * LDBL_EPSILON))
+            fail_msg("inner: probe point %d, rho - 1 = %Lg", k, e);
+    }
+}
+
+/* A neutral trend (no three resolved points of one sign) says only that rho = 1 to round-off
+ * where the probe looked: not at the inner map's two bands, one holding two resolved probe
+ * points, one between probe points. The scan must evaluate every h above H_MIN: three stable
+ * intervals, (0, 2e-6], [2.5e-6, 0.015], [0.035, inf). The edges are linear crossings of slope
+ * 1 / lo, where round-off (7e-18) moves them by 7e-18 relative: the bisection's 1e-14 decides,
+ * 2e-14 allows its last halving. Neutral: no fit. */
+static void test_theory_neutral_trend_evaluates_all(void **state)
+{
+    (void)state;
+    assert_inner_probe_signs();
+    osc_stab_theory t = theory(&osc_test_method_inner, 0);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_int_equal(t.nintervals, 3);
+    const osc_stab_interval want[3] = {{0, 2e-6}, {2.5e-6, 0.015}, {0.035, INFINITY}};
+    assert_true(t.intervals[0].lower == 0 && isinf(t.intervals[2].upper));
+    for (int k = 0; k < 3; k++) {
+        if (k > 0)
+            assert_near(t.intervals[k].lower, want[k].lower, 2e-14);
+        if (k < 2)
+            assert_near(t.intervals[k].upper, want[k].upper, 2e-14);
+    }
+    assert_true(t.limit == t.intervals[0].upper);
+    assert_true(isnan(t.small_h_power) && isnan(t.small_h_coef));
+}
+
 /* The comb's first eight stable intervals, (0, 1] and [1.1 2^(k-1), 2^k] (k = 1 .. 7). */
 static osc_stab_interval comb_interval(size_t k)
 {
@@ -870,6 +910,7 @@ int main(void)
         cmocka_unit_test(test_theory_trend_needs_three_points),
         cmocka_unit_test(test_theory_falling_band),
         cmocka_unit_test(test_measured_falling_band),
+        cmocka_unit_test(test_theory_neutral_trend_evaluates_all),
         cmocka_unit_test(test_theory_more_intervals_than_kept),
         cmocka_unit_test(test_measured_more_intervals_than_kept),
     };
