@@ -157,7 +157,8 @@ long double osc_spectral_radius_ld(int n, const long double A[OSC_MAX_STATE][OSC
  * double the same code works with double's resolution). rho - 1 is "resolved" at h when
  * |rho - 1| exceeds OSC_STAB_ROUNDOFF * max(1, max|A_ij|)^2 / max(1, rho) (~7e-18 for the O(1)
  * matrices of small h). Below the smallest h where it is resolved, the verdict comes from the
- * trend of rho - 1 as h -> 0 (see stability.c), never from a threshold. */
+ * trend of rho - 1 as h -> 0 (see stability.c), never from a threshold; with no trend down to
+ * OSC_STAB_H_MIN (rho = 1 to round-off), every h above it is judged by the round-off test. */
 #define OSC_STAB_ROUNDOFF (64 * LDBL_EPSILON)
 #define OSC_STAB_H_MIN 1e-8 /* scan range of the theory */
 #define OSC_STAB_H_MAX 1e3
