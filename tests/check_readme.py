@@ -19,8 +19,11 @@ printed after them: --benchmark_filter=REGEX ...), or --help, -h; the README nee
 Loose options: a --option written without its command (in prose, "pass --resume"; or in code
 whose segment, cut at &&, ; and |, begins with an option, `--threads N`) is a --benchmark_ flag
 of oscbench-bench's, an option of the script(s) its paragraph is about (as above), or else an
-option of some oscbench command. An option after another tool's name (`meson test --benchmark`,
-`mpirun --bind-to none`) is that tool's and not checked: name the tool to write one.
+option of some oscbench command. A -x in prose is checked only right after its command's name
+("oscbench summary -f csv", "`plot` -o"). An option after another tool's name (`meson test
+--benchmark`, `mpirun --bind-to none`) is that tool's and not checked: name the tool to write one.
+Meson options: a -Dname[=value] anywhere in README.md or docs/ (code or prose; not an upper-case
+-DMACRO, a C macro) is declared in meson_options.txt (or meson.options) or is one of meson's own.
 Config keys: the README's key table has a row for every key the loader knows, and no other.
 Variables: every OSCBENCH_* that `oscbench-bench --help` lists or the sources under harness/
 and lib/ read (a quoted "OSCBENCH_..." there) is named in README.md, and no other is named.
@@ -42,9 +45,33 @@ COMMAND_LINE = re.compile(r"(?<![\w.-])(oscbench-bench|oscbench|ab\.py|loop_alon
                           r")(?![\w.-])((?:[^&;|]|\|(?=\s*-))*)")
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 LONG_OPTION = re.compile(r"(?<![\w-])(--[A-Za-z][\w-]*)")
+# In prose, a command's name (a subcommand's alone is oscbench's) and a -x (not a --option).
+PROSE_COMMAND = (r"(?:(oscbench-bench|ab\.py|loop_alone\.py|%s)|(?:oscbench\s+)?(%s)|(oscbench))"
+                 % (PEERS, "|".join(COMMANDS)))
+PROSE_SHORT_OPTION = re.compile(r"(?<![\w.-])" + PROSE_COMMAND + r"\s+(-[A-Za-z]\w*)(?![\w-])")
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 ANY_COMMAND = "oscbench (any command)"
 VARIABLE = re.compile(r"\bOSCBENCH_[A-Z0-9_]+")
+# -Dname or -Dname=value, a meson option; an upper-case -DNAME is a C macro (-DOSC_FORCE_ISA).
+MESON_OPTION = re.compile(r"(?<![\w-])-D([a-z][\w.:-]*)")
+# meson's own options (`meson introspect --buildoptions` of meson 1.0 and the later ones of its
+# Built-in options page); compiler options for the languages this project builds (C, C++).
+MESON_BUILTINS = {
+    "auto_features", "backend", "backend_max_links", "buildtype", "cmake_prefix_path", "debug",
+    "default_both_libraries", "default_library", "errorlogs", "force_fallback_for", "genvslite",
+    "install_umask", "layout", "optimization", "pkg_config_path", "prefer_static", "stdsplit",
+    "strip", "unity", "unity_size", "vsenv", "warning_level", "werror", "wrap_mode",
+    "prefix", "bindir", "datadir", "includedir", "infodir", "libdir", "libexecdir", "licensedir",
+    "localedir", "localstatedir", "mandir", "sbindir", "sharedstatedir", "sysconfdir",
+    "b_asneeded", "b_bitcode", "b_colorout", "b_coverage", "b_lto", "b_lto_mode", "b_lto_threads",
+    "b_lundef", "b_ndebug", "b_pch", "b_pgo", "b_pie", "b_sanitize", "b_staticpic",
+    "b_thinlto_cache", "b_thinlto_cache_dir", "b_vscrt",
+    "c_args", "c_link_args", "c_std", "c_winlibs", "c_thread_count",
+    "cpp_args", "cpp_link_args", "cpp_std", "cpp_debugstl", "cpp_eh", "cpp_rtti", "cpp_winlibs",
+    "cpp_thread_count",
+    "pkgconfig.relocatable", "python.install_env", "python.platlibdir", "python.purelibdir",
+    "python.bytecompile", "python.allow_limited_api",
+}
 
 
 def run(argv, **kw):
@@ -123,6 +150,22 @@ def given_options(text):
                 program = "oscbench " + (words[0] if words and words[0] in COMMANDS else "")
             for option in OPTION.findall(rest):
                 yield n, program.strip(), option
+
+
+def prose_short_options(text):
+    """(line number, program, option) for a -x written in prose right after its command's name:
+    "oscbench summary -f csv", or "`summary` -f" (a span that is only the name, the option first
+    in the prose after it). Elsewhere a prose "-x" is more often arithmetic (-dt, -g m/k)."""
+    name, name_line = None, None
+    for n, is_code, part in parts_of(text):
+        if not is_code:
+            joined = name + part if name and name_line == n else part
+            for m in PROSE_SHORT_OPTION.finditer(joined):
+                tool, command, top = m.group(1, 2, 3)
+                program = "oscbench " + command if command else tool or top
+                yield n, "peers" if re.fullmatch(PEERS, program) else program, m.group(4)
+        whole = is_code and re.fullmatch(PROSE_COMMAND, part.strip())
+        name, name_line = (part.strip(), n) if whole else (None, None)
 
 
 def loose_tokens(text):
@@ -244,7 +287,8 @@ def option_mismatches(taken, about, texts):
 def unknown_options(taken, texts):
     """An option a command line of the texts gives that its program (if in taken) does not take."""
     return [f"{where}:{n}: {program} takes no option {option}" for where, text in texts
-            for n, program, option in sorted(set(given_options(text)))
+            for n, program, option in sorted(set(given_options(text)) |
+                                             set(prose_short_options(text)))
             if program in taken and option not in taken[program]]
 
 
@@ -267,12 +311,33 @@ def scripts_mismatches(readme, texts):
     return undocumented, unknown + loose_mismatches(taken, texts)
 
 
+def project_meson_options():
+    """The options meson_options.txt (or meson.options) declares."""
+    names = set()
+    for name in ("meson_options.txt", "meson.options"):
+        path = os.path.join(SOURCE, name)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                names |= set(re.findall(r"\boption\(\s*'([^']+)'", f.read()))
+    return names
+
+
+def meson_option_mismatches(texts):
+    """A -Dname, anywhere in the texts (code or prose), that is no option of meson's or ours."""
+    known = MESON_BUILTINS | project_meson_options()
+    return [f"{where}:{n}: meson has no option -D{name}" for where, text in texts
+            for n, line in enumerate(text.splitlines(), 1)
+            for name in (m.rstrip(".:-") for m in MESON_OPTION.findall(line))
+            if re.sub(r"^build\.", "", name) not in known]
+
+
 def oscbench_mismatches(exe, readme, texts):
     taken = oscbench_options(exe)
     undocumented, unknown = option_mismatches(taken, lambda _: readme, texts)
     keys_undocumented, keys_unknown = key_mismatches(exe, readme)
     loose = loose_mismatches({ANY_COMMAND: set().union(*taken.values())}, texts)
-    return undocumented + keys_undocumented, unknown + keys_unknown + loose
+    meson = meson_option_mismatches(texts)
+    return undocumented + keys_undocumented, unknown + keys_unknown + loose + meson
 
 
 def mismatches(mode, arg, texts):

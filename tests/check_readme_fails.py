@@ -19,6 +19,7 @@ APPENDED = """
     python3 harness/bench/ab.py --no-such A B
     harness/bench/peers/run.sh -x build
     OMP_NUM_THREADS=1 build/oscbench-bench --benchmark_filtr='^(a|b)$' --benchmark_repetiton 3
+    meson setup b -Dmulti_version=false -Db_sanitize=address -DOSC_NOT_MESON
 """
 DOCS = """`oscbench --threads 2`, `summary --quiet`, and
 
@@ -32,8 +33,12 @@ ab.py repeats with `--round N`.
 # Prose
 
 --resumee at the start of a line of prose.
+
+Then oscbench summary -q, `plot` -c plots, and -Dbuild_type=release, not -Dbuildtype.
+
+Where ab.py -z and loop_alone.py -n.
 """
-# In the expected lines, {0}-{4} are the line numbers of APPENDED's five lines.
+# In the expected lines, {0}-{5} are the line numbers of APPENDED's six lines.
 UNKNOWN = "check_readme: documented, not in the program: "
 UNDOCUMENTED = "check_readme: {readme}: not documented: "
 EXPECTED = {
@@ -45,11 +50,17 @@ EXPECTED = {
                  UNKNOWN + "x.md:5: oscbench (any command) takes no option --resum",
                  UNKNOWN + "x.md:5: oscbench (any command) takes no option --threds",
                  UNKNOWN + "x.md:12: oscbench (any command) takes no option --resumee",
+                 UNKNOWN + "x.md:14: oscbench summary takes no option -q",
+                 UNKNOWN + "x.md:14: oscbench plot takes no option -c",
+                 UNKNOWN + "README.md:{5}: meson has no option -Dmulti_version",
+                 UNKNOWN + "x.md:14: meson has no option -Dbuild_type",
                  UNKNOWN + "README's key table: config key gravitee: the loader does not know it",
                  UNDOCUMENTED + "config key gravity: no row in the key table"],
     "--scripts": [UNKNOWN + "README.md:{2}: ab.py takes no option --no-such",
                   UNKNOWN + "README.md:{3}: peers takes no option -x",
                   UNKNOWN + "x.md:8: ab.py takes no option --round",
+                  UNKNOWN + "x.md:16: ab.py takes no option -z",
+                  UNKNOWN + "x.md:16: loop_alone.py takes no option -n",
                   UNDOCUMENTED + "ab.py --help: option --rounds"],
     "--bench": [UNKNOWN + "README.md: environment variable OSCBENCH_PLOT_SCRIP",
                 UNKNOWN + "README.md:{4}: oscbench-bench takes no option --benchmark_filtr",
