@@ -149,18 +149,39 @@ static proc finish(pid_t pid)
     return p;
 }
 
-/* Run `oscbench ARGS... NULL` in cwd and wait for it. */
-static proc run_in(const char *cwd, ...)
+/* Run `oscbench ARGS...` (args: the rest of a NULL-ended list) in cwd and wait for it. */
+static proc run_in_v(const char *cwd, va_list args)
 {
     char *argv[32] = {"oscbench"};
     int n = 1;
-    va_list ap;
-    va_start(ap, cwd);
-    for (char *a; (a = va_arg(ap, char *));)
+    for (char *a; (a = va_arg(args, char *));)
         argv[n++] = a, assert_true(n < 31);
-    va_end(ap);
     argv[n] = NULL;
     return finish(spawn(cwd, argv, exe));
+}
+
+/* Run `oscbench ARGS... NULL` in cwd and wait for it. */
+static proc run_in(const char *cwd, ...)
+{
+    va_list ap;
+    va_start(ap, cwd);
+    proc p = run_in_v(cwd, ap);
+    va_end(ap);
+    return p;
+}
+
+/* run_in with the work-precision cost probe (timing only, not in /points, not tested here)
+ * shrunk to its least, 128 lanes: on the baseline ISA, where fma() is a libm call, its default
+ * 2^16 lanes take half a minute. */
+static proc run_in_small_probe(const char *cwd, ...)
+{
+    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0);
+    va_list ap;
+    va_start(ap, cwd);
+    proc p = run_in_v(cwd, ap);
+    va_end(ap);
+    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    return p;
 }
 
 static int lines(const char *s)
@@ -1006,9 +1027,7 @@ static void test_trace_dim1_x_exact(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "tr1.yaml", trace1_config);
-    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0); /* timing: not tested */
-    proc p = run_in(f->dir, "run", "tr1.yaml", "-o", "tr1.h5", "--quiet", NULL);
-    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    proc p = run_in_small_probe(f->dir, "run", "tr1.yaml", "-o", "tr1.h5", "--quiet", NULL);
     if (p.code != 0)
         fail_msg("exit %d: %s", p.code, p.err);
     proc_free(&p);
@@ -2333,9 +2352,7 @@ static void check_single_zeta_theory(fixture *f, const char *name, const char *z
         "steps: 10\nanalyses: [stability]\nstability: {zeta: %s}\n", name, list, zeta);
     fmt(out, sizeof out, "%s.yaml", name);
     write_file(f->dir, out, config);
-    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0); /* timing: not tested */
-    proc p = run_in(f->dir, "run", out, "--quiet", NULL);
-    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    proc p = run_in_small_probe(f->dir, "run", out, "--quiet", NULL);
     if (p.code != 0)
         fail_msg("zeta %s: exit %d: %s", zeta, p.code, p.err);
     proc_free(&p);
@@ -2529,19 +2546,16 @@ static const char isa_config[] = "name: isa\n"
                                  "v0: [0, 1, 0.2]\n"
                                  "t_end: 2\n";
 
-/* Run the ISA config with OSCBENCH_ISA set to `isa` (NULL: unset) into `out`. The work-precision
- * cost probe (timing only, not in /points) is shrunk: on the baseline, where fma() is a libm
- * call, its default size takes half a minute. */
+/* Run the ISA config with OSCBENCH_ISA set to `isa` (NULL: unset) into `out`, the cost probe
+ * shrunk (run_in_small_probe). */
 static proc run_with_isa(const char *dir, const char *isa, const char *out)
 {
-    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0);
     if (isa)
         assert_int_equal(setenv(OSC_ISA_ENV, isa, 1), 0);
     else
         assert_int_equal(unsetenv(OSC_ISA_ENV), 0);
-    proc p = run_in(dir, "run", "isa.yaml", "-o", out, "--quiet", NULL);
+    proc p = run_in_small_probe(dir, "run", "isa.yaml", "-o", out, "--quiet", NULL);
     assert_int_equal(unsetenv(OSC_ISA_ENV), 0);
-    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
     return p;
 }
 
@@ -3617,9 +3631,7 @@ static void test_user_methods_run(void **state)
 {
     fixture *f = *state;
     write_byo(f);
-    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0); /* timing: not tested */
-    proc p = run_in(f->dir, "run", "byo.yaml", "-o", "byo.h5", NULL);
-    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    proc p = run_in_small_probe(f->dir, "run", "byo.yaml", "-o", "byo.h5", NULL);
     if (p.code != 0)
         fail_msg("exit %d: %s", p.code, p.err);
     if (!strstr(p.out, "note: lin4: coefficient order 3, linear order 4") ||
@@ -3729,9 +3741,7 @@ static void test_user_families_run(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "fam.yaml", families_config);
-    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0);
-    proc p = run_in(f->dir, "run", "fam.yaml", "-o", "fam.h5", NULL);
-    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    proc p = run_in_small_probe(f->dir, "run", "fam.yaml", "-o", "fam.h5", NULL);
     if (p.code != 0)
         fail_msg("exit %d: %s", p.code, p.err);
     hid_t h = open_h5(f->dir, "fam.h5");
