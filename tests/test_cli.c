@@ -4082,5 +4082,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_huge_coefficients_refused, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
+    if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */
+        cmocka_set_test_filter(getenv("TEST_FILTER"));
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
