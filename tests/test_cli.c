@@ -170,17 +170,21 @@ static proc run_in(const char *cwd, ...)
     return p;
 }
 
-/* run_in with the work-precision cost probe (timing only, not in /points, not tested here)
- * shrunk to its least, 128 lanes: on the baseline ISA, where fma() is a libm call, its default
- * 2^16 lanes take half a minute. */
-static proc run_in_small_probe(const char *cwd, ...)
+/* Every run spawned here has the work-precision cost probe (timing only, not in /points)
+ * shrunk to its least, 128 lanes (setup): at its default 2^16 lanes it took most of a small
+ * run's time (a 10-step run, seconds in a debug build; half a minute on the baseline ISA, where
+ * fma() is a libm call). run_in_full_probe runs at the default, for the test that checks the
+ * probe's figures. */
+#define SMALL_PROBE_LANES "128"
+
+static proc run_in_full_probe(const char *cwd, ...)
 {
-    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "128", 1), 0);
+    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
     va_list ap;
     va_start(ap, cwd);
     proc p = run_in_v(cwd, ap);
     va_end(ap);
-    assert_int_equal(unsetenv("OSCBENCH_COST_PROBE_LANES"), 0);
+    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", SMALL_PROBE_LANES, 1), 0);
     return p;
 }
 
@@ -319,6 +323,8 @@ static int group_teardown(void **state)
 
 static int setup(void **state)
 {
+    if (setenv("OSCBENCH_COST_PROBE_LANES", SMALL_PROBE_LANES, 1) != 0)
+        return -1;
     fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
@@ -1027,7 +1033,7 @@ static void test_trace_dim1_x_exact(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "tr1.yaml", trace1_config);
-    proc p = run_in_small_probe(f->dir, "run", "tr1.yaml", "-o", "tr1.h5", "--quiet", NULL);
+    proc p = run_in(f->dir, "run", "tr1.yaml", "-o", "tr1.h5", "--quiet", NULL);
     if (p.code != 0)
         fail_msg("exit %d: %s", p.code, p.err);
     proc_free(&p);
@@ -2352,7 +2358,7 @@ static void check_single_zeta_theory(fixture *f, const char *name, const char *z
         "steps: 10\nanalyses: [stability]\nstability: {zeta: %s}\n", name, list, zeta);
     fmt(out, sizeof out, "%s.yaml", name);
     write_file(f->dir, out, config);
-    proc p = run_in_small_probe(f->dir, "run", out, "--quiet", NULL);
+    proc p = run_in(f->dir, "run", out, "--quiet", NULL);
     if (p.code != 0)
         fail_msg("zeta %s: exit %d: %s", zeta, p.code, p.err);
     proc_free(&p);
@@ -2546,15 +2552,14 @@ static const char isa_config[] = "name: isa\n"
                                  "v0: [0, 1, 0.2]\n"
                                  "t_end: 2\n";
 
-/* Run the ISA config with OSCBENCH_ISA set to `isa` (NULL: unset) into `out`, the cost probe
- * shrunk (run_in_small_probe). */
+/* Run the ISA config with OSCBENCH_ISA set to `isa` (NULL: unset) into `out`. */
 static proc run_with_isa(const char *dir, const char *isa, const char *out)
 {
     if (isa)
         assert_int_equal(setenv(OSC_ISA_ENV, isa, 1), 0);
     else
         assert_int_equal(unsetenv(OSC_ISA_ENV), 0);
-    proc p = run_in_small_probe(dir, "run", "isa.yaml", "-o", out, "--quiet", NULL);
+    proc p = run_in(dir, "run", "isa.yaml", "-o", out, "--quiet", NULL);
     assert_int_equal(unsetenv(OSC_ISA_ENV), 0);
     return p;
 }
@@ -3058,7 +3063,7 @@ static void test_summary_command(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "sm.yaml", summary_config);
-    proc p = run_in(f->dir, "run", "sm.yaml", NULL);
+    proc p = run_in_full_probe(f->dir, "run", "sm.yaml", NULL); /* ns_per_osc_step checked */
     if (p.code != 0)
         fail_msg("run: exit %d: %s", p.code, p.err);
     assert_non_null(strstr(p.out, "which method at each dt"));
@@ -3631,7 +3636,7 @@ static void test_user_methods_run(void **state)
 {
     fixture *f = *state;
     write_byo(f);
-    proc p = run_in_small_probe(f->dir, "run", "byo.yaml", "-o", "byo.h5", NULL);
+    proc p = run_in(f->dir, "run", "byo.yaml", "-o", "byo.h5", NULL);
     if (p.code != 0)
         fail_msg("exit %d: %s", p.code, p.err);
     if (!strstr(p.out, "note: lin4: coefficient order 3, linear order 4") ||
@@ -3741,7 +3746,7 @@ static void test_user_families_run(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "fam.yaml", families_config);
-    proc p = run_in_small_probe(f->dir, "run", "fam.yaml", "-o", "fam.h5", NULL);
+    proc p = run_in(f->dir, "run", "fam.yaml", "-o", "fam.h5", NULL);
     if (p.code != 0)
         fail_msg("exit %d: %s", p.code, p.err);
     hid_t h = open_h5(f->dir, "fam.h5");
