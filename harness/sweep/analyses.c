@@ -30,8 +30,8 @@ static bool alloc_work(work_rows *w, size_t rows)
            (w->worst_error_common = calloc(rows, sizeof(double)));
 }
 
-/* Lanes of the cost probe: 2^16, or OSCBENCH_COST_PROBE_LANES (128 to 2^20), which only
- * memcheck runs under valgrind should set (its figures then mean little). */
+/* Lanes of the cost probe: 2^16, or OSCBENCH_COST_PROBE_LANES (128 to 2^20), which test runs
+ * and memcheck runs under valgrind set to save time (its figures then mean little). */
 static size_t cost_probe_lanes(void)
 {
     const char *env = getenv("OSCBENCH_COST_PROBE_LANES");
