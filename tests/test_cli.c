@@ -4026,6 +4026,35 @@ static void test_huge_coefficients_refused(void **state)
     }
 }
 
+/* ---- user-facing lines no other test reached ------------------------------------------------- */
+
+/* OSCBENCH_PLOT_SCRIPT names the script plot runs (here one printing its arguments); one that
+ * cannot be read is bad input naming it, before -o's directory is made: it used to fall through
+ * to another script silently, drawing with what the user had not asked for. */
+static void test_plot_script_env(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "r.h5", "handed to the script as it is\n");
+    write_file(f->dir, "echo.py", "import sys\nprint('script got', sys.argv[1:])\n");
+    assert_int_equal(setenv("OSCBENCH_PLOT_SCRIPT", "missing.py", 1), 0);
+    proc p = run_in(f->dir, "plot", "r.h5", "-o", "figs", NULL);
+    unsetenv("OSCBENCH_PLOT_SCRIPT");
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench plot: OSCBENCH_PLOT_SCRIPT=missing.py: cannot read: "
+                               "No such file or directory\n");
+    assert_string_equal(p.out, "");
+    proc_free(&p);
+    assert_false(exists(f->dir, "figs"));
+    if (access("/usr/bin/python3", X_OK) != 0)
+        return; /* the rest needs an interpreter */
+    assert_int_equal(setenv("OSCBENCH_PLOT_SCRIPT", "echo.py", 1), 0);
+    p = run_in(f->dir, "plot", "r.h5", "-o", "figs", NULL);
+    unsetenv("OSCBENCH_PLOT_SCRIPT");
+    assert_int_equal(p.code, 0);
+    assert_string_equal(p.out, "script got ['r.h5', '--output-dir', 'figs']\n");
+    proc_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -4085,6 +4114,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_user_method_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_refuses_changed_include, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_coefficients_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plot_script_env, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */

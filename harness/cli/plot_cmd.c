@@ -10,13 +10,21 @@
 #include "cli.h"
 #include "options.h"
 
-static const char *plot_script(void)
+/* The drawing script: OSCBENCH_PLOT_SCRIPT when set (one that cannot be read is an error, not a
+ * reason to draw with another script than the one asked for), else the installed one, else the
+ * source tree's. NULL with *why set when there is none. */
+static const char *plot_script(const char **why)
 {
-    const char *candidates[] = {getenv("OSCBENCH_PLOT_SCRIPT"), OSC_PLOT_SCRIPT_INSTALLED,
-                                OSC_PLOT_SCRIPT_SOURCE};
+    const char *chosen = getenv("OSCBENCH_PLOT_SCRIPT");
+    if (chosen && *chosen) {
+        *why = access(chosen, R_OK) == 0 ? NULL : strerror(errno);
+        return *why ? NULL : chosen;
+    }
+    const char *candidates[] = {OSC_PLOT_SCRIPT_INSTALLED, OSC_PLOT_SCRIPT_SOURCE};
     for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++)
-        if (candidates[i] && access(candidates[i], R_OK) == 0)
+        if (access(candidates[i], R_OK) == 0)
             return candidates[i];
+    *why = NULL;
     return NULL;
 }
 
@@ -45,15 +53,16 @@ static const cli_command plot_command = {
     .about = "Draw PNG figures from a results file: convergence per drag value, stability\n"
              "limits, stability maps over (omega0*dt, zeta) per method, traces, work-precision.\n"
              "Needs python3 with h5py and matplotlib. The drawing script is\n"
-             "OSCBENCH_PLOT_SCRIPT if set, else the installed oscbench_plot.py, else the\n"
-             "source tree's harness/plot/oscbench_plot.py.",
+             "OSCBENCH_PLOT_SCRIPT if set (bad input if it cannot be read), else the\n"
+             "installed oscbench_plot.py, else the source tree's harness/plot/oscbench_plot.py.",
     .options = plot_options,
     .noptions = PLOT_NOPTIONS,
     .min_args = 1,
     .max_args = 1,
     .exit_codes = "  0  success\n  1  runtime failure (no figure made, a directory that cannot be\n"
                   "     created, no python3)\n  2  bad input (an option, an unreadable or damaged "
-                  "results file,\n     or one that is not an oscbench results file)\n",
+                  "results file,\n     one that is not an oscbench results file, or an "
+                  "OSCBENCH_PLOT_SCRIPT\n     that cannot be read)\n",
 };
 
 int cmd_plot(int argc, char **argv)
@@ -72,12 +81,18 @@ int cmd_plot(int argc, char **argv)
     const char *results = cli_args(&p, &n)[0];
     if (check_readable(results))
         return EXIT_BADINPUT;
+    /* before -o's directory is made: bad input leaves nothing */
+    const char *why = NULL, *script = plot_script(&why);
+    if (why) {
+        fprintf(stderr, "oscbench plot: OSCBENCH_PLOT_SCRIPT=%s: cannot read: %s\n",
+                getenv("OSCBENCH_PLOT_SCRIPT"), why);
+        return EXIT_BADINPUT;
+    }
     if (outdir && cli_make_dirs(outdir) != 0) {
         fprintf(stderr, "oscbench plot: %s: cannot create directory: %s\n", outdir,
                 strerror(errno));
         return EXIT_RUNTIME;
     }
-    const char *script = plot_script();
     if (!script) {
         fprintf(stderr, "oscbench plot: cannot find oscbench_plot.py (set OSCBENCH_PLOT_SCRIPT)\n");
         return EXIT_RUNTIME;
