@@ -4028,6 +4028,99 @@ static void test_huge_coefficients_refused(void **state)
 
 /* ---- user-facing lines no other test reached ------------------------------------------------- */
 
+/* No command: the usage on stderr (stdout stays empty), exit 2. An empty -o is refused by run
+ * and plot alike: one line naming the option, exit 2, nothing made. */
+static void test_usage_and_empty_options(void **state)
+{
+    fixture *f = *state;
+    proc p = run_in(f->dir, NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.out, "");
+    if (!starts_with(p.err, "usage: oscbench run CONFIG.yaml") ||
+        !strstr(p.err, "\nExit status: 0 success, 1 runtime failure, 2 bad input.\n"))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+    write_file(f->dir, "ok.yaml", valid_config);
+    write_file(f->dir, "r.h5", "not read: the option is refused first\n");
+    p = run_in(f->dir, "run", "ok.yaml", "-o", "", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench run: -o: expected an output file name "
+                               "(see oscbench run --help)\n");
+    proc_free(&p);
+    p = run_in(f->dir, "plot", "r.h5", "--output=", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench plot: -o: expected a directory name "
+                               "(see oscbench plot --help)\n");
+    proc_free(&p);
+    assert_int_equal(count_tree(f->dir).files, 2); /* ok.yaml, r.h5 */
+    assert_false(exists(f->dir, "results"));
+}
+
+/* Places that exist but take no file, even for root: results/ cannot be made in /proc (the
+ * default output), and /proc takes no temporary of the output. One line, exit 1, nothing left. */
+static void test_output_place_refuses_files(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    char config[PATHLEN];
+    fmt(config, sizeof config, "%s/ok.yaml", f->dir);
+    proc p = run_in("/proc", "run", config, "-q", NULL);
+    assert_int_equal(p.code, 1);
+    assert_one_line(p.err);
+    if (!starts_with(p.err, "oscbench run: results: cannot create directory: "))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+    p = run_in(f->dir, "run", "ok.yaml", "-o", "/proc/oscbench-x.h5", "-q", NULL);
+    assert_int_equal(p.code, 1);
+    assert_one_line(p.err);
+    if (!starts_with(p.err, "oscbench run: /proc/oscbench-x.h5: cannot create a temporary file "
+                            "in /proc: "))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+    assert_int_equal(count_tree(f->dir).files, 1); /* ok.yaml */
+    assert_false(exists("/proc", "oscbench-x.h5"));
+}
+
+/* stability.zeta without the stability analysis is said, on the key, and the run goes on. */
+static void test_stability_zeta_ignored_warned(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "z.yaml", "name: z\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\nsteps: 10\n"
+                                 "stability: {zeta: [0, 0.5]}\n");
+    proc p = run_in(f->dir, "run", "z.yaml", "-q", NULL);
+    assert_int_equal(p.code, 0);
+    assert_string_equal(p.err, "oscbench run: warning: z.yaml:6:12: stability: ignored: analyses "
+                               "does not list stability\n");
+    proc_free(&p);
+    assert_true(exists(f->dir, "results/z.h5"));
+}
+
+/* methods --config: a config defining no method says "(none)"; a composition of verlet (order 2
+ * without drag, 1 with: its drag is taken at the step's end) by Yoshida's triple jump is order 4
+ * without drag but only 1 with, and the line below the table says so. */
+static void test_methods_of_config_lines(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    proc p = run_in(f->dir, "methods", "--config", "ok.yaml", NULL);
+    assert_int_equal(p.code, 0);
+    if (!strstr(p.out, "methods ok.yaml defines by their coefficients:\n") ||
+        !strstr(p.out, "\n(none)\n"))
+        fail_msg("stdout: %s", p.out);
+    proc_free(&p);
+    write_file(f->dir, "y.yaml", "name: y\nmethods:\n  - name: yoshida\n    family: composition\n"
+                                 "    order: 4\n    base: verlet\n"
+                                 "    weights: [1.3512071919596578, -1.7024143839193153]\n"
+                                 "    symmetric: true\nstiffness: 1\ndt: 0.1\nsteps: 10\n");
+    p = run_in(f->dir, "methods", "--config", "y.yaml", NULL);
+    assert_int_equal(p.code, 0);
+    assert_string_equal(p.err, "");
+    if (!strstr(p.out, "\nyoshida without drag: coefficient_order 4, linear_order 4\n") ||
+        strstr(p.out, "(none)"))
+        fail_msg("stdout: %s", p.out);
+    proc_free(&p);
+}
+
 /* OSCBENCH_PLOT_SCRIPT names the script plot runs (here one printing its arguments); one that
  * cannot be read is bad input naming it, before -o's directory is made: it used to fall through
  * to another script silently, drawing with what the user had not asked for. */
@@ -4052,6 +4145,35 @@ static void test_plot_script_env(void **state)
     unsetenv("OSCBENCH_PLOT_SCRIPT");
     assert_int_equal(p.code, 0);
     assert_string_equal(p.out, "script got ['r.h5', '--output-dir', 'figs']\n");
+    proc_free(&p);
+}
+
+/* A column of /points stored as another type (text where numbers belong): bad input, naming
+ * the column, exit 2. */
+static void test_summary_column_of_another_type(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", "r.h5", NULL);
+    assert_int_equal(p.code, 0);
+    proc_free(&p);
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/r.h5", f->dir);
+    hid_t h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(h >= 0);
+    size_t rows = table_rows(h, "/points");
+    assert_true(H5Ldelete(h, "/points/dt", H5P_DEFAULT) >= 0);
+    hsize_t dims[1] = {rows};
+    hid_t space = H5Screate_simple(1, dims, NULL), text = H5Tcopy(H5T_C_S1);
+    H5Tset_size(text, 8);
+    hid_t d = H5Dcreate2(h, "/points/dt", text, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(d >= 0);
+    H5Dclose(d), H5Tclose(text), H5Sclose(space), H5Fclose(h);
+    p = run_in(f->dir, "summary", "r.h5", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: unreadable (of another "
+                               "type?)\n");
+    assert_string_equal(p.out, "");
     proc_free(&p);
 }
 
@@ -4114,7 +4236,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_user_method_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_refuses_changed_include, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_coefficients_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_usage_and_empty_options, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_place_refuses_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stability_zeta_ignored_warned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_methods_of_config_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plot_script_env, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_column_of_another_type, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */
