@@ -4177,6 +4177,50 @@ static void test_summary_column_of_another_type(void **state)
     proc_free(&p);
 }
 
+/* The progress line's width where the terminal reports none (a pty of 0 columns, as some
+ * serial consoles are): $COLUMNS, here 30, so no drawn line is longer than 29 characters. */
+static void test_progress_width_from_columns(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "pr.yaml", "name: pr\nmethods: [semi-implicit, verlet-implicit-drag]\n"
+                                  "stiffness: 1\ndt: [0.01, 0.005]\nt_end: 10\n");
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(master >= 0);
+    assert_int_equal(grantpt(master), 0);
+    assert_int_equal(unlockpt(master), 0);
+    int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+    assert_true(slave >= 0);
+    struct winsize ws = {.ws_row = 0, .ws_col = 0};
+    assert_int_equal(ioctl(slave, TIOCSWINSZ, &ws), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, 1) < 0 || dup2(slave, 2) < 0 || chdir(f->dir) != 0 ||
+            setenv("COLUMNS", "30", 1) != 0)
+            _exit(126);
+        execl(exe, "oscbench", "run", "pr.yaml", "-o", "pr.h5", (char *)NULL);
+        _exit(127);
+    }
+    close(slave);
+    static char got[1 << 16];
+    size_t len = 0;
+    for (ssize_t n; len + 1 < sizeof got && (n = read(master, got + len, sizeof got - 1 - len)) > 0;)
+        len += (size_t)n; /* EIO once the child has closed the terminal */
+    got[len] = '\0';
+    close(master);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    size_t drawn = 0;
+    for (char *save = NULL, *seg = strtok_r(got, "\r\n", &save); seg;
+         seg = strtok_r(NULL, "\r\n", &save)) {
+        if (strlen(seg) > 29)
+            fail_msg("a progress line of %zu characters with COLUMNS=30: '%s'", strlen(seg), seg);
+        drawn += strstr(seg, "ETA") != NULL;
+    }
+    assert_true(drawn >= 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -4242,6 +4286,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_methods_of_config_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plot_script_env, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_column_of_another_type, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_progress_width_from_columns, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */

@@ -1,0 +1,61 @@
+/* The progress line's text (progress_format, a pure function of the counts, the clock and the
+ * width): the ETA in seconds below 100 s, minutes and seconds below 6000 s, hours above. The
+ * ETA is (total - done) / rate with rate = done / elapsed: with half done it is the elapsed
+ * time, so each case below sets that time and reads it back in the unit its range takes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "progress.h"
+
+static void assert_eta(double elapsed, const char *eta)
+{
+    progress p;
+    progress_init(&p, 100, "u", false);
+    p.start = 0;
+    atomic_store(&p.done, 50);
+    char line[256], want[64];
+    progress_format(&p, elapsed, 200, line, sizeof line);
+    snprintf(want, sizeof want, " 50%%  ETA %-7s", eta);
+    if (!strstr(line, want))
+        fail_msg("elapsed %g s: '%s' lacks '%s'", elapsed, line, want);
+}
+
+static void test_eta_units(void **state)
+{
+    (void)state;
+    assert_eta(42, "42s");
+    assert_eta(99.4, "99s");
+    assert_eta(100, "1m40s");
+    assert_eta(125, "2m05s");
+    assert_eta(5999, "99m59s");
+    assert_eta(6000, "1.7h");
+    assert_eta(7200, "2.0h");
+}
+
+/* Nothing done yet: no rate, so no ETA to give. */
+static void test_eta_unknown(void **state)
+{
+    (void)state;
+    progress p;
+    progress_init(&p, 100, "u", false);
+    p.start = 0;
+    char line[256];
+    progress_format(&p, 5, 200, line, sizeof line);
+    if (!strstr(line, "  0%  ETA ?      "))
+        fail_msg("'%s'", line);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eta_units),
+        cmocka_unit_test(test_eta_unknown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
