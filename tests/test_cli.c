@@ -4221,6 +4221,33 @@ static void test_progress_width_from_columns(void **state)
     assert_true(drawn >= 1);
 }
 
+/* The summary's cells for results with nothing to show: a method with no stable lane (explicit
+ * Euler at zeta 0 grows at every dt: |1 + i h| > 1) has "-" for its error and drift ranges; an
+ * A-stable method (implicit midpoint) is stable "always"; and Euler's limit at zeta 2 is the
+ * closed form: eigenvalues omega0 (-2 +- sqrt 3), stable while h |(-2 - sqrt 3)| <= 2, so
+ * omega0*dt <= 2 / (2 + sqrt 3) = 4 - 2 sqrt 3 = 0.5358984 (printed to 6 decimals). */
+static void test_summary_empty_and_unbounded_cells(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "st.yaml", "name: st\nmethods: [implicit-midpoint, euler]\nstiffness: 1\n"
+                                  "dt: [3, 4]\nt_end: 60\nanalyses: [stability]\n"
+                                  "stability: {zeta: [0, 2]}\n");
+    proc p = run_in(f->dir, "run", "st.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    char want[4][160];
+    fmt(want[0], sizeof want[0], "\n%-20s %6d %6d  %20s  %20s  ", "euler", 2, 0, "-", "-");
+    fmt(want[1], sizeof want[1], "\n%-20s %8.4g %12s %12s\n", "implicit-midpoint", 0.0, "always",
+        "always");
+    fmt(want[2], sizeof want[2], "\n%-20s %8.4g %12s %12s\n", "implicit-midpoint", 2.0, "always",
+        "always");
+    fmt(want[3], sizeof want[3], "\n%-20s %8.4g %12.6f ", "euler", 2.0, 4 - 2 * sqrt(3));
+    for (size_t i = 0; i < 4; i++)
+        if (!strstr(p.out, want[i]))
+            fail_msg("no line '%s' in:\n%s", want[i] + 1, p.out);
+    proc_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -4287,6 +4314,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_plot_script_env, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_column_of_another_type, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress_width_from_columns, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_empty_and_unbounded_cells, setup,
+                                        teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */
