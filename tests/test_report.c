@@ -149,6 +149,30 @@ static void another_mass_is_another_spring(void **state)
     free(csv);
 }
 
+/* A method with no lane at a dt (a file not of the /points layout: b has no rows at dt 0.05):
+ * no common set there, and b's share is "-", not 0 of 0 as a percentage. */
+static void method_without_lanes_at_a_dt(void **state)
+{
+    (void)state;
+    const char *name[] = {"a", "a", "b"};
+    const double h[] = {0.1, 0.05, 0.1}, one[] = {1, 1, 1}, zero[] = {0, 0, 0},
+                 small[] = {0.5, 0.5, 0.5};
+    const bool yes[] = {true, true, true};
+    points_view v = {3, name, h, one, zero, small, small, yes, NULL};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    assert_int_equal(report_per_dt(out, &v, SUMMARY_TEXT), 0);
+    assert_int_equal(fclose(out), 0);
+    const char *at = strstr(text, "dt = 0.05 (20 Hz): methods ran different lanes: no common set\n");
+    char b_line[128];
+    snprintf(b_line, sizeof b_line, "\n  %-20s  %20s  %13s  %13s\n", "b", "-", "-", "-");
+    if (!at || !strstr(at, b_line))
+        fail_msg("no line '%s' after dt = 0.05 in:\n%s", b_line + 1, text);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +181,7 @@ int main(void)
         cmocka_unit_test(different_lanes_no_common_set),
         cmocka_unit_test(odd_names_and_rates_stay_parseable),
         cmocka_unit_test(another_mass_is_another_spring),
+        cmocka_unit_test(method_without_lanes_at_a_dt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
