@@ -4248,6 +4248,41 @@ static void test_summary_empty_and_unbounded_cells(void **state)
     proc_free(&p);
 }
 
+/* A full disk, as a file size limit (ulimit -f, SIGXFSZ ignored as a shell's `trap '' XFSZ`
+ * leaves it): the write fails with EFBIG while the tables are written or when the file is closed
+ * before its rename, depending on the limit. Either way one line naming the output, exit 1, no
+ * results file and no temporary. A failed close used to end in SIGSEGV (exit 139) in HDF5's exit
+ * handler, after the message. The limits double from 512 bytes until the run fits. */
+static void test_full_disk_leaves_nothing(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    int writing = 0, closing = 0, code = 1;
+    for (int blocks = 1; code != 0 && blocks <= 4096; blocks *= 2) {
+        char script[160];
+        fmt(script, sizeof script, "ulimit -f %d && trap '' XFSZ && exec \"$0\" run ok.yaml "
+                                   "-o out.h5 -q", blocks);
+        char *argv[] = {"sh", "-c", script, exe, NULL};
+        proc p = finish(spawn(f->dir, argv, "/bin/sh"));
+        code = p.code;
+        if (code == 0)
+            break;
+        if (code != 1 || lines(p.err) != 1 || !starts_with(p.err, "oscbench run: ") ||
+            !strstr(p.err, "out.h5") || !strstr(p.err, strerror(EFBIG)))
+            fail_msg("ulimit -f %d: exit %d, stderr: %s", blocks, code, p.err);
+        writing += strstr(p.err, ": writing results: out.h5: ") != NULL;
+        closing += starts_with(p.err, "oscbench run: out.h5: closing ");
+        tree_count t = count_tree(f->dir);
+        if (t.files != 1) /* ok.yaml */
+            fail_msg("ulimit -f %d: %d files left (%d temporaries)", blocks, t.files,
+                     t.temporaries);
+        proc_free(&p);
+    }
+    assert_int_equal(code, 0);
+    if (!writing || !closing)
+        fail_msg("failures while writing: %d, while closing: %d; expected both", writing, closing);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -4316,6 +4351,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_progress_width_from_columns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_empty_and_unbounded_cells, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_full_disk_leaves_nothing, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */
