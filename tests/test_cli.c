@@ -4283,6 +4283,62 @@ static void test_full_disk_leaves_nothing(void **state)
         fail_msg("failures while writing: %d, while closing: %d; expected both", writing, closing);
 }
 
+/* |R(w1 z)|^2 |R(w2 z)| - 1 for implicit midpoint's R(z) = (1 + z/2) / (1 - z/2) at z = -h, the
+ * critically damped oscillator's double eigenvalue (zeta 1), composed by the triple jump. */
+static double triple_jump_excess(double h, double w1, double w2)
+{
+    double r1 = fabs((1 - w1 * h / 2) / (1 + w1 * h / 2));
+    double r2 = fabs((1 - w2 * h / 2) / (1 + w2 * h / 2));
+    return r1 * r1 * r2 - 1;
+}
+
+/* The root of triple_jump_excess in [lo, hi] (a sign change), by bisection. */
+static double triple_jump_edge(double lo, double hi, double w1, double w2)
+{
+    bool lo_sign = triple_jump_excess(lo, w1, w2) > 0;
+    for (int i = 0; i < 200; i++) {
+        double mid = (lo + hi) / 2;
+        if ((triple_jump_excess(mid, w1, w2) > 0) == lo_sign)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+/* A stable set reaching to infinity is printed "[b, inf)". Yoshida's triple jump of implicit
+ * midpoint at zeta 1: the negative substep's R has a pole at h = 2 / |w2|, so the set is
+ * (0, a] and [b, inf), a and b where |R1|^2 |R2| = 1 on either side of the pole (each R is
+ * bounded by 1 beyond it again). The printed theory edges agree with the scalar closed form to
+ * the 6 digits printed. */
+static void test_stable_to_infinity_printed(void **state)
+{
+    fixture *f = *state;
+    const double w1 = 1.3512071919596578, w2 = -1.7024143839193153;
+    write_file(f->dir, "ym.yaml", "name: ym\nmethods:\n  - name: jump-mid\n"
+                                  "    family: composition\n    order: 4\n"
+                                  "    base: implicit-midpoint\n"
+                                  "    weights: [1.3512071919596578, -1.7024143839193153]\n"
+                                  "    symmetric: true\nstiffness: 1\ndt: 0.1\nt_end: 1\n"
+                                  "analyses: [stability]\nstability: {zeta: [1]}\n");
+    proc p = run_in(f->dir, "run", "ym.yaml", NULL);
+    if (p.code != 0)
+        fail_msg("exit %d: %s", p.code, p.err);
+    const char *line = strstr(p.out, "\n  jump-mid             zeta 1      theory (0, ");
+    double a, b;
+    char tail[16];
+    if (!line || sscanf(line, " jump-mid zeta 1 theory (0, %lf], [%lf, %15[^;]", &a, &b,
+                        tail) != 3)
+        fail_msg("no theory intervals of jump-mid in:\n%s", p.out);
+    assert_string_equal(tail, "inf)");
+    const double pole = 2 / fabs(w2);
+    const double want_a = triple_jump_edge(0.5, pole - 1e-9, w1, w2);
+    const double want_b = triple_jump_edge(pole + 1e-9, 3, w1, w2);
+    if (fabs(a - want_a) > 5e-6 * want_a || fabs(b - want_b) > 5e-6 * want_b)
+        fail_msg("edges %.6g, %.6g; closed form %.9g, %.9g", a, b, want_a, want_b);
+    proc_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -4352,6 +4408,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_empty_and_unbounded_cells, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_full_disk_leaves_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stable_to_infinity_printed, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */
