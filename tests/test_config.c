@@ -1175,6 +1175,104 @@ static void definition_shape_errors(void **state)
                        ":4:12: precision: expected one precision, not a list (valid: double, float)");
 }
 
+/* The whole error line of base + "methods:" + `def` (line 5): ":5:COL: methods[0].KEY: says",
+ * COL that of `at` in the definition (NULL: its '{'), found here from the text. */
+static void expect_definition_error(const char *def, const char *at, const char *key,
+                                    const char *says)
+{
+    const char *mark = at ? strstr(def, at) : def;
+    assert_non_null(mark);
+    char text[1024], where[1024];
+    snprintf(text, sizeof text, "%smethods:\n  - %s\n", base, def);
+    snprintf(where, sizeof where, ":5:%d: methods[0].%s: %s", (int)(mark - def) + 5, key, says);
+    expect_error(text, where);
+    assert_string_equal(err + strlen(cfgpath), where);
+}
+
+#define HUGE_WHY "(the sum and order checks cannot resolve their conditions beyond it)"
+
+/* A coefficient beyond 1000 in magnitude (tableau.h's bound) in b or c of an rk tableau, or in
+ * abar, a or c of an rkn one, is named with its value at its entry; a c not given is a's row
+ * sum (600 + 600 = 1200 here, each entry within the bound) and is said to be one. */
+static void huge_coefficients_located(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *def, *at, *key, *says;
+    } cases[] = {
+        {"{name: m, family: rk, order: 1, a: [[0], [1]], b: [1001, -1000]}", "1001", "b",
+         "a coefficient exceeds 1000 in magnitude: entry 1 is 1001 " HUGE_WHY},
+        {"{name: m, family: rk, order: 1, a: [[0], [1]], b: [0.5, 0.5], c: [0, -1001]}", "-1001",
+         "c", "a coefficient exceeds 1000 in magnitude: c of stage 2 is -1001 " HUGE_WHY},
+        {"{name: m, family: rk, order: 1, a: [[0], [600], [600, 600]], b: [1, 0, 0]}", NULL, "c",
+         "a coefficient exceeds 1000 in magnitude: c of stage 3 (not given: the row sum of a) is "
+         "1200 " HUGE_WHY},
+        {"{name: m, family: rkn, order: 1, abar: [[0], [-1500]], a: [[0], [1]], bbar: [0.5, 0],"
+         " b: [0.5, 0.5]}", "-1500", "abar",
+         "a coefficient exceeds 1000 in magnitude: row 2, entry 1 is -1500 " HUGE_WHY},
+        {"{name: m, family: rkn, order: 1, abar: [[0], [0.5]], a: [[0], [2000]], bbar: [0.5, 0],"
+         " b: [0.5, 0.5]}", "2000", "a",
+         "a coefficient exceeds 1000 in magnitude: row 2, entry 1 is 2000 " HUGE_WHY},
+        {"{name: m, family: rkn, order: 1, abar: [[0], [0.5]], a: [[0], [1]], bbar: [0.5, 0],"
+         " b: [0.5, 0.5], c: [0, 1001]}", "1001", "c",
+         "a coefficient exceeds 1000 in magnitude: c of stage 2 is 1001 " HUGE_WHY},
+        {"{name: m, family: rkn, order: 1, abar: [[0], [0], [0]], a: [[0], [600], [600, 600]],"
+         " bbar: [0.5, 0, 0], b: [1, 0, 0]}", NULL, "c",
+         "a coefficient exceeds 1000 in magnitude: c of stage 3 (not given: the row sum of a) is "
+         "1200 " HUGE_WHY},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_definition_error(cases[i].def, cases[i].at, cases[i].key, cases[i].says);
+}
+
+/* A composition of no substeps, or of more than 32 (17 weights mirrored: 2 * 17 - 1 = 33), is
+ * refused at its weights with the count. */
+static void composition_substep_count(void **state)
+{
+    (void)state;
+    expect_definition_error("{name: m, family: composition, order: 1, base: verlet, weights: []}",
+                            "[]", "weights",
+                            "the number of substeps is not between 1 and 32: 0");
+    char def[512] = "{name: m, family: composition, order: 1, base: verlet, symmetric: true, "
+                    "weights: [0";
+    for (int i = 1; i < 17; i++)
+        strcat(def, ", 0");
+    strcat(def, "]}");
+    expect_definition_error(def, "[0", "weights",
+                            "the number of substeps is not between 1 and 32: 33 (symmetric: the "
+                            "list mirrored about its last entry)");
+}
+
+#define FAMILIES "rk (explicit Runge-Kutta by its Butcher tableau (a, b, c)), rkn (explicit " \
+    "Runge-Kutta-Nystrom (abar, a, bbar, b, c)), composition (substeps of a built-in method " \
+    "(base, weights, symmetric))"
+
+/* A definition's family missing, not a string, or unknown (and not near a family's name), and
+ * a name that is not a string or not a name: one line each, listing what is valid. */
+static void definition_family_and_name_errors(void **state)
+{
+    (void)state;
+    expect_definition_error("{name: m, order: 1, a: [[0]], b: [1]}", NULL, "family",
+                            "missing (valid: " FAMILIES ")");
+    expect_definition_error("{name: m, family: [rk], order: 1, a: [[0]], b: [1]}", "[rk]",
+                            "family", "expected a family name, not a list (valid: " FAMILIES ")");
+    expect_definition_error("{name: m, family: butcher, order: 1, a: [[0]], b: [1]}", "butcher",
+                            "family", "unknown family 'butcher' (valid: " FAMILIES ")");
+    expect_definition_error("{name: {m: 1}, family: rk, order: 1, a: [[0]], b: [1]}", "{m:",
+                            "name", "expected a string, not a mapping");
+    expect_definition_error("{name: .m, family: rk, order: 1, a: [[0]], b: [1]}", ".m", "name",
+                            "expected 1 to 63 of A-Z a-z 0-9 . _ - + not starting with '.', got "
+                            "'.m'");
+    char def[256], name[70];
+    memset(name, 'x', 64); /* one more than the 63 a name may have */
+    name[64] = '\0';
+    snprintf(def, sizeof def, "{name: %s, family: rk, order: 1, a: [[0]], b: [1]}", name);
+    /* shown cut to its first 40 characters */
+    expect_definition_error(def, name, "name",
+                            "64 characters, at most 63: "
+                            "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'");
+}
+
 /* A composition's orders with and without drag follow its base's: Yoshida's triple jump over
  * verlet (order 2 and symmetric undamped; order 1, not symmetric, with drag): 4 and 1; over
  * verlet-implicit-drag (symmetric order 2 both ways): 4 and 4; over rk4 (order 4, not symmetric:
@@ -1464,6 +1562,9 @@ int main(void)
         cmocka_unit_test(include_provenance_is_whole_and_counted),
         cmocka_unit_test(long_paths_keep_the_location),
         cmocka_unit_test(definition_shape_errors),
+        cmocka_unit_test(huge_coefficients_located),
+        cmocka_unit_test(composition_substep_count),
+        cmocka_unit_test(definition_family_and_name_errors),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

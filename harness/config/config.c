@@ -1006,6 +1006,8 @@ static int rk_read_bc(const definition *d, const ynode *const *v, osc_tableau *t
 
 /* Why coefficients are bounded (OSC_TABLEAU_COEF_MAX, tableau.h), after the entry's value. */
 #define TOO_LARGE_WHY "(the sum and order checks cannot resolve their conditions beyond it)"
+/* A c the definition does not give is a's row sums: the user wrote no such entry. */
+#define C_NOT_GIVEN " (not given: the row sum of a)"
 
 /* OSC_TABLEAU_TOO_LARGE at the entry of a, b or c (a default c: the definition) it names. */
 static int rk_too_large(const definition *d, const osc_tableau *t, const rk_nodes *at,
@@ -1020,7 +1022,8 @@ static int rk_too_large(const definition *d, const osc_tableau *t, const rk_node
         return fail_node(d->c, at->b[w.col] ? at->b[w.col] : at->b_list, def_key(d, "b", key),
                          "%s: entry %d is %g " TOO_LARGE_WHY, why, w.col + 1, t->b[w.col]);
     return fail_node(d->c, at->c[w.row] ? at->c[w.row] : d->map, def_key(d, "c", key),
-                     "%s: c of stage %d is %g " TOO_LARGE_WHY, why, w.row + 1, t->c[w.row]);
+                     "%s: c of stage %d%s is %g " TOO_LARGE_WHY, why, w.row + 1,
+                     at->c[w.row] ? "" : C_NOT_GIVEN, t->c[w.row]);
 }
 
 /* osc_tableau_validate's verdict, located at the entry it names. */
@@ -1115,7 +1118,7 @@ static int rkn_read_list(const definition *d, const ynode *n, const char *sub, i
 
 /* OSC_RKN_TOO_LARGE: the entry w names, and its value. */
 static int rkn_too_large(const definition *d, const osc_rkn_tableau *t, osc_rkn_where w,
-                         const ynode *n, const char *key, const char *why)
+                         const ynode *n, bool c_given, const char *key, const char *why)
 {
     switch (w.field) {
     case OSC_RKN_FIELD_ABAR:
@@ -1128,8 +1131,8 @@ static int rkn_too_large(const definition *d, const osc_rkn_tableau *t, osc_rkn_
         return fail_node(d->c, n, key, "%s: entry %d is %g " TOO_LARGE_WHY, why, w.col + 1,
                          (w.field == OSC_RKN_FIELD_B ? t->b : t->bbar)[w.col]);
     default:
-        return fail_node(d->c, n, key, "%s: c of stage %d is %g " TOO_LARGE_WHY, why, w.row + 1,
-                         t->c[w.row]);
+        return fail_node(d->c, n, key, "%s: c of stage %d%s is %g " TOO_LARGE_WHY, why, w.row + 1,
+                         c_given ? "" : C_NOT_GIVEN, t->c[w.row]);
     }
 }
 
@@ -1171,7 +1174,7 @@ static int rkn_validate(const definition *d, const osc_rkn_tableau *t, const rkn
         return fail_node(d->c, n ? n : d->map, key, "%s: they sum to %.17g", why, sum);
     }
     if (e == OSC_RKN_TOO_LARGE)
-        return rkn_too_large(d, t, w, n ? n : d->map, key, why);
+        return rkn_too_large(d, t, w, n ? n : d->map, at->c_list != NULL, key, why);
     if (e == OSC_RKN_NOT_EXPLICIT) { /* the library's text names both matrices; say which */
         const double(*m)[OSC_RKN_MAX_STAGES] = w.field == OSC_RKN_FIELD_A ? t->a : t->abar;
         return fail_node(d->c, n ? n : d->map, key,
@@ -1305,7 +1308,12 @@ static int define_composition(const definition *d, const ynode *const *v, config
         return fail_node(d->c, at[where], def_key(d, "weights", key),
                          "%s: entry %d is %g " TOO_LARGE_WHY, osc_composition_error_text(e),
                          where + 1, w[where]);
-    if (e != OSC_COMPOSITION_OK)
+    if (e == OSC_COMPOSITION_BAD_COUNT)
+        return fail_node(d->c, v[COMP_WEIGHTS], def_key(d, "weights", key), "%s: %d%s",
+                         osc_composition_error_text(e),
+                         osc_composition_substeps((int)count, symmetric),
+                         symmetric ? " (symmetric: the list mirrored about its last entry)" : "");
+    if (e != OSC_COMPOSITION_OK) /* the base and finiteness: read above */
         return fail_node(d->c, where >= 0 ? at[where] : v[COMP_WEIGHTS],
                          def_key(d, "weights", key), "%s", osc_composition_error_text(e));
     int rc = osc_method_from_composition(base, w, (int)count, symmetric, d->name, d->order,
@@ -1413,6 +1421,9 @@ static int def_name(loader *L, definition *d, const ynode *n)
     bool ok = len >= 1 && len < OSC_TABLEAU_NAME_MAX && n->text[0] != '.';
     for (size_t i = 0; ok && i < len; i++)
         ok = name_char_ok(n->text[i]);
+    if (!ok && len >= OSC_TABLEAU_NAME_MAX)
+        return fail_node(d->c, n, key, "%zu characters, at most %d: '%s'", len,
+                         OSC_TABLEAU_NAME_MAX - 1, shown(n, buf));
     if (!ok)
         return fail_node(d->c, n, key,
                          "expected 1 to %d of A-Z a-z 0-9 . _ - + not starting with '.', got "
