@@ -19,6 +19,7 @@
 #include <float.h>
 
 #include "config.h"
+#include "config_check.h"
 #include "layout.h"
 #include "tableau.h"
 
@@ -1352,6 +1353,102 @@ static void user_method_slots_given_back(void **state)
     assert_int_equal(osc_tableau_method_release(&held), OSC_OK);
 }
 
+/* The error of an include (path inc, from line 4, column `col` of the config), whole, and the
+ * outcome as config_check (the fuzzer's and the regression replay's judge) sees it: a line that
+ * names the included file passes it only by its "(included from CONFIG:...)". */
+static void expect_include_error(const char *text, const char *inc, const char *at, int col)
+{
+    char want[1024];
+    osc_config cfg;
+    assert_int_equal(load_text(text, &cfg), 2);
+    snprintf(want, sizeof want, "%s%s (included from %s:4:%d)", inc, at, cfgpath, col);
+    assert_string_equal(err, want);
+    assert_null(config_check_outcome(2, cfgpath, &cfg, err, sizeof err));
+}
+
+/* An included file that includes another, one larger than 16 MiB, and a 17th include (16 allowed)
+ * are refused, each in one line at its place; a config given as text beyond 16 MiB too. */
+static void include_limits(void **state)
+{
+    (void)state;
+    char text[1024], inc[300], want[400];
+    snprintf(inc, sizeof inc, "%s/m.yaml", tmpdir);
+    snprintf(text, sizeof text, "%smethods: [include: m.yaml]\n", base);
+    write_bytes(inc, "- {include: other.yaml}\n", 24);
+    expect_include_error(text, inc, ":1:3: methods[0]: an included file cannot include another",
+                         20);
+    FILE *f = fopen(inc, "wb");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)(16u << 20) + 1), 0); /* sparse */
+    fclose(f);
+    expect_include_error(text, inc, ": larger than 16 MiB", 20);
+    unlink(inc);
+
+    /* 17 includes of files i0.yaml ... i16.yaml, each defining one method: the 17th is named */
+    snprintf(text, sizeof text, "%smethods: [", base);
+    for (int i = 0; i < 17; i++) {
+        char path[300], def[80];
+        snprintf(path, sizeof path, "%s/i%d.yaml", tmpdir, i);
+        snprintf(def, sizeof def, "- {name: e%d, family: rk, order: 1, a: [[0]], b: [1]}\n", i);
+        write_bytes(path, def, strlen(def));
+        size_t used = strlen(text);
+        snprintf(text + used, sizeof text - used, "%sinclude: i%d.yaml", i ? ", " : "", i);
+    }
+    strcat(text, "]\n");
+    int col = (int)(strstr(text, "i16.yaml") - (text + strlen(base))) + 1;
+    snprintf(want, sizeof want, ":4:%d: methods[16].include: more than 16 includes", col);
+    expect_error(text, want);
+    assert_string_equal(err + strlen(cfgpath), want);
+    for (int i = 0; i < 17; i++) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/i%d.yaml", tmpdir, i);
+        unlink(path);
+    }
+
+    /* text never read from a file (config_load_text) is held to the same 16 MiB */
+    size_t len = (16u << 20) + 1;
+    char *big = malloc(len);
+    assert_non_null(big);
+    memset(big, '#', len);
+    osc_config cfg;
+    assert_int_equal(config_load_text("t.yaml", big, len, &cfg, err, sizeof err), 2);
+    assert_string_equal(err, "t.yaml: larger than 16 MiB, not a config");
+    assert_int_equal(config_load_text("t.yaml", big, len - 1, &cfg, err, sizeof err), 2);
+    /* 16 MiB of comment: within the limit, read, and empty */
+    assert_string_equal(err, "t.yaml:1:1: empty config, expected a mapping of config keys");
+    free(big);
+}
+
+/* config_check passes a line that names another file only when it ends "(included from
+ * CONFIG:LINE:COL)" for this config: not any other config, nor a path that merely starts so. */
+static void config_check_knows_included_lines(void **state)
+{
+    (void)state;
+    static const osc_config zero;
+    static const struct {
+        const char *err;
+        bool passes;
+    } cases[] = {
+        {"c.yaml:1:1: x", true},
+        {"m.yaml:1:3: x (included from c.yaml:4:20)", true},
+        {"m.yaml: larger than 16 MiB (included from c.yaml:4:20)", true},
+        {"m.yaml:1:3: x", false},
+        {"m.yaml:1:3: x (included from d.yaml:4:20)", false},
+        {"m.yaml:1:3: x (included from c.yaml.bak:4:20)", false},
+        {"m.yaml:1:3: x (included from c.yaml:4:20) and more", false},
+        {"c.yaml:1:1: x\nm.yaml:1:3: y (included from c.yaml:4:20)", true},
+        {"m.yaml:1:3: y (included from c.yaml:4:20)\nm.yaml:2:3: z", false},
+        {"m.yaml:1:3: y (included from c.yaml:4:20)\nc.yaml:5:1: z", true},
+        {"m.yaml:1:3: y\nc.yaml:5:1: z (included from c.yaml:4:20)", false}, /* line by line */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *broken = config_check_outcome(2, "c.yaml", &zero, cases[i].err,
+                                                  strlen(cases[i].err) + 1);
+        if ((broken == NULL) != cases[i].passes)
+            fail_msg("'%s': %s", cases[i].err, broken ? broken : "passed");
+    }
+}
+
 /* ---- long paths ------------------------------------------------------------------------- */
 
 /* tmpdir/././.../name, `len` bytes or one less: a legal path of any length below PATH_MAX. */
@@ -1565,6 +1662,8 @@ int main(void)
         cmocka_unit_test(huge_coefficients_located),
         cmocka_unit_test(composition_substep_count),
         cmocka_unit_test(definition_family_and_name_errors),
+        cmocka_unit_test(include_limits),
+        cmocka_unit_test(config_check_knows_included_lines),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
