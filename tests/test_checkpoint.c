@@ -410,6 +410,27 @@ static void expect_refused(const fixture *f, const osc_config *cfg, const char *
     assert_same_snapshot(before, snapshot(f->ckdir));
 }
 
+/* expect_refused for a manifest that is not a small file (a snapshot would read it): the
+ * refusal, and the manifest's type, size and times as they were. */
+static void expect_refused_unread(const fixture *f, const char *manifest, const char *what)
+{
+    struct stat before, after;
+    assert_int_equal(lstat(manifest, &before), 0);
+    char err[1024] = "";
+    ckpt *c = NULL;
+    int rc = ckpt_open(&c, f->out, &f->a, err, sizeof err);
+    if (rc != CKPT_EFOREIGN)
+        fail_msg("expected a refusal (%s), got %d: %s", what, rc, err);
+    assert_null(c);
+    assert_one_line(err);
+    if (!strstr(err, f->ckdir) || !strstr(err, what))
+        fail_msg("the refusal does not name the directory and '%s': %s", what, err);
+    assert_int_equal(lstat(manifest, &after), 0);
+    assert_int_equal(before.st_mode, after.st_mode);
+    assert_int_equal(before.st_size, after.st_size);
+    assert_memory_equal(&before.st_mtim, &after.st_mtim, sizeof before.st_mtim);
+}
+
 static void rewrite_manifest(const fixture *f, const char *from, const char *to)
 {
     char path[512];
@@ -478,6 +499,27 @@ static void foreign_checkpoint_is_refused(void **state)
     expect_refused(f, &f->a, "manifest ends");
     assert_int_equal(unlink(path), 0);
     expect_refused(f, &f->a, "manifest cannot be read");
+
+    /* not a file (a FIFO is not waited on), or larger than 16 MiB of config text and 64 KiB of
+     * header lines: refused unread */
+    assert_int_equal(mkdir(path, 0700), 0);
+    expect_refused_unread(f, path, "its manifest is not a regular file; left alone");
+    assert_int_equal(rmdir(path), 0);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    expect_refused_unread(f, path, "its manifest is not a regular file; left alone");
+    assert_int_equal(unlink(path), 0);
+    const long limit = (16L << 20) + (64L << 10);
+    char want[160];
+    snprintf(want, sizeof want, "its manifest is larger than any oscbench writes (%ld bytes, at "
+                                "most %ld); left alone", limit + 1, limit);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(ftruncate(fileno(fp), limit + 1), 0); /* sparse */
+    assert_int_equal(fclose(fp), 0);
+    expect_refused_unread(f, path, want);
+    assert_int_equal(truncate(path, limit), 0); /* at the limit: read (all NUL: no line 1) */
+    expect_refused_unread(f, path, "its manifest ends at line 1; left alone");
+    assert_int_equal(unlink(path), 0);
 }
 
 /* The manifest's lines one by one: the counts it records, a value that only grows a digit, a

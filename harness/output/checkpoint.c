@@ -236,8 +236,11 @@ static char *read_manifest(const char *dir, size_t *len, char *why, size_t whyle
         return NULL;
     }
     char *m = NULL;
-    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)CONFIG_MAX_BYTES + MANIFEST_MAX_HEADER)
-        snprintf(why, whylen, "its manifest is not a manifest oscbench writes");
+    if (!S_ISREG(st.st_mode))
+        snprintf(why, whylen, "its manifest is not a regular file");
+    else if (st.st_size > (off_t)CONFIG_MAX_BYTES + MANIFEST_MAX_HEADER)
+        snprintf(why, whylen, "its manifest is larger than any oscbench writes (%jd bytes, at most "
+                              "%u)", (intmax_t)st.st_size, CONFIG_MAX_BYTES + MANIFEST_MAX_HEADER);
     else if (!(m = malloc((size_t)st.st_size + 1)))
         snprintf(why, whylen, "out of memory for its manifest");
     else if (read_all(fd, m, (size_t)st.st_size) < 0)
