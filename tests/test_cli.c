@@ -4339,6 +4339,28 @@ static void test_stable_to_infinity_printed(void **state)
     proc_free(&p);
 }
 
+/* -o whose last component is empty, "." or "..", where nothing of it exists: a directory by its
+ * form, so bad input (exit 2, one line) before anything is made; it was exit 1 after making the
+ * directory ("newdir/" made newdir, then found it a directory). */
+static void test_output_named_as_a_directory(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    const char *outs[] = {"newdir/", "nosuch/..", "other/."};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", outs[i], NULL);
+        char want[128];
+        fmt(want, sizeof want, "oscbench run: %s: names a directory, expected a file name\n",
+            outs[i]);
+        if (p.code != 2 || strcmp(p.err, want) != 0)
+            fail_msg("-o %s: exit %d, stderr: %s", outs[i], p.code, p.err);
+        proc_free(&p);
+    }
+    assert_int_equal(count_tree(f->dir).files, 1); /* the config, and no directory made */
+    assert_false(exists(f->dir, "newdir") || exists(f->dir, "nosuch") || exists(f->dir, "other"));
+    assert_false(exists(f->dir, "results"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -4409,6 +4431,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_full_disk_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stable_to_infinity_printed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_named_as_a_directory, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */

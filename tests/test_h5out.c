@@ -768,9 +768,30 @@ static void cleanup_removes_only_stale_temporaries(void **state)
     assert_int_equal(h5_out_cleanup_stale(missing), -1);
 }
 
+/* No path, or one that names a directory by its form (nothing of it need exist): refused in
+ * one line, no file opened. */
+static void refuses_a_path_that_is_no_file_name(void **state)
+{
+    (void)state;
+    char err[512];
+    h5_out *o = NULL;
+    assert_int_equal(h5_out_open(&o, NULL, err, sizeof err), -1);
+    assert_null(o);
+    assert_string_equal(err, "no output path");
+    const char *paths[] = {"nosuch-h5out-dir/", "nosuch-h5out-dir/..", ".", "/"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "%s: names a directory, expected a file name", paths[i]);
+        assert_int_equal(h5_out_open(&o, paths[i], err, sizeof err), -1);
+        assert_null(o);
+        assert_string_equal(err, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(refuses_a_path_that_is_no_file_name),
         cmocka_unit_test_setup_teardown(round_trip_numbers, setup, teardown),
         cmocka_unit_test_setup_teardown(round_trip_strings_and_bools, setup, teardown),
         cmocka_unit_test_setup_teardown(filters_scales_and_attributes, setup, teardown),

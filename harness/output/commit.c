@@ -96,6 +96,13 @@ static void unwatch_interrupts(void) { pending_set = 0; }
 
 int commit_check_target(const char *final_path, char *err, size_t errlen)
 {
+    /* "out/", "x/." and "x/..": a directory by their form, even where nothing exists yet (else
+     * run -o would make "out" and only then find it a directory) */
+    const char *slash = strrchr(final_path, '/'), *base = slash ? slash + 1 : final_path;
+    if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+        error_line(err, errlen, "%s: names a directory, expected a file name", final_path);
+        return -1;
+    }
     struct stat st, target;
     if (lstat(final_path, &st) < 0 || S_ISREG(st.st_mode))
         return 0; /* absent, or a file to replace */
@@ -167,8 +174,8 @@ int commit_open(file_commit **out, const char *final_path, char *err, size_t err
         free_commit(c);
         return -1;
     }
-    if (split_path(final_path, &c->dir_path, &base)) {
-        error_line(err, errlen, "%s: not a file name", final_path);
+    if (split_path(final_path, &c->dir_path, &base)) { /* a file name: checked just above */
+        error_line(err, errlen, "%s: out of memory", final_path);
         free_commit(c);
         return -1;
     }

@@ -23,8 +23,9 @@ typedef struct file_commit file_commit;
 
 /* 0 if final_path is absent, a regular file or a symlink (all of which a rename replaces safely);
  * -1 with one line in err if it is a directory (or a symlink to one: "is a directory, expected a
- * file name"), device, FIFO or socket, which a results file must never replace. commit_open
- * checks it too. */
+ * file name"), device, FIFO or socket, which a results file must never replace, or if its last
+ * component is empty, "." or ".." (a directory by its form, existing or not: "names a directory,
+ * expected a file name"). commit_open checks it too. */
 int commit_check_target(const char *final_path, char *err, size_t errlen);
 
 /* Refuses a final_path that commit_check_target refuses. Then creates "<dir>/.<base>.tmp.XXXXXX" with mkstemp (O_CREAT|O_EXCL, so never through a planted
