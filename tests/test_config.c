@@ -1194,7 +1194,8 @@ static void expect_definition_error(const char *def, const char *at, const char 
 
 /* A coefficient beyond 1000 in magnitude (tableau.h's bound) in b or c of an rk tableau, or in
  * abar, a or c of an rkn one, is named with its value at its entry; a c not given is a's row
- * sum (600 + 600 = 1200 here, each entry within the bound) and is said to be one. */
+ * sum (600 + 600 = 1200 here, each entry within the bound, or an overflow to inf) and is said
+ * to be one: it was "methods[0]: a coefficient is not a finite number" at the definition. */
 static void huge_coefficients_located(void **state)
 {
     (void)state;
@@ -1221,6 +1222,14 @@ static void huge_coefficients_located(void **state)
          " bbar: [0.5, 0, 0], b: [1, 0, 0]}", NULL, "c",
          "a coefficient exceeds 1000 in magnitude: c of stage 3 (not given: the row sum of a) is "
          "1200 " HUGE_WHY},
+        /* 1e308 + 1e308 overflows (DBL_MAX = 1.8e308): finiteness is checked before magnitude */
+        {"{name: m, family: rk, order: 1, a: [[0], [0], [1e308, 1e308]], b: [1, 0, 0]}", NULL,
+         "c", "a coefficient is not a finite number: c of stage 3 (not given: the row sum of a) "
+         "is inf"},
+        {"{name: m, family: rkn, order: 1, abar: [[0], [0], [0]], a: [[0], [0], [1e308, 1e308]],"
+         " bbar: [0.5, 0, 0], b: [1, 0, 0]}", NULL, "c",
+         "a coefficient is not a finite number: c of stage 3 (not given: the row sum of a) is "
+         "inf"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_definition_error(cases[i].def, cases[i].at, cases[i].key, cases[i].says);

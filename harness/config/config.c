@@ -1059,6 +1059,9 @@ static int rk_validate(const definition *d, const osc_tableau *t, const rk_nodes
     }
     if (e == OSC_TABLEAU_TOO_LARGE)
         return rk_too_large(d, t, at, w, why);
+    if (e == OSC_TABLEAU_NOT_FINITE && w.col < 0) /* a c not given: a's row sum overflowed */
+        return fail_node(d->c, d->map, def_key(d, "c", key), "%s: c of stage %d" C_NOT_GIVEN
+                         " is %g", why, w.row + 1, t->c[w.row]);
     return fail_node(d->c, d->map, d->prefix, "%s", why); /* stages and finiteness: read above */
 }
 
@@ -1175,6 +1178,9 @@ static int rkn_validate(const definition *d, const osc_rkn_tableau *t, const rkn
     }
     if (e == OSC_RKN_TOO_LARGE)
         return rkn_too_large(d, t, w, n ? n : d->map, at->c_list != NULL, key, why);
+    if (e == OSC_RKN_NOT_FINITE && w.field == OSC_RKN_FIELD_C && !at->c_list) /* as in rk */
+        return fail_node(d->c, d->map, key, "%s: c of stage %d" C_NOT_GIVEN " is %g", why,
+                         w.row + 1, t->c[w.row]);
     if (e == OSC_RKN_NOT_EXPLICIT) { /* the library's text names both matrices; say which */
         const double(*m)[OSC_RKN_MAX_STAGES] = w.field == OSC_RKN_FIELD_A ? t->a : t->abar;
         return fail_node(d->c, n ? n : d->map, key,
