@@ -19,8 +19,10 @@
 #include <float.h>
 
 #include "config.h"
+#include "composition.h"
 #include "config_check.h"
 #include "layout.h"
+#include "rkn.h"
 #include "tableau.h"
 
 /* fstat, wrapped at link time (tests/meson.build): when fstat_fails is set it fails with EIO
@@ -1458,6 +1460,56 @@ static void config_check_knows_included_lines(void **state)
     }
 }
 
+/* 16 definitions of family rkn or composition while a slot of that family is held elsewhere in
+ * the process: the 16th finds none and says how many there are; the other 15 are given back
+ * (the same 15 load again). */
+static void family_slots_exhausted(void **state)
+{
+    (void)state;
+    /* explicit Euler both ways: rkn (bbar sums to 1/2, b to 1) and composition (one substep) */
+    static const char *const family_def[] = {
+        "{name: d%d, family: rkn, order: 1, abar: [[0]], a: [[0]], bbar: [0.5], b: [1]}",
+        "{name: d%d, family: composition, order: 1, base: euler, weights: [1]}"};
+    static const char *const says[] = {
+        ":20:5: methods[15]: no free method slot: at most 16 Runge-Kutta-Nystrom methods per "
+        "process",
+        ":20:5: methods[15]: no free method slot: at most 16 compositions per process"};
+    osc_rkn_tableau euler = {.stages = 1, .bbar = {0.5}, .b = {1}};
+    const double one[] = {1};
+    for (int k = 0; k < 2; k++) {
+        osc_method held;
+        if (k == 0)
+            assert_int_equal(osc_method_from_rkn(&euler, "held", 1, &held), OSC_OK);
+        else
+            assert_int_equal(osc_method_from_composition(osc_method_find("euler"), one, 1, false,
+                                                         "held", 1, &held),
+                             OSC_OK);
+        char text[4096];
+        for (int count = CONFIG_MAX_USER_METHODS; count >= CONFIG_MAX_USER_METHODS - 1; count--) {
+            snprintf(text, sizeof text, "%smethods:\n", base);
+            for (int i = 0; i < count; i++) {
+                size_t used = strlen(text);
+                snprintf(text + used, sizeof text - used, "  - ");
+                used = strlen(text);
+                snprintf(text + used, sizeof text - used, family_def[k], i);
+                strcat(text, "\n");
+            }
+            if (count == CONFIG_MAX_USER_METHODS) {
+                expect_error(text, says[k]);
+                assert_string_equal(err + strlen(cfgpath), says[k]);
+                continue;
+            }
+            osc_config cfg;
+            if (load_text(text, &cfg) != 0)
+                fail_msg("15 with one slot held: %s", err);
+            config_free(&cfg);
+        }
+        assert_int_equal(k == 0 ? osc_rkn_method_release(&held)
+                                : osc_composition_method_release(&held),
+                         OSC_OK);
+    }
+}
+
 /* ---- long paths ------------------------------------------------------------------------- */
 
 /* tmpdir/././.../name, `len` bytes or one less: a legal path of any length below PATH_MAX. */
@@ -1672,6 +1724,7 @@ int main(void)
         cmocka_unit_test(composition_substep_count),
         cmocka_unit_test(definition_family_and_name_errors),
         cmocka_unit_test(include_limits),
+        cmocka_unit_test(family_slots_exhausted),
         cmocka_unit_test(config_check_knows_included_lines),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
