@@ -3171,8 +3171,8 @@ static void test_summary_text(void **state)
     proc_free(&p);
 }
 
-/* A results file whose /points lacks a column, or holds a non-column under its name: exit 2, one
- * line naming the file, the dataset and what is wrong. An unknown short option in a bundle:
+/* A results file whose /points lacks a column, or holds a non-column or a column of another type
+ * under its name: exit 2, one line naming the file, the dataset and what is wrong. An unknown short option in a bundle:
  * exit 2, one line naming the letter (argv's '-qx' would not say which). */
 static void test_summary_damaged_points(void **state)
 {
@@ -3185,6 +3185,7 @@ static void test_summary_damaged_points(void **state)
     fmt(path, sizeof path, "%s/r.h5", f->dir);
     hid_t h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     assert_true(h >= 0);
+    size_t rows = table_rows(h, "/points");
     assert_true(H5Ldelete(h, "/points/max_error", H5P_DEFAULT) >= 0);
     assert_true(H5Ldelete(h, "/points/dt", H5P_DEFAULT) >= 0);
     hsize_t dims[2] = {1, 1};
@@ -3205,6 +3206,21 @@ static void test_summary_damaged_points(void **state)
     p = run_in(f->dir, "summary", "r.h5", NULL);
     assert_int_equal(p.code, 2);
     assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: missing\n");
+    proc_free(&p);
+    h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT); /* a column of text where numbers belong */
+    assert_true(h >= 0);
+    hsize_t column[1] = {rows};
+    hid_t text = H5Tcopy(H5T_C_S1);
+    H5Tset_size(text, 8);
+    space = H5Screate_simple(1, column, NULL);
+    d = H5Dcreate2(h, "/points/dt", text, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(d >= 0);
+    H5Dclose(d), H5Tclose(text), H5Sclose(space), H5Fclose(h);
+    p = run_in(f->dir, "summary", "r.h5", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: unreadable (of another "
+                               "type?)\n");
+    assert_string_equal(p.out, "");
     proc_free(&p);
     p = run_in(f->dir, "run", "-qx", "ok.yaml", NULL); /* the bad letter, not the bundle */
     assert_int_equal(p.code, 2);
@@ -4148,35 +4164,6 @@ static void test_plot_script_env(void **state)
     proc_free(&p);
 }
 
-/* A column of /points stored as another type (text where numbers belong): bad input, naming
- * the column, exit 2. */
-static void test_summary_column_of_another_type(void **state)
-{
-    fixture *f = *state;
-    write_file(f->dir, "ok.yaml", valid_config);
-    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", "r.h5", NULL);
-    assert_int_equal(p.code, 0);
-    proc_free(&p);
-    char path[PATHLEN];
-    fmt(path, sizeof path, "%s/r.h5", f->dir);
-    hid_t h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    assert_true(h >= 0);
-    size_t rows = table_rows(h, "/points");
-    assert_true(H5Ldelete(h, "/points/dt", H5P_DEFAULT) >= 0);
-    hsize_t dims[1] = {rows};
-    hid_t space = H5Screate_simple(1, dims, NULL), text = H5Tcopy(H5T_C_S1);
-    H5Tset_size(text, 8);
-    hid_t d = H5Dcreate2(h, "/points/dt", text, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    assert_true(d >= 0);
-    H5Dclose(d), H5Tclose(text), H5Sclose(space), H5Fclose(h);
-    p = run_in(f->dir, "summary", "r.h5", NULL);
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: unreadable (of another "
-                               "type?)\n");
-    assert_string_equal(p.out, "");
-    proc_free(&p);
-}
-
 /* The progress line's width where the terminal reports none (a pty of 0 columns, as some
  * serial consoles are): $COLUMNS, here 30, so no drawn line is longer than 29 characters. */
 static void test_progress_width_from_columns(void **state)
@@ -4425,7 +4412,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stability_zeta_ignored_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_methods_of_config_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plot_script_env, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_summary_column_of_another_type, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress_width_from_columns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_empty_and_unbounded_cells, setup,
                                         teardown),
