@@ -4312,7 +4312,7 @@ static void test_stable_to_infinity_printed(void **state)
     if (p.code != 0)
         fail_msg("exit %d: %s", p.code, p.err);
     const char *line = strstr(p.out, "\n  jump-mid             zeta 1      theory (0, ");
-    double a, b;
+    double a = NAN, b = NAN;
     char tail[16];
     if (!line || sscanf(line, " jump-mid zeta 1 theory (0, %lf], [%lf, %15[^;]", &a, &b,
                         tail) != 3)
