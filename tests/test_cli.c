@@ -2919,11 +2919,11 @@ static void test_output_directories_alike(void **state)
     proc_free(&p);
 }
 
-/* The progress line, on a terminal 40 columns wide: no drawn line longer than 39 characters
- * (the last column left empty), and the bar is still there. */
-static void test_progress_fits_terminal(void **state)
+/* What `oscbench run` draws on its terminal (stderr; stdout to /dev/null), a pty of size ws,
+ * with COLUMNS set to `columns` (NULL: as it is), for a short sweep: the run must succeed. The
+ * text is in a static buffer, overwritten by the next call. */
+static char *progress_on_pty(const fixture *f, struct winsize ws, const char *columns)
 {
-    fixture *f = *state;
     write_file(f->dir, "pr.yaml", "name: pr\nmethods: [semi-implicit, verlet-implicit-drag]\n"
                                   "stiffness: 1\ndt: [0.01, 0.005]\nt_end: 10\n");
     int master = posix_openpt(O_RDWR | O_NOCTTY);
@@ -2934,12 +2934,12 @@ static void test_progress_fits_terminal(void **state)
     assert_non_null(slave_name);
     int slave = open(slave_name, O_RDWR | O_NOCTTY);
     assert_true(slave >= 0);
-    struct winsize ws = {.ws_row = 24, .ws_col = 40};
     assert_int_equal(ioctl(slave, TIOCSWINSZ, &ws), 0);
     pid_t pid = fork();
     if (pid == 0) {
         int null = open("/dev/null", O_WRONLY);
-        if (null < 0 || dup2(null, 1) < 0 || dup2(slave, 2) < 0 || chdir(f->dir) != 0)
+        if (null < 0 || dup2(null, 1) < 0 || dup2(slave, 2) < 0 || chdir(f->dir) != 0 ||
+            (columns && setenv("COLUMNS", columns, 1) != 0))
             _exit(126);
         execl(exe, "oscbench", "run", "pr.yaml", "-o", "pr.h5", (char *)NULL);
         _exit(127);
@@ -2954,6 +2954,14 @@ static void test_progress_fits_terminal(void **state)
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return got;
+}
+
+/* The progress line, on a terminal 40 columns wide: no drawn line longer than 39 characters
+ * (the last column left empty), and the bar is still there. */
+static void test_progress_fits_terminal(void **state)
+{
+    char *got = progress_on_pty(*state, (struct winsize){.ws_row = 24, .ws_col = 40}, NULL);
     size_t drawn = 0;
     for (char *save = NULL, *seg = strtok_r(got, "\r\n", &save); seg;
          seg = strtok_r(NULL, "\r\n", &save)) {
@@ -4168,36 +4176,7 @@ static void test_plot_script_env(void **state)
  * serial consoles are): $COLUMNS, here 30, so no drawn line is longer than 29 characters. */
 static void test_progress_width_from_columns(void **state)
 {
-    fixture *f = *state;
-    write_file(f->dir, "pr.yaml", "name: pr\nmethods: [semi-implicit, verlet-implicit-drag]\n"
-                                  "stiffness: 1\ndt: [0.01, 0.005]\nt_end: 10\n");
-    int master = posix_openpt(O_RDWR | O_NOCTTY);
-    assert_true(master >= 0);
-    assert_int_equal(grantpt(master), 0);
-    assert_int_equal(unlockpt(master), 0);
-    int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
-    assert_true(slave >= 0);
-    struct winsize ws = {.ws_row = 0, .ws_col = 0};
-    assert_int_equal(ioctl(slave, TIOCSWINSZ, &ws), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        if (null < 0 || dup2(null, 1) < 0 || dup2(slave, 2) < 0 || chdir(f->dir) != 0 ||
-            setenv("COLUMNS", "30", 1) != 0)
-            _exit(126);
-        execl(exe, "oscbench", "run", "pr.yaml", "-o", "pr.h5", (char *)NULL);
-        _exit(127);
-    }
-    close(slave);
-    static char got[1 << 16];
-    size_t len = 0;
-    for (ssize_t n; len + 1 < sizeof got && (n = read(master, got + len, sizeof got - 1 - len)) > 0;)
-        len += (size_t)n; /* EIO once the child has closed the terminal */
-    got[len] = '\0';
-    close(master);
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char *got = progress_on_pty(*state, (struct winsize){.ws_row = 0, .ws_col = 0}, "30");
     size_t drawn = 0;
     for (char *save = NULL, *seg = strtok_r(got, "\r\n", &save); seg;
          seg = strtok_r(NULL, "\r\n", &save)) {
