@@ -74,9 +74,9 @@ static void json_and_text(void **state)
     assert_non_null(strstr(json, "\"worst_abs_drift_common\": 0.012500000000000001}\n]}\n"));
     free(json);
     char *text = render(SUMMARY_TEXT, k);
-    assert_non_null(strstr(text, "dt = 0.1 (10 Hz): common set 2 of 3 lanes, stable for all 2 "
+    assert_non_null(strstr(text, "dt = 0.1 (10 Hz): common set: 2 of 3 lanes stable for all 2 "
                                  "methods\n"));
-    assert_non_null(strstr(text, "dt = 0.05 (20 Hz): common set 1 of 3 lanes"));
+    assert_non_null(strstr(text, "dt = 0.05 (20 Hz): common set: 1 of 3 lanes"));
     char a_line[128];
     snprintf(a_line, sizeof a_line, "  %-20s   100.0%%     3/3       %13.3e  %13.3e\n", "a", 3.0,
              0.3);

@@ -250,7 +250,7 @@ static void per_dt_text(FILE *out, const dt_table *t)
         if (!r->lanes_match)
             fprintf(out, "methods ran different lanes: no common set\n");
         else
-            fprintf(out, "common set %zu of %zu lanes, stable for all %zu methods\n", r->common,
+            fprintf(out, "common set: %zu of %zu lanes stable for all %zu methods\n", r->common,
                     r->lanes, t->nmethods);
         fprintf(out, "  %-20s  %-20s  %13s  %13s\n", "method", "stable (share, lanes)",
                 "worst error", "worst |drift|");
