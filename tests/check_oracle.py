@@ -1,0 +1,360 @@
+#!/usr/bin/python3
+"""An independent oracle for the results file: runs a small 3-D sweep of every built-in method
+(three masses, one of them 0; stiffness 0 and > 0; undamped, under-, critically and overdamped
+lanes; gravity; x0, v0 per axis) and recomputes each row of /points, and the traces, with numpy
+from README.md and docs/model.md: the closed form, E, drift, error, rel_error and each method's
+step as the method table defines it. Any disagreement is one line naming row, column and both
+values, and exit 1.
+
+usage: check_oracle.py OSCBENCH   (run with Debian's python3, which has h5py and numpy)
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+if not all(importlib.util.find_spec(m) for m in ("h5py", "numpy")):
+    print("skipped: h5py or numpy is missing")
+    sys.exit(77)
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+
+METHODS = ["euler", "semi-implicit", "verlet", "stormer", "rk4", "forest-ruth",
+           "implicit-midpoint", "verlet-implicit-drag", "verlet-zero-start"]
+DTS, MASSES, KS, CS = [0.01, 0.02, 0.05], [0.5, 2.0, 0.0], [0.0, 2.0, 8.0], [0.0, 0.5, 2.0, 8.0]
+G, X0, V0, T_END = -3.0, [1.0, -0.5, 0.25], [0.5, 1.0, -1.0], 2.0
+TRACE = {"stiffness": 2.0, "drag": 2.0, "mass": 0.5, "dt": 0.02, "every": 10}
+# zeta = c / (2 sqrt(k m)) is exactly 1 at (k, c, m) = (2, 2, 0.5), (8, 8, 2): critical lanes.
+CONFIG = f"""name: oracle
+methods: [{", ".join(METHODS)}]
+dim: 3
+stiffness: {KS}
+drag: {CS}
+mass: {MASSES}
+gravity: {G}
+x0: {X0}
+v0: {V0}
+dt: {DTS}
+t_end: {T_END}
+trace: {{every: {TRACE["every"]}, where: {{stiffness: {TRACE["stiffness"]}, drag: {TRACE["drag"]},
+        mass: {TRACE["mass"]}, dt: {TRACE["dt"]}}}}}
+"""
+EPS = np.finfo(float).eps
+FR_W1 = 1 / (2 - 2 ** (1 / 3))
+FR_W0 = 1 - 2 * FR_W1
+
+
+class Lanes:
+    """One (dt) block's lanes, (mass, stiffness, drag) in row order, as column vectors."""
+
+    def __init__(self, dt):
+        m, k, c = (a.ravel()[:, None] for a in np.meshgrid(MASSES, KS, CS, indexing="ij"))
+        self.dt, self.m, self.k, self.c = dt, m, k, c
+        pinned = m == 0
+        inv_m = np.where(pinned, 0.0, 1 / np.where(pinned, 1, m))
+        self.w2, self.gam = k * inv_m, c * inv_m            # mass 0: inverse mass 0, no force
+        self.g = np.where(pinned, 0.0, np.array([0.0, 0.0, G]))   # gravity on the last axis
+        self.x0 = np.broadcast_to(np.array(X0), (len(m), 3)).copy()
+        self.v0 = np.where(pinned, 0.0, np.array(V0))       # a pinned lane's v0 is taken as 0
+        self.rest = np.zeros_like(self.x0)
+        spring = (k > 0)[:, 0]
+        self.rest[spring, 2] = -m[spring, 0] * G / k[spring, 0]   # README: -m g / k
+        self.steps = int(round(T_END / dt))
+
+    def acc(self, x, v):
+        return -self.w2 * x - self.gam * v - self.g
+
+
+# ---- the methods, as README's / docs/model.md's method tables define one step -------------
+def euler(L, x, v, _):
+    return x + v * L.dt, v + L.acc(x, v) * L.dt, None
+
+
+def semi_implicit(L, x, v, _):
+    v2 = v + L.acc(x, v) * L.dt
+    return x + v2 * L.dt, v2, None
+
+
+def verlet_core(L, x, v, a):
+    h = v + a * L.dt / 2
+    x2 = x + h * L.dt
+    a2 = L.acc(x2, h)                       # the drag at the half-step velocity
+    return x2, v + (a + a2) * L.dt / 2, a2
+
+
+def verlet(L, x, v, _):
+    return verlet_core(L, x, v, L.acc(x, v))[:2] + (None,)      # a(x, v) at every step's start
+
+
+def verlet_zero_start(L, x, v, a):
+    return verlet_core(L, x, v, np.zeros_like(x) if a is None else a)
+
+
+def rk4(L, x, v, _):
+    h = L.dt
+    k1x, k1v = v, L.acc(x, v)
+    k2x, k2v = v + h / 2 * k1v, L.acc(x + h / 2 * k1x, v + h / 2 * k1v)
+    k3x, k3v = v + h / 2 * k2v, L.acc(x + h / 2 * k2x, v + h / 2 * k2v)
+    k4x, k4v = v + h * k3v, L.acc(x + h * k3x, v + h * k3v)
+    return (x + h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x),
+            v + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v), None)
+
+
+def forest_ruth(L, x, v, _):
+    for w in (FR_W1, FR_W0, FR_W1):
+        h, y = w * L.dt, L.gam * w * L.dt / 2
+        e = (1 - y / 2 + y * y / 12) / (1 + y / 2 + y * y / 12)   # Pade(2,2) of exp(-y)
+        v = v * e
+        v = v + h / 2 * (-L.w2 * x - L.g)
+        x = x + h * v
+        v = (v + h / 2 * (-L.w2 * x - L.g)) * e
+    return x, v, None
+
+
+def implicit_midpoint(L, x, v, _):
+    # The two equations, linear in (x', v'): x' - h/2 v' = b1, h w2/2 x' + (1 + h gam/2) v' = b2
+    h = L.dt
+    a21, a22 = h * L.w2 / 2, 1 + h * L.gam / 2
+    b1, b2 = x + h / 2 * v, v - h * L.w2 * x / 2 - h * L.gam * v / 2 - h * L.g
+    det = a22 + h / 2 * a21
+    return (b1 * a22 + h / 2 * b2) / det, (b2 - a21 * b1) / det, None
+
+
+def verlet_implicit_drag(L, x, v, _):
+    h = v + L.dt / 2 * L.acc(x, v)
+    x2 = x + h * L.dt
+    return x2, (h + L.dt / 2 * (-L.w2 * x2 - L.g)) / (1 + L.gam * L.dt / 2), None
+
+
+def stormer_run(L, n):
+    """Position Verlet in the summed form; the readout v (1 + gam dt/2) = d/dt + dt/2 (-w2 x - g)
+    is lib/methods/stormer.c's (README says only 'to second order')."""
+    a0 = L.acc(L.x0, L.v0)
+    x, d = L.x0.copy(), L.v0 * L.dt - a0 * L.dt ** 2 / 2    # x_prev = x0 - v0 dt + a0 dt^2/2
+    den = 1 + L.gam * L.dt / 2
+    xs, vs = [x], [L.v0.copy()]
+    for _ in range(n):
+        d = (d * (1 - L.gam * L.dt / 2) + L.dt ** 2 * (-L.w2 * x - L.g)) / den
+        x = x + d
+        xs.append(x)
+        vs.append((d / L.dt + L.dt / 2 * (-L.w2 * x - L.g)) / den)
+    return np.array(xs), np.array(vs)
+
+
+STEPS = {"euler": euler, "semi-implicit": semi_implicit, "verlet": verlet, "rk4": rk4,
+         "forest-ruth": forest_ruth, "implicit-midpoint": implicit_midpoint,
+         "verlet-implicit-drag": verlet_implicit_drag, "verlet-zero-start": verlet_zero_start}
+
+
+def trajectory(method, L):
+    """(steps + 1, lanes, 3) positions and velocities, step 0 included."""
+    if method == "stormer":
+        return stormer_run(L, L.steps)
+    x, v, a, xs, vs = L.x0.copy(), L.v0.copy(), None, [L.x0], [L.v0]
+    for _ in range(L.steps):
+        x, v, a = STEPS[method](L, x, v, a)
+        xs.append(x)
+        vs.append(v)
+    return np.array(xs), np.array(vs)
+
+
+# ---- the closed form about the rest point (docs/model.md, "The exact solution") -----------
+def exact(L, t):
+    """x, v at times t (shape (T,)) for every lane: (T, lanes, 3)."""
+    t = t[:, None, None]
+    u0, v0 = L.x0 - L.rest, L.v0
+    w2, gam, zeta = L.w2, L.gam, np.zeros_like(L.w2)
+    spring = w2 > 0
+    w = np.sqrt(w2)
+    zeta[spring] = gam[spring] / (2 * w[spring])
+    x, v = np.zeros(t.shape[:1] + u0.shape), np.zeros(t.shape[:1] + u0.shape)
+    for sel, fn in ((spring & (zeta < 1), under), (spring & (zeta == 1), critical),
+                    (spring & (zeta > 1), over), (~spring, free)):
+        rows = sel[:, 0]
+        if rows.any():
+            x[:, rows], v[:, rows] = fn(t, u0[rows], v0[rows], w[rows], zeta[rows], gam[rows],
+                                        L.g[rows])
+    return x + L.rest, v
+
+
+def under(t, u0, v0, w, z, _gam, _g):
+    wd = w * np.sqrt(1 - z * z)
+    b = (v0 + z * w * u0) / wd
+    e, cs, sn = np.exp(-z * w * t), np.cos(wd * t), np.sin(wd * t)
+    return (e * (u0 * cs + b * sn),
+            e * ((b * wd - z * w * u0) * cs - (u0 * wd + z * w * b) * sn))
+
+
+def critical(t, u0, v0, w, _z, _gam, _g):
+    b = v0 + w * u0
+    e = np.exp(-w * t)
+    return e * (u0 + b * t), e * (b - w * (u0 + b * t))
+
+
+def over(t, u0, v0, w, z, _gam, _g):
+    s = np.sqrt(z * z - 1)
+    r1, r2 = -w * (z - s), -w * (z + s)
+    a = (v0 - r2 * u0) / (r1 - r2)
+    b = u0 - a
+    return a * np.exp(r1 * t) + b * np.exp(r2 * t), a * r1 * np.exp(r1 * t) + b * r2 * np.exp(r2 * t)
+
+
+def free(t, x0, v0, _w, _z, gam, g):
+    """Ballistic under drag gam and gravity g (stiffness 0): v' = -gam v - g."""
+    pos = gam > 0
+    ge = np.where(pos, gam, 1.0)
+    vinf = -g / ge                                          # terminal velocity under drag
+    x_drag = x0 + vinf * t - (v0 - vinf) * np.expm1(-ge * t) / ge
+    v_drag = vinf + (v0 - vinf) * np.exp(-ge * t)
+    return (np.where(pos, x_drag, x0 + v0 * t - g * t * t / 2),
+            np.where(pos, v_drag, v0 - g * t))
+
+
+# ---- what is measured (README "Definitions") -----------------------------------------------
+def energy(L, x, v):
+    return 0.5 * L.m[:, 0] * (v * v).sum(-1) + 0.5 * L.k[:, 0] * (x * x).sum(-1) \
+        + L.m[:, 0] * G * x[..., 2]
+
+
+def energy_scale(L):
+    """E(0); if zero, the initial energy about the rest point; if that is zero too, 1."""
+    e0 = energy(L, L.x0, L.v0)
+    about_rest = 0.5 * L.m[:, 0] * (L.v0 ** 2).sum(-1) \
+        + 0.5 * L.k[:, 0] * ((L.x0 - L.rest) ** 2).sum(-1)
+    return np.where(e0 != 0, e0, np.where(about_rest != 0, about_rest, 1.0))
+
+
+def measures(L, x, v):
+    """Per step and lane: error, drift, energy, rel_error, and the rounding tolerances."""
+    n = np.arange(x.shape[0])
+    xe, ve = exact(L, n * L.dt)
+    m, k = L.m[:, 0], L.k[:, 0]
+    d_energy = 0.5 * m * ((v - ve) * (v + ve)).sum(-1) + 0.5 * k * ((x - xe) * (x + xe)).sum(-1) \
+        + m * G * (x - xe)[..., 2]
+    err = np.sqrt(((x - xe) ** 2).sum(-1))
+    dist0 = np.sqrt(((L.x0 - L.rest) ** 2).sum(-1))
+    rel = np.where(m == 0, np.nan, err / np.where(dist0 > 0, dist0, np.nan))
+    # Tolerance: the kernels (FMAs, dt-prescaled coefficients) and this loop each round a few
+    # times per step, relative to the state's size; the C exact motion is co-stepped with
+    # ~16 N eps of the motion's scale (README). Over N steps, at a propagator norm ~1 in the
+    # energy norm, both sum to <= 64 (N + 1) eps times the largest |x|, |v| of the run.
+    sx = np.abs(np.concatenate([x, xe])).max(axis=(0, 2)) + np.abs(L.rest).max(-1)
+    sv = np.abs(np.concatenate([v, ve])).max(axis=(0, 2))
+    tx, tv = 64 * (len(n)) * EPS * sx, 64 * (len(n)) * EPS * sv
+    te = m * sv * tv + k * sx * tx + m * abs(G) * tx + 8 * EPS * (m * sv ** 2 + k * sx ** 2)
+    scale = energy_scale(L)
+    return dict(error=err, drift=d_energy / scale, energy=energy(L, x, v), rel=rel, xe=xe,
+                tol_x=tx, tol_v=tv, tol_e=te, tol_drift=te / np.abs(scale),
+                tol_rel=tx / np.where(dist0 > 0, dist0, np.inf))
+
+
+def expected_row(L, M, j):
+    """The /points columns of lane j and each one's tolerance (0: exact)."""
+    N = L.steps
+    m, k, c = L.m[j, 0], L.k[j, 0], L.c[j, 0]
+    spring = m > 0 and k > 0
+    return {"dt": (L.dt, 0), "stiffness": (k, 0), "drag": (c, 0), "mass": (m, 0),
+            "steps": (N, 0), "t_end": (N * L.dt, 0), "stable": (True, 0),
+            "omega_dt": (np.sqrt(k / m) * L.dt if spring else 0.0, 4 * EPS),
+            "zeta": (c / (2 * np.sqrt(k * m)) if spring else None, 4 * EPS),
+            "final_error": (M["error"][N, j], M["tol_x"][j]),
+            "max_error": (M["error"][:, j].max(), M["tol_x"][j]),
+            "final_rel_error": (M["rel"][N, j], M["tol_rel"][j]),
+            "max_rel_error": (np.max(M["rel"][:, j]), M["tol_rel"][j]),
+            "final_energy": (M["energy"][N, j], M["tol_e"][j]),
+            "final_drift": (M["drift"][N, j], M["tol_drift"][j]),
+            "max_abs_drift": (np.abs(M["drift"][:, j]).max(), M["tol_drift"][j])}
+
+
+FAILS = []
+
+
+def check(where, column, got, want, tol):
+    """tol is absolute for the numbers' difference; a relative 4 eps covers the exact inputs."""
+    if want is None:
+        return
+    if isinstance(want, (bool, np.bool_)):
+        bad = bool(got) != bool(want)
+    elif np.isnan(want) or np.isnan(got):
+        bad = not (np.isnan(want) and np.isnan(got))
+    else:
+        bad = not abs(got - want) <= tol + (4 * EPS * abs(want) if tol else 0)
+    if bad:
+        FAILS.append(f"{where}: {column}: file {got!r}, oracle {want!r} (tolerance {tol:.3g})")
+
+
+def check_points(f):
+    pts = f["points"]
+    cols = {name: pts[name][()] for name in pts if name not in ("row", "method")}
+    methods = pts["method"].asstr()[()]
+    lanes, worst = len(MASSES) * len(KS) * len(CS), 0.0
+    if len(methods) != len(METHODS) * len(DTS) * lanes:
+        FAILS.append(f"/points: {len(methods)} rows, oracle {len(METHODS) * len(DTS) * lanes}")
+        return 0.0
+    traces = {}
+    for mi, method in enumerate(METHODS):
+        for di, dt in enumerate(DTS):
+            L = Lanes(dt)
+            x, v = trajectory(method, L)
+            M = measures(L, x, v)
+            for j in range(lanes):
+                row = (mi * len(DTS) + di) * lanes + j
+                check(f"/points row {row}", "method", methods[row] == method, True, 0)
+                for col, (want, tol) in expected_row(L, M, j).items():
+                    check(f"/points row {row} ({method})", col, cols[col][row], want, tol)
+                    if tol and col in ("final_error", "max_error", "final_drift"):
+                        worst = max(worst, abs(cols[col][row] - want) / tol)
+            if dt == TRACE["dt"]:
+                traces[method] = (L, x, v, M)
+    check_traces(f, traces)
+    return worst
+
+
+def check_traces(f, traces):
+    lanes_per_dt = len(MASSES) * len(KS) * len(CS)
+    j = (MASSES.index(TRACE["mass"]) * len(KS) + KS.index(TRACE["stiffness"])) * len(CS) \
+        + CS.index(TRACE["drag"])
+    for mi, method in enumerate(METHODS):
+        row = (mi * len(DTS) + DTS.index(TRACE["dt"])) * lanes_per_dt + j
+        name = f"traces/{method}/{row}"
+        if name not in f:
+            FAILS.append(f"/{name}: missing")
+            continue
+        L, x, v, M = traces[method]
+        n = np.arange(0, L.steps + 1, TRACE["every"])
+        want = {"t": (n * L.dt, 4 * EPS), "x": (x[n, j], M["tol_x"][j]),
+                "v": (v[n, j], M["tol_v"][j]), "x_exact": (M["xe"][n, j], M["tol_x"][j]),
+                "energy": (M["energy"][n, j], M["tol_e"][j]),
+                "drift": (M["drift"][n, j], M["tol_drift"][j]),
+                "error": (M["error"][n, j], M["tol_x"][j])}
+        for col, (w, tol) in want.items():
+            got = f[name][col][()]
+            if got.shape != w.shape:
+                FAILS.append(f"/{name}: {col}: shape {got.shape}, oracle {w.shape}")
+                continue
+            for i in np.ndindex(w.shape):
+                check(f"/{name} [{i}]", col, got[i], w[i], tol)
+
+
+def main():
+    exe = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg, out = os.path.join(tmp, "oracle.yaml"), os.path.join(tmp, "oracle.h5")
+        with open(cfg, "w") as fh:
+            fh.write(CONFIG)
+        env = dict(os.environ, OSCBENCH_COST_PROBE_LANES="128")   # no timing is checked here
+        subprocess.run([exe, "run", cfg, "-o", out, "--quiet"], check=True, env=env)
+        with h5py.File(out) as f:
+            if f.attrs["maxima"] != "every_step":
+                FAILS.append(f"maxima attribute {f.attrs['maxima']!r}, oracle 'every_step'")
+            worst = check_points(f)
+    for line in FAILS[:40]:
+        print(line)
+    if FAILS:
+        print(f"{len(FAILS)} disagreements with the oracle")
+        sys.exit(1)
+    print(f"all rows agree; largest difference {worst:.3g} of its tolerance")
+
+
+main()
