@@ -278,6 +278,14 @@ static void fractions_and_rates(void **state)
     expect_error("stiffness: 1\ndt: '1/60'\nsteps: 1\n", ":2:5: dt: expected a number");
     expect_error("stiffness: 1\ndt: -1/60\nsteps: 1\n", ":2:5: dt: expected a positive number");
     expect_error("stiffness: 1\ndt: 1e300/1e-300\nsteps: 1\n", ":2:5: dt: expected a finite");
+    /* a part that overflows: inf/inf would be a NaN gravity (and 1/inf a silent 0) */
+    expect_error("stiffness: 1\ndt: 0.1\nsteps: 1\ngravity: 1e400/1e400\n",
+                 ":4:10: gravity: expected a finite number, '1e400/1e400' overflows a double");
+    expect_error("stiffness: 1\ndt: 0.1\nsteps: 1\nx0: 1/1e400\n",
+                 ":4:5: x0: expected a finite number, '1/1e400' overflows a double");
+    expect_error("methods: [{name: q, family: rk, order: 1, a: [[0]], b: [-1e999/-1e999]}]\n"
+                 "stiffness: 1\ndt: 0.1\nsteps: 1\n",
+                 ":1:57: methods[0].b: expected a finite number, '-1e999/-1e999' overflows");
     expect_error("stiffness: 1\ndt: 0.1\nrate_hz: 60\nsteps: 1\n",
                  ":3:1: rate_hz: give dt or rate_hz, not both");
     expect_error("stiffness: 1\nrate_hz: 0\nsteps: 1\n", ":2:10: rate_hz: expected a positive");

@@ -471,9 +471,10 @@ static bool is_decimal(const char *s)
 
 typedef enum { NUM_ANY, NUM_NONNEG, NUM_POSITIVE } num_rule;
 
-/* A fraction "A/B" of two decimals (dt: 1/60): 1 and its value in *v, -1 if B is zero, 0 if
- * the text is not a fraction. The quotient is the double nearest A/B when A and B are exact
- * (as 1 and 60 are): one correctly rounded division. */
+/* A fraction "A/B" of two decimals (dt: 1/60): 1 and its value in *v, -1 if B is zero, -2 if A
+ * or B overflows a double (1e400/1e400 would be inf/inf, a NaN), 0 if the text is not a
+ * fraction. The quotient is the double nearest A/B when A and B are exact (as 1 and 60 are): one
+ * correctly rounded division. */
 static int fraction(const char *text, double *v)
 {
     const char *slash = strchr(text, '/');
@@ -485,6 +486,8 @@ static int fraction(const char *text, double *v)
     if (!is_decimal(num) || !is_decimal(slash + 1))
         return 0;
     double a = strtod(num, NULL), b = strtod(slash + 1, NULL);
+    if (isinf(a) || isinf(b))
+        return -2;
     if (b == 0)
         return -1;
     *v = a / b;
@@ -500,6 +503,9 @@ static int number(const ctx *c, const ynode *n, const char *key, num_rule rule, 
         return fail_node(c, n, key, "expected a finite number, got '%s'", shown(n, buf));
     double v = 0;
     int is_fraction = n->plain ? fraction(n->text, &v) : 0;
+    if (is_fraction == -2)
+        return fail_node(c, n, key, "expected a finite number, '%s' overflows a double",
+                         shown(n, buf));
     if (is_fraction < 0)
         return fail_node(c, n, key, "expected a number, '%s' divides by zero (its denominator is "
                                     "0 or underflows to 0)", shown(n, buf));
