@@ -162,6 +162,16 @@ static void omega0_and_zeta_axes(void **state)
         }
     }
     config_free(&cfg);
+    /* tiny masses: k m = m^2 omega0^2 is 1e-400 (underflows to 0) and 1e-320 (subnormal, few
+     * bits), yet c = 2 zeta m omega0 is a normal double, within the same 4 ulp */
+    if (load_text("omega0: 3\nzeta: 0.5\nmass: [1e-200, 1e-160]\ndt: 0.01\nsteps: 4\n", &cfg))
+        fail_msg("%s", err);
+    for (size_t j = 0; j < 2; j++) {
+        double want = 2 * 0.5 * cfg.mass.values[j] * 3, c = config_drag(&cfg, 0, 0, j);
+        if (!(fabs(c - want) <= tol * want))
+            fail_msg("mass %g: c %g, want 2 zeta m omega0 = %g", cfg.mass.values[j], c, want);
+    }
+    config_free(&cfg);
     /* stiffness with zeta mixes the two: c = 2 zeta sqrt(k m) */
     assert_int_equal(load_text("stiffness: 4\nzeta: 0.5\ndt: 0.1\nsteps: 1\n", &cfg), 0);
     assert_true(config_drag(&cfg, 0, 0, 0) == 2.0); /* 2 * 0.5 * sqrt(4 * 1), exact */

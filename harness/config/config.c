@@ -2475,8 +2475,12 @@ double config_drag(const osc_config *cfg, size_t stiffness, size_t drag, size_t 
 {
     if (!cfg->zeta_axis.count)
         return cfg->drag.values[drag];
-    return 2.0 * cfg->zeta_axis.values[drag] *
-           sqrt(config_stiffness(cfg, stiffness, mass) * cfg->mass.values[mass]);
+    const double k = config_stiffness(cfg, stiffness, mass), m = cfg->mass.values[mass];
+    const double km = k * m;
+    /* k m below the normal range (tiny masses) has lost bits or flushed to 0, dropping the
+     * damping: take the roots apart there. Elsewhere one rounding less, as always computed. */
+    const double root = isnormal(km) || isinf(km) ? sqrt(km) : sqrt(k) * sqrt(m);
+    return 2.0 * cfg->zeta_axis.values[drag] * root;
 }
 
 size_t config_lane_count(const osc_config *cfg)
