@@ -168,7 +168,12 @@ double osc_zeta(double k, double c, double m)
 {
     if (c == 0)
         return 0;
-    return k > 0 && m > 0 ? c / (2 * sqrt(k * m)) : INFINITY;
+    if (!(k > 0 && m > 0))
+        return INFINITY;
+    /* k m outside the normal range (1e300 * 1e10, 1e-200 * 1e-200) would read as zeta 0 or
+     * inf: take the roots apart there, keeping the one rounding elsewhere */
+    const double km = k * m;
+    return c / (2 * (isnormal(km) ? sqrt(km) : sqrt(k) * sqrt(m)));
 }
 
 double osc_motion_scale(int dim, double k, double c, double m, double g, const double *x0,

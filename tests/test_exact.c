@@ -615,6 +615,9 @@ static void test_omega0_and_zeta(void **state)
     assert_true(osc_zeta(4, 0, 1) == 0 && osc_zeta(0, 0, 1) == 0 && osc_zeta(4, 0, 0) == 0);
     assert_true(isinf(osc_zeta(0, 0.5, 1)) && osc_zeta(0, 0.5, 1) > 0); /* drag, no spring */
     assert_true(isinf(osc_zeta(4, 0.5, 0)) && osc_zeta(4, 0.5, 0) > 0); /* drag, no mass */
+    /* k m overflows (2^1200) or underflows (2^-1200), sqrt(k m) does not: exact powers of 2 */
+    assert_true(osc_zeta(0x1p600, 0x1p601, 0x1p600) == 1);
+    assert_true(osc_zeta(0x1p-600, 0x1p-600, 0x1p-600) == 0.5);
     osc_exact e;
     osc_exact_prepare(&e, 4, 4, 1, 0, 1, 0);
     double x, v;
