@@ -544,6 +544,14 @@ static void bad_trace_where(void **state)
         snprintf(text, sizeof text, "%s%s", masses, mass_cases[i][0]);
         expect_errors_bytes(text, strlen(text), mass_cases[i][1], false);
     }
+    /* 100 mappings over 10^6 + 3 grid values: each scans the stiffnesses (found by fuzzing) */
+    char many[2048] = "methods: [euler]\nstiffness: {from: 1, to: 2, count: 1000000}\ndt: 0.1\n"
+                      "steps: 1\ntrace: {where: [{stiffness: 1.5}";
+    for (int i = 1; i < 100; i++)
+        strcat(many, ", {stiffness: 1}");
+    strcat(many, "]}\n");
+    expect_error(many, ":5:16: trace.where: 100 mappings over a grid of 1000003 values: more than "
+                       "1e+08 comparisons");
 }
 
 /* The shipped configs trace what their comments promise (the suite runs in the source root).

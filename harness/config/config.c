@@ -2304,11 +2304,19 @@ static int resolve_trace_where(loader *L)
     const ynode *n = L->trace_where;
     if (!n)
         return 0;
+    size_t count = n->kind == YN_SEQ ? n->nkids : 1,
+           values = cfg->dt.count + cfg->stiffness.count + cfg->drag.count + cfg->mass.count;
+    /* each mapping scans every axis for its nearest value: 240 mappings over a range of 5e6
+     * stiffnesses took the fuzz target past its 10 s timeout */
+    if ((double)count * (double)values > CONFIG_MAX_WHERE_SCAN)
+        return fail_node(&L->c, n, "trace.where",
+                         "%zu mappings over a grid of %zu values: more than %.0e comparisons "
+                         "(give fewer, or the rows as trace.points)",
+                         count, values, CONFIG_MAX_WHERE_SCAN);
     bool *chosen = calloc(cfg->nmethods, sizeof *chosen);
     if (!chosen)
         return fail_at(&L->c, 0, 0, NULL, "out of memory");
     int rc = where_methods(L, chosen);
-    size_t count = n->kind == YN_SEQ ? n->nkids : 1;
     sweep_layout lay = layout_of(cfg);
     for (size_t i = 0; !rc && i < count; i++) {
         size_t idx[WA_COUNT];

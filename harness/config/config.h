@@ -49,8 +49,8 @@
  * NaN and Inf in any spelling are rejected.
  *
  * Untrusted input: the file is capped at CONFIG_MAX_BYTES, nesting at CONFIG_MAX_DEPTH, lists at
- * CONFIG_MAX_LIST items, ranges at CONFIG_MAX_RANGE values, and aliases are rejected (no
- * billion laughs). The sweep's memory is estimated before anything is expanded. */
+ * CONFIG_MAX_LIST items, ranges at CONFIG_MAX_RANGE values, trace.where's search at
+ * CONFIG_MAX_WHERE_SCAN, and aliases are rejected (no billion laughs). The sweep's memory is estimated before anything is expanded. */
 #ifndef OSCBENCH_CONFIG_H
 #define OSCBENCH_CONFIG_H
 
@@ -65,6 +65,7 @@
 #define CONFIG_MAX_RANGE 10000000L /* 10^7: more lanes than fit in memory anyway */
 #define CONFIG_MAX_NODES 1100000
 #define CONFIG_MAX_ZETA 10000 /* damping ratios of the stability analysis */
+#define CONFIG_MAX_WHERE_SCAN 1e8 /* trace.where mappings x grid values (each scans its axes) */
 #define CONFIG_MAX_STEPS 9007199254740992.0 /* 2^53 */
 
 /* An expanded swept key: count >= 1 values, in the config's order. */
