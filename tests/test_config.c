@@ -1008,6 +1008,9 @@ static void bad_trace(void **state)
              lanes, lanes);
     expect_error_extra(line, where);
     expect_error_extra("trace: {points: [-1]}\n", ":4:18: trace.points: expected a whole number");
+    /* a row twice is one /traces group twice: the run used to fail writing it, exit 1 */
+    expect_error_extra("trace: {points: [3, 1, 2, 1.0, 3]}\n",
+                       ":4:27: trace.points: row 1 listed twice");
 }
 
 static void sweep_too_large_for_memory(void **state)

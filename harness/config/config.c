@@ -1814,6 +1814,35 @@ static int load_duration(loader *L)
 
 static const char *const trace_names[] = {"every", "points", "where", "methods"};
 
+typedef struct listed_row {
+    size_t row, index;
+} listed_row;
+
+static int by_row_then_index(const void *pa, const void *pb)
+{
+    const listed_row *a = pa, *b = pb;
+    if (a->row != b->row)
+        return a->row < b->row ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* The index of the first entry of rows[0..n) that repeats an earlier one, or n: sorted by (row,
+ * index), each repeat follows its first listing (n log n: the list may hold 10^6 rows). */
+static size_t first_repeat(const size_t *rows, size_t n)
+{
+    listed_row *sorted = malloc(n * sizeof *sorted);
+    size_t first = n;
+    for (size_t i = 0; sorted && i < n; i++)
+        sorted[i] = (listed_row){rows[i], i};
+    if (sorted && n > 1)
+        qsort(sorted, n, sizeof *sorted, by_row_then_index);
+    for (size_t i = 1; sorted && i < n; i++)
+        if (sorted[i].row == sorted[i - 1].row && sorted[i].index < first)
+            first = sorted[i].index;
+    free(sorted);
+    return first;
+}
+
 static int load_trace_points(loader *L, const ynode *n)
 {
     osc_config *cfg = L->cfg;
@@ -1831,6 +1860,11 @@ static int load_trace_points(loader *L, const ynode *n)
         cfg->trace_points[i] = (size_t)row;
         cfg->ntrace_points = i + 1;
     }
+    /* each row is one /traces group: a repeat would fail the results file after the whole run */
+    size_t again = count > 1 ? first_repeat(cfg->trace_points, count) : count;
+    if (again < count)
+        return fail_node(&L->c, n->kids[again], "trace.points", "row %zu listed twice",
+                         cfg->trace_points[again]);
     return 0;
 }
 

@@ -28,6 +28,7 @@
  *   t_end        simulated seconds > 0           \ exactly one of them
  *   steps        whole number of steps >= 1      /
  *   trace        {every: N >= 1 (default 1), points: [row, ...]} (rows of /points)  default: off
+ *                (each row once in points)
  *                where*: {stiffness|omega0, drag|zeta, dt|rate_hz, mass} or a list of them: the
  *                nearest grid point, traced for each method, or for trace.methods* only;
  *                its rows follow those of points in trace_points (each row once)

@@ -94,8 +94,11 @@ static const char *check_rest(const osc_config *cfg)
     CHECK(cfg->trace_every >= 1);
     size_t lanes = config_lane_count(cfg);
     CHECK(lanes >= 1);
-    for (size_t i = 0; i < cfg->ntrace_points; i++)
+    for (size_t i = 0; i < cfg->ntrace_points; i++) {
         CHECK(cfg->trace_points[i] < lanes);
+        for (size_t j = 0; j < i; j++) /* each row one /traces group */
+            CHECK(cfg->trace_points[j] != cfg->trace_points[i]);
+    }
     CHECK(cfg->audit_every >= 0);
     CHECK(cfg->unstable_factor >= 1 && isfinite(cfg->unstable_factor));
     CHECK(cfg->unstable_drift > 0);
