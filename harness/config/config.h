@@ -51,7 +51,8 @@
  *
  * Untrusted input: the file is capped at CONFIG_MAX_BYTES, nesting at CONFIG_MAX_DEPTH, lists at
  * CONFIG_MAX_LIST items, ranges at CONFIG_MAX_RANGE values, trace.where's search at
- * CONFIG_MAX_WHERE_SCAN, and aliases are rejected (no billion laughs). The sweep's memory is estimated before anything is expanded. */
+ * CONFIG_MAX_WHERE_SCAN, and aliases are rejected (no billion laughs). The sweep's memory is
+ * estimated before anything is expanded. */
 #ifndef OSCBENCH_CONFIG_H
 #define OSCBENCH_CONFIG_H
 
