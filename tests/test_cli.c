@@ -3075,7 +3075,7 @@ static void test_summary_command(void **state)
     if (p.code != 0)
         fail_msg("run: exit %d: %s", p.code, p.err);
     assert_non_null(strstr(p.out, "which method at each dt"));
-    assert_non_null(strstr(p.out, "dt = 0.05 (20 Hz): common set "));
+    assert_non_null(strstr(p.out, "dt = 0.05 (20 Hz): common set: "));
     proc_free(&p);
     p = run_in(f->dir, "summary", "results/sm.h5", "--format", "csv", NULL);
     if (p.code != 0)
