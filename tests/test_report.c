@@ -173,6 +173,43 @@ static void method_without_lanes_at_a_dt(void **state)
     free(text);
 }
 
+/* The summary's list of methods stable on more than one interval: a method whose theory finds
+ * two intervals of omega0*dt, (0, 0.5] and [1, 2], while no stepping lane was stable (the
+ * measured source has no interval) gets "none" on the measured side, not an empty cell. */
+static void stable_intervals_of_one_source_only(void **state)
+{
+    (void)state;
+    const char *name[] = {"m"}, *iv_name[] = {"m", "m"}, *source[] = {"theory", "theory"};
+    double zeta[] = {0}, theory[] = {0.5}, measured[] = {0}, nan_col[] = {NAN};
+    double iv_zeta[] = {0, 0}, lower[] = {0, 1}, upper[] = {0.5, 2}, iv_nan[] = {NAN, NAN};
+    int64_t intervals_theory[] = {2}, intervals_measured[] = {0}, count[] = {1};
+    analysis_result ana = {
+        .stab = {.rows = 1, .method = name, .zeta = zeta, .limit_theory = theory,
+                 .limit_measured = measured, .lanes = count, .steps = count,
+                 .limit_measured_low = nan_col, .limit_measured_high = nan_col,
+                 .measured_resolution = nan_col, .intervals_theory = intervals_theory,
+                 .intervals_measured = intervals_measured, .rho_excess_power = nan_col,
+                 .rho_excess_coef = nan_col},
+        .stab_intervals = {.rows = 2, .method = iv_name, .source = source, .zeta = iv_zeta,
+                           .lower = lower, .upper = upper, .lower_resolution = iv_nan,
+                           .upper_resolution = iv_nan}};
+    osc_config cfg = {.path = "one.yaml", .dim = 1};
+    cfg.mass.count = 1;
+    sweep_result res = {0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    report_print(out, &cfg, &res, &ana, "one.h5");
+    assert_int_equal(fclose(out), 0);
+    char want[128];
+    snprintf(want, sizeof want, "\n  %-20s zeta %-6.4g theory (0, 0.5], [1, 2]; measured none\n",
+             "m", 0.0);
+    if (!strstr(text, want))
+        fail_msg("no line '%s' in:\n%s", want + 1, text);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -182,6 +219,7 @@ int main(void)
         cmocka_unit_test(odd_names_and_rates_stay_parseable),
         cmocka_unit_test(another_mass_is_another_spring),
         cmocka_unit_test(method_without_lanes_at_a_dt),
+        cmocka_unit_test(stable_intervals_of_one_source_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
