@@ -1567,6 +1567,30 @@ static void assert_finished(const fixture *f, const proc *p, const char *out)
     assert_int_equal(count_tree(f->dir).temporaries, 0);
 }
 
+/* A checkpoint that holds a file oscbench did not write (here notes.txt) cannot be removed once
+ * the resumed run has committed: the run still succeeds (exit 0, the results file there) and
+ * says on one line that the checkpoint stays and why; its items are gone, the stranger and the
+ * manifest stay. */
+static void test_resume_keeps_a_checkpoint_holding_strangers(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "res.yaml", resume_config);
+    char *killed[] = {"oscbench", "run", "res.yaml", "-o", "res.h5", "--threads", "1",
+                      "--resume", NULL};
+    proc p = run_killed_at(f->dir, "stepping", killed);
+    proc_free(&p);
+    write_file(f->dir, "res.h5.ckpt/notes.txt", "mine\n");
+    p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--resume", "--quiet", NULL);
+    if (p.code != 0 || lines(p.err) != 1 || !starts_with(p.err, "oscbench run: note: ") ||
+        !strstr(p.err, "res.h5.ckpt: not removed: it holds 1 file(s) oscbench did not write") ||
+        !strstr(p.err, "(the results file is complete)"))
+        fail_msg("exit %d, stderr: %s", p.code, p.err);
+    assert_true(exists(f->dir, "res.h5"));
+    assert_true(exists(f->dir, "res.h5.ckpt/notes.txt"));
+    assert_int_equal(checkpoint_items(f, "res.h5"), 0);
+    proc_free(&p);
+}
+
 /* Killed after its first item (one thread: exactly one item file), resumed and killed again
  * after one more, then resumed on two threads: each resume restores exactly what the
  * checkpoint held and computes the rest, and the file is the uninterrupted run's. */
@@ -4345,6 +4369,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_name_stays_in_results, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigkill_leaves_no_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_after_kill, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resume_keeps_a_checkpoint_holding_strangers, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_resume_refuses_dangling_symlink, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_damaged_items, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_refuses_foreign, setup, teardown),
