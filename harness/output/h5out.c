@@ -934,6 +934,9 @@ static int close_hdf5(h5_out *o)
     return rc < 0 ? -1 : 0;
 }
 
+/* HDF5 1.10.8: an H5Fclose that fails (its flush hits a full disk) frees the file but keeps its
+ * id; a second close, or H5close at exit (or at MPI_Finalize, which main.c's H5dont_atexit does
+ * not cover), then dereferences NULL. No API call can drop that id, so it is not retried here. */
 void h5_out_abort(h5_out *o)
 {
     if (!o)
