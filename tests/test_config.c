@@ -162,11 +162,13 @@ static void omega0_and_zeta_axes(void **state)
         }
     }
     config_free(&cfg);
-    /* tiny masses: k m = m^2 omega0^2 is 1e-400 (underflows to 0) and 1e-320 (subnormal, few
-     * bits), yet c = 2 zeta m omega0 is a normal double, within the same 4 ulp */
-    if (load_text("omega0: 3\nzeta: 0.5\nmass: [1e-200, 1e-160]\ndt: 0.01\nsteps: 4\n", &cfg))
+    /* tiny and huge masses: k m = m^2 omega0^2 is 1e-400 (underflows to 0), 1e-320 (subnormal,
+     * few bits) and 9e600 (overflows), yet c = 2 zeta m omega0 is a normal double, within the
+     * same 4 ulp */
+    if (load_text("omega0: 3\nzeta: 0.5\nmass: [1e-200, 1e-160, 1e300]\ndt: 0.01\nsteps: 4\n",
+                  &cfg))
         fail_msg("%s", err);
-    for (size_t j = 0; j < 2; j++) {
+    for (size_t j = 0; j < 3; j++) {
         double want = 2 * 0.5 * cfg.mass.values[j] * 3, c = config_drag(&cfg, 0, 0, j);
         if (!(fabs(c - want) <= tol * want))
             fail_msg("mass %g: c %g, want 2 zeta m omega0 = %g", cfg.mass.values[j], c, want);
@@ -255,10 +257,10 @@ static void bad_mass_lists(void **state)
     /* k = m omega0^2 must stay finite for every mass: 1e100 * 1e150^2 overflows */
     expect_error("omega0: 1e150\nmass: [1, 1e100]\ndt: 0.1\nsteps: 1\n",
                  ":1:9: omega0: k = m omega0^2 overflows a double (omega0 1e+150, mass 1e+100)");
-    /* c = 2 zeta sqrt(k m) too: k m = 1e300 * 1e10 overflows at the second mass */
-    expect_error("stiffness: 1e300\nzeta: [0, 2]\nmass: [1, 1e10]\ndt: 0.1\nsteps: 1\n",
-                 ":2:7: zeta: c = 2 zeta sqrt(k m) overflows a double (zeta 2, stiffness 1e+300, "
-                 "mass 1e+10)");
+    /* c = 2 zeta sqrt(k m) too: 4 sqrt(1e308 * 1e308) = 4e308 overflows at the second mass */
+    expect_error("stiffness: 1e308\nzeta: [0, 2]\nmass: [1, 1e308]\ndt: 0.1\nsteps: 1\n",
+                 ":2:7: zeta: c = 2 zeta sqrt(k m) overflows a double (zeta 2, stiffness 1e+308, "
+                 "mass 1e+308)");
     /* with another mistake: both reported, each on its own line */
     expect_errors_bytes("stiffness: 1\nmass: [-1]\ndt: 0\nsteps: 1\n", 39,
                         ":3:5: dt: expected a positive number, got 0", false);

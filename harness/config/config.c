@@ -2519,9 +2519,10 @@ double config_drag(const osc_config *cfg, size_t stiffness, size_t drag, size_t 
         return cfg->drag.values[drag];
     const double k = config_stiffness(cfg, stiffness, mass), m = cfg->mass.values[mass];
     const double km = k * m;
-    /* k m below the normal range (tiny masses) has lost bits or flushed to 0, dropping the
-     * damping: take the roots apart there. Elsewhere one rounding less, as always computed. */
-    const double root = isnormal(km) || isinf(km) ? sqrt(km) : sqrt(k) * sqrt(m);
+    /* k m outside the normal range has lost bits or flushed to 0 (tiny masses, dropping the
+     * damping) or overflowed (k 1e300, m 1e10, though c is 4e155): take the roots apart there.
+     * Elsewhere one rounding less, as always computed. */
+    const double root = isnormal(km) ? sqrt(km) : sqrt(k) * sqrt(m);
     return 2.0 * cfg->zeta_axis.values[drag] * root;
 }
 
