@@ -28,25 +28,42 @@ KEYS = {"name": "oracle", "methods": f"[{', '.join(METHODS)}]", "dim": 3, "stiff
         "trace": "{every: %(every)s, where: {stiffness: %(stiffness)s, drag: %(drag)s, "
                  "mass: %(mass)s, dt: %(dt)s}}" % TRACE}
 CONFIG = "".join(f"{key}: {value}\n" for key, value in KEYS.items())
+# A second run where lanes blow up part way: at dt 0.1, omega0 dt = 0.1, 0.55, 2.02 (the
+# symplectic ones just past 2: growth ~1.33 per step), 2.9 (rk4 just past 2 sqrt(2): ~1.2),
+# 1e31 (Inf/NaN within the first audit interval); at dt 0.3 three times those; a free fall
+# (k = 0); pinned lanes at rest (their scale is 0, and 'exceeds' is strict: stable).
+UNSTABLE = {"masses": [1.0, 0.0], "ks": [0.0, 1.0, 30.0, 408.0, 841.0, 1e64], "cs": [0.0, 0.5],
+            "g": -3.0,
+            "x0": 0.0, "v0": 0.0, "steps": 200}
+UNSTABLE_DTS, AUDIT_EVERY = [0.1, 0.3], 10
+UNSTABLE_CONFIG = (f"name: oracle-unstable\nmethods: [{', '.join(METHODS)}]\ndim: 3\n"
+                   f"stiffness: {UNSTABLE['ks']}\ndrag: {UNSTABLE['cs']}\n"
+                   f"mass: {UNSTABLE['masses']}\ngravity: {UNSTABLE['g']}\nx0: 0\nv0: 0\n"
+                   f"dt: {UNSTABLE_DTS}\nsteps: {UNSTABLE['steps']}\n"
+                   f"audit_every: {AUDIT_EVERY}\n")
 EPS = np.finfo(float).eps
 FR_W1 = 1 / (2 - 2 ** (1 / 3))
 FR_W0 = 1 - 2 * FR_W1
 
+SWEEP = {"masses": MASSES, "ks": KS, "cs": CS, "g": G, "x0": X0, "v0": V0, "t_end": T_END}
+
 class Lanes:
     """One (dt) block's lanes, (mass, stiffness, drag) in row order, as column vectors."""
 
-    def __init__(self, dt):
-        m, k, c = (a.ravel()[:, None] for a in np.meshgrid(MASSES, KS, CS, indexing="ij"))
-        self.dt, self.m, self.k, self.c = dt, m, k, c
+    def __init__(self, dt, sweep=SWEEP):
+        m, k, c = (a.ravel()[:, None] for a in np.meshgrid(sweep["masses"], sweep["ks"],
+                                                             sweep["cs"], indexing="ij"))
+        G, X0, V0 = sweep["g"], sweep["x0"], sweep["v0"]
+        self.dt, self.m, self.k, self.c, self.G = dt, m, k, c, G
         pinned = m == 0
         inv_m = np.where(pinned, 0.0, 1 / np.where(pinned, 1, m))
         self.w2, self.gam = k * inv_m, c * inv_m            # mass 0: inverse mass 0, no force
         self.g = np.where(pinned, 0.0, np.array([0.0, 0.0, G]))   # gravity on the last axis
         self.x0 = np.broadcast_to(np.array(X0), (len(m), 3)).copy()
-        self.v0 = np.where(pinned, 0.0, np.array(V0))       # a pinned lane's v0 is taken as 0
+        self.v0 = np.where(pinned, 0.0, np.broadcast_to(np.array(V0), (len(m), 3)))       # a pinned lane's v0 is taken as 0
         self.rest = np.zeros_like(self.x0)                  # README: -m g / k on the last axis
         self.rest[:, 2] = np.where(k[:, 0] > 0, -m[:, 0] * G / np.maximum(k[:, 0], 1e-300), 0)
-        self.steps = int(round(T_END / dt))
+        self.steps = sweep.get("steps") or int(round(sweep["t_end"] / dt))
 
     def acc(self, x, v):
         return -self.w2 * x - self.gam * v - self.g
@@ -172,14 +189,14 @@ def free(t, x0, v0, _w, _z, gam, g):
 # ---- what is measured (README "Definitions") -----------------------------------------------
 def energy(L, x, v):
     return 0.5 * L.m[:, 0] * (v * v).sum(-1) + 0.5 * L.k[:, 0] * (x * x).sum(-1) \
-        + L.m[:, 0] * G * x[..., 2]
+        + L.m[:, 0] * L.G * x[..., 2]
 
 def energy_scale(L):
     """|E(0)|; if E(0) is zero to rounding (16 eps of its terms' magnitudes), the initial energy
     about the rest point; if that is zero too, 1."""
     m, k = L.m[:, 0], L.k[:, 0]
     kinetic, spring = 0.5 * m * (L.v0 ** 2).sum(-1), 0.5 * k * (L.x0 ** 2).sum(-1)
-    e0, gravity = energy(L, L.x0, L.v0), np.abs(m * G * L.x0[:, 2])
+    e0, gravity = energy(L, L.x0, L.v0), np.abs(m * L.G * L.x0[:, 2])
     about_rest = kinetic + 0.5 * k * ((L.x0 - L.rest) ** 2).sum(-1)
     return np.where(np.abs(e0) > 16 * EPS * (kinetic + spring + gravity), np.abs(e0),
                     np.where(about_rest > 0, about_rest, 1.0))
@@ -190,20 +207,23 @@ def measures(L, x, v):
     xe, ve = exact(L, n * L.dt)
     m, k = L.m[:, 0], L.k[:, 0]
     d_energy = 0.5 * m * ((v - ve) * (v + ve)).sum(-1) + 0.5 * k * ((x - xe) * (x + xe)).sum(-1) \
-        + m * G * (x - xe)[..., 2]
+        + m * L.G * (x - xe)[..., 2]
     err = np.sqrt(((x - xe) ** 2).sum(-1))
     dist0 = np.sqrt(((L.x0 - L.rest) ** 2).sum(-1))
     rel = np.where(m == 0, np.nan, err / np.where(dist0 > 0, dist0, np.nan))
     # Tolerance: the kernels (FMAs, dt-prescaled coefficients) and this loop each round a few
     # times per step, relative to the state's size; the C exact motion is co-stepped with
     # ~16 N eps of the motion's scale (README). Over N steps, at a propagator norm ~1 in the
-    # energy norm, both sum to <= 64 (N + 1) eps times the largest |x|, |v| of the run.
+    # energy norm, both sum to <= 64 (N + 1) eps times the largest |x|, |v| of the run; the
+    # closed form's phase omega0 t carries ~eps omega0 t besides (lib/audit.h): all of it at
+    # omega0 dt = 1e31, where no exact value is meaningful.
     sx = np.abs(np.concatenate([x, xe])).max(axis=(0, 2)) + np.abs(L.rest).max(-1)
     sv = np.abs(np.concatenate([v, ve])).max(axis=(0, 2))
-    tx, tv = 64 * (len(n)) * EPS * sx, 64 * (len(n)) * EPS * sv
-    te = m * sv * tv + k * sx * tx + m * abs(G) * tx + 8 * EPS * (m * sv ** 2 + k * sx ** 2)
+    units = (64 * len(n) + np.sqrt(L.w2[:, 0]) * L.steps * L.dt) * EPS
+    tx, tv = units * sx, units * sv
+    te = m * sv * tv + k * sx * tx + m * abs(L.G) * tx + 8 * EPS * (m * sv ** 2 + k * sx ** 2)
     scale = energy_scale(L)
-    return dict(error=err, drift=d_energy / scale, energy=energy(L, x, v), rel=rel, xe=xe,
+    return dict(error=err, drift=d_energy / scale, energy=energy(L, x, v), rel=rel, xe=xe, ve=ve,
                 tol_x=tx, tol_v=tv, tol_e=te, tol_drift=te / scale,
                 tol_rel=tx / np.where(dist0 > 0, dist0, np.inf))
 
@@ -226,6 +246,90 @@ def expected_block(L, M):
             "final_drift": (M["drift"][N], M["tol_drift"]),
             "max_abs_drift": (np.abs(M["drift"]).max(0), M["tol_drift"])}
 
+# ---- instability (README "Definitions"; lib/audit.c where README is silent) -----------------
+def audit_steps(L, every):
+    """The audit steps: every `every` steps and the last step (README: a stable lane's
+    last_stable_step is `steps`)."""
+    steps = list(range(every, L.steps + 1, every))
+    return np.array(steps if steps and steps[-1] == L.steps else steps + [L.steps])
+
+def unstable_at(L, x, v, M, audits, factor, limit):
+    """(audits, lanes): the lane counts as unstable at that audit. The energy norm is
+    sqrt(w^2 |dx|^2 + |dv|^2), w^2 = max(omega0^2, 1/t^2); the scale's initial distance from rest
+    is weighed by omega0^2 alone (README, from lib/audit.c: rest_norm), the exact state's size by
+    w^2. 'Exceeds' is strict: a lane at rest with scale 0 is stable."""
+    t = audits * L.dt
+    w2 = L.w2[:, 0]
+    w2e = np.maximum(w2, 1 / (t[:, None] * t[:, None]))
+    xa, va, xe, ve = x[audits], v[audits], M["xe"][audits], M["ve"][audits]
+    dist = np.sqrt(w2e * ((xa - xe) ** 2).sum(-1) + ((va - ve) ** 2).sum(-1))
+    size = np.sqrt(w2e * (xe ** 2).sum(-1) + (ve ** 2).sum(-1))
+    rest_norm = np.sqrt(w2 * ((L.x0 - L.rest) ** 2).sum(-1) + (L.v0 ** 2).sum(-1))
+    finite = np.isfinite(xa).all(-1) & np.isfinite(va).all(-1) & np.isfinite(M["energy"][audits])
+    # every step: the drift limit holds over the whole interval that the audit ends
+    starts = np.concatenate([[1], audits[:-1] + 1])
+    drift = np.maximum.reduceat(np.abs(M["drift"]), starts, axis=0)
+    return ~finite | ~(dist <= factor * (rest_norm + size)) | ~(drift <= limit)
+
+def first_unstable(L, x, v, M, audits, factor, limit):
+    bad = unstable_at(L, x, v, M, audits, factor, limit)
+    return np.where(bad.any(0), audits[bad.argmax(0)], -1)
+
+def cut_at(a, last):
+    """a (steps + 1, lanes, ...) held at each lane's step `last` from there on."""
+    n = np.arange(a.shape[0]).reshape((-1, 1) + (1,) * (a.ndim - 2))
+    held = a[last, np.arange(a.shape[1])]
+    return np.where(n <= last.reshape((1, -1) + (1,) * (a.ndim - 2)), a, held)
+
+def stability_block(L, x, v, audits, factor, limit, file_unstable):
+    """The stability columns of one block: unstable_step's bracket (the bound within 1e-9
+    relative either way, for the co-stepped exact state's rounding) and the columns at and up to
+    the last stable audit, taken from the file's unstable_step where it lies in the bracket."""
+    with np.errstate(all="ignore"):
+        M = measures(L, x, v)
+        early = first_unstable(L, x, v, M, audits, factor * (1 - 1e-9), limit * (1 - 1e-9))
+        late = first_unstable(L, x, v, M, audits, factor * (1 + 1e-9), limit * (1 + 1e-9))
+    inside = (file_unstable >= 0) & (early >= 0) & (file_unstable >= early) \
+        & ((late < 0) | (file_unstable <= late))
+    step = np.where(inside, file_unstable, early)
+    before = np.concatenate([[0], audits])[np.searchsorted(audits, np.maximum(step, 0))]
+    last = np.where(step < 0, L.steps, before)
+    Mc = measures(L, cut_at(x, last), cut_at(v, last))           # its prefix, its tolerances
+    lanes, n = np.arange(len(last)), np.arange(x.shape[0])[:, None]
+    upto = lambda a: np.where(n <= last, a, -np.inf).max(0)      # noqa: E731
+    unstable, inf = step >= 0, np.full(len(last), np.inf)
+    undefined = np.isnan(Mc["rel"][0])                            # no distance from rest
+    return dict(early=early, late=late, unstable=unstable, last=last, cols={
+        "stable": (~unstable, 0), "last_stable_step": (last, 0),
+        "last_stable_energy": (Mc["energy"][last, lanes], Mc["tol_e"]),
+        "last_stable_drift": (Mc["drift"][last, lanes], Mc["tol_drift"]),
+        "last_stable_error": (Mc["error"][last, lanes], Mc["tol_x"]),
+        "last_stable_rel_error": (Mc["rel"][last, lanes], Mc["tol_rel"]),
+        "max_error_while_stable": (upto(Mc["error"]), Mc["tol_x"]),
+        "max_abs_drift_while_stable": (upto(np.abs(Mc["drift"])), Mc["tol_drift"]),
+        "max_rel_error_while_stable": (np.where(undefined, np.nan, upto(Mc["rel"])),
+                                       Mc["tol_rel"]),
+        "final_error": (np.where(unstable, inf, Mc["error"][-1]), Mc["tol_x"]),
+        "max_error": (np.where(unstable, inf, Mc["error"].max(0)), Mc["tol_x"]),
+        "final_drift": (np.where(unstable, inf, Mc["drift"][-1]), Mc["tol_drift"]),
+        "max_abs_drift": (np.where(unstable, inf, np.abs(Mc["drift"]).max(0)), Mc["tol_drift"]),
+        "final_energy": (np.where(unstable, inf, Mc["energy"][-1]), Mc["tol_e"]),
+        "final_rel_error": (np.where(unstable & ~undefined, inf, Mc["rel"][-1]), Mc["tol_rel"]),
+        "max_rel_error": (np.where(unstable & ~undefined, inf, Mc["rel"].max(0)), Mc["tol_rel"])})
+
+def check_stability(where, pts, rows, L, x, v, audits, factor, limit):
+    got = pts["unstable_step"][rows]
+    S = stability_block(L, x, v, audits, factor, limit, got)
+    in_bracket = (S["early"] >= 0) & (got >= S["early"]) & ((S["late"] < 0) | (got <= S["late"]))
+    bad = (got != S["early"]) & ~in_bracket & ~((got < 0) & (S["late"] < 0))
+    for i in np.nonzero(bad)[0]:
+        FAILS.append(f"{where((i,))}: unstable_step: file {got[i]}, oracle {S['early'][i]} "
+                     f"(to {S['late'][i]} within 1e-9 of the bound)")
+    for col, (want, tol) in S["cols"].items():
+        check(where, col, pts[col][rows], want, tol)
+    return S
+
+
 FAILS = []
 
 def check(where, column, got, want, tol):
@@ -243,7 +347,9 @@ def check(where, column, got, want, tol):
     return np.max(diff[finite] / tol[finite], initial=0.0)
 
 def check_points(f):
-    pts = f["points"]
+    """The stable sweep; its stability columns with every step as an audit (a lane stable at
+    every step is stable at any audit schedule)."""
+    pts, factor, limit = f["points"], f.attrs["unstable_factor"], f.attrs["unstable_drift"]
     methods = pts["method"].asstr()[()]
     lanes, worst, traces = len(MASSES) * len(KS) * len(CS), 0.0, {}
     if len(methods) != len(METHODS) * len(DTS) * lanes:
@@ -260,6 +366,7 @@ def check_points(f):
             check(where, "method", methods[rows] == method, np.ones(lanes), 0)
             for col, (want, tol) in expected_block(L, M).items():
                 worst = max(worst, check(where, col, pts[col][rows], want, tol))
+            check_stability(where, pts, rows, L, x, v, np.arange(1, L.steps + 1), factor, limit)
             if dt == TRACE["dt"]:
                 traces[method] = (L, x, v, M)
     check_traces(f, traces)
@@ -287,20 +394,46 @@ def check_traces(f, traces):
             else:
                 check(lambda i: f"/{name} {i}", col, got, w, tol)
 
+def check_unstable(f):
+    """The second run: every stability column against README's rule, at its audits."""
+    pts, factor, limit = f["points"], f.attrs["unstable_factor"], f.attrs["unstable_drift"]
+    lanes = len(UNSTABLE["masses"]) * len(UNSTABLE["ks"]) * len(UNSTABLE["cs"])
+    if len(pts["method"]) != len(METHODS) * len(UNSTABLE_DTS) * lanes:
+        FAILS.append(f"unstable run: {len(pts['method'])} rows")
+        return 0
+    unstable = 0
+    for mi, method in enumerate(METHODS):
+        for di, dt in enumerate(UNSTABLE_DTS):
+            L = Lanes(dt, UNSTABLE)
+            with np.errstate(all="ignore"):                  # overflow to Inf, then NaN
+                x, v = trajectory(method, L)
+            row0 = (mi * len(UNSTABLE_DTS) + di) * lanes
+            where = lambda i: f"unstable run /points row {row0 + i[0]} ({method}, dt {dt})"  # noqa: E731,E501
+            S = check_stability(where, pts, slice(row0, row0 + lanes), L, x, v,
+                                audit_steps(L, AUDIT_EVERY), factor, limit)
+            unstable += S["unstable"].sum()
+    return unstable
+
+def run(tmp, name, config):
+    cfg, out = os.path.join(tmp, name + ".yaml"), os.path.join(tmp, name + ".h5")
+    with open(cfg, "w") as fh:
+        fh.write(config)
+    env = dict(os.environ, OSCBENCH_COST_PROBE_LANES="128")   # no timing is checked here
+    subprocess.run([sys.argv[1], "run", cfg, "-o", out, "--quiet"], check=True, env=env)
+    return out
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        cfg, out = os.path.join(tmp, "oracle.yaml"), os.path.join(tmp, "oracle.h5")
-        with open(cfg, "w") as fh:
-            fh.write(CONFIG)
-        env = dict(os.environ, OSCBENCH_COST_PROBE_LANES="128")   # no timing is checked here
-        subprocess.run([sys.argv[1], "run", cfg, "-o", out, "--quiet"], check=True, env=env)
-        with h5py.File(out) as f:
+        with h5py.File(run(tmp, "oracle", CONFIG)) as f:
             if f.attrs["maxima"] != "every_step":   # else max_* are over the audits only
                 FAILS.append(f"maxima attribute {f.attrs['maxima']!r}, oracle 'every_step'")
             worst = check_points(f)
+        with h5py.File(run(tmp, "unstable", UNSTABLE_CONFIG)) as f:
+            unstable = check_unstable(f)
     if FAILS:
         print("\n".join(FAILS[:40]))
         sys.exit(f"{len(FAILS)} disagreements with the oracle")
-    print(f"all rows agree; largest difference {worst:.3g} of its tolerance")
+    print(f"all rows agree ({unstable} lanes unstable); largest difference {worst:.3g} of its "
+          "tolerance")
 
 main()
