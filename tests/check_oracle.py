@@ -2,8 +2,12 @@
 """An independent oracle for the results file: a small 3-D sweep of every built-in method
 (masses 0.5, 2 and 0; stiffness 0 and > 0; undamped, under-, critically and overdamped lanes;
 gravity; x0, v0 per axis; E(0) < 0 on some lanes), each /points row and trace recomputed with
-numpy from README.md and docs/model.md alone. A disagreement is a line naming row, column and
-both values, and exit 1.   usage: check_oracle.py OSCBENCH   (Debian's python3: h5py, numpy)
+numpy from README.md and docs/model.md alone; with it the stability columns (stable,
+unstable_step, last_stable_*, *_while_stable: for these stable lanes the final and worst values).
+A second run where lanes blow up part way or overflow to Inf/NaN checks README's instability rule
+at its audits; a third, in float, two methods against a float32 loop. A disagreement is a line
+naming row, column and both values, and exit 1.
+usage: check_oracle.py OSCBENCH   (Debian's python3: h5py, numpy)
 """
 import importlib.util
 import os
@@ -31,8 +35,10 @@ CONFIG = "".join(f"{key}: {value}\n" for key, value in KEYS.items())
 # A second run where lanes blow up part way: at dt 0.1, omega0 dt = 0.1, 0.55, 2.02 (the
 # symplectic ones just past 2: growth ~1.33 per step), 2.9 (rk4 just past 2 sqrt(2): ~1.2),
 # 1e31 (Inf/NaN within the first audit interval); at dt 0.3 three times those; a free fall
-# (k = 0); pinned lanes at rest (their scale is 0, and 'exceeds' is strict: stable).
-UNSTABLE = {"masses": [1.0, 0.0], "ks": [0.0, 1.0, 30.0, 408.0, 841.0, 1e64], "cs": [0.0, 0.5],
+# (k = 0; with drag 30, gam dt = 3 or 9: explicit ones blow up with no rest distance, so a NaN
+# relative error); pinned lanes at rest (their scale is 0, and 'exceeds' is strict: stable).
+UNSTABLE = {"masses": [1.0, 0.0], "ks": [0.0, 1.0, 30.0, 408.0, 841.0, 1e64],
+            "cs": [0.0, 0.5, 30.0],
             "g": -3.0,
             "x0": 0.0, "v0": 0.0, "steps": 200}
 UNSTABLE_DTS, AUDIT_EVERY = [0.1, 0.3], 10
@@ -41,6 +47,14 @@ UNSTABLE_CONFIG = (f"name: oracle-unstable\nmethods: [{', '.join(METHODS)}]\ndim
                    f"mass: {UNSTABLE['masses']}\ngravity: {UNSTABLE['g']}\nx0: 0\nv0: 0\n"
                    f"dt: {UNSTABLE_DTS}\nsteps: {UNSTABLE['steps']}\n"
                    f"audit_every: {AUDIT_EVERY}\n")
+# A third run in float: semi-implicit and rk4 stepped by a float32 numpy loop; every input is
+# a float (dt = 2^-6), so the kernels' inputs are those of the double closed form.
+FLOAT = {"masses": [0.5, 2.0], "ks": [2.0, 8.0], "cs": [0.0, 0.5], "g": G, "x0": X0, "v0": V0,
+         "steps": 128}
+FLOAT_METHODS, FLOAT_DT = ["semi-implicit", "rk4"], 2.0 ** -6
+FLOAT_CONFIG = (f"name: oracle-float\nprecision: float\nmethods: [{', '.join(FLOAT_METHODS)}]\n"
+                f"dim: 3\nstiffness: {FLOAT['ks']}\ndrag: {FLOAT['cs']}\nmass: {FLOAT['masses']}\n"
+                f"gravity: {G}\nx0: {X0}\nv0: {V0}\ndt: {FLOAT_DT}\nsteps: {FLOAT['steps']}\n")
 EPS = np.finfo(float).eps
 FR_W1 = 1 / (2 - 2 ** (1 / 3))
 FR_W0 = 1 - 2 * FR_W1
@@ -60,7 +74,8 @@ class Lanes:
         self.w2, self.gam = k * inv_m, c * inv_m            # mass 0: inverse mass 0, no force
         self.g = np.where(pinned, 0.0, np.array([0.0, 0.0, G]))   # gravity on the last axis
         self.x0 = np.broadcast_to(np.array(X0), (len(m), 3)).copy()
-        self.v0 = np.where(pinned, 0.0, np.broadcast_to(np.array(V0), (len(m), 3)))       # a pinned lane's v0 is taken as 0
+        # a pinned lane's v0 is taken as 0
+        self.v0 = np.where(pinned, 0.0, np.broadcast_to(np.array(V0), (len(m), 3)))
         self.rest = np.zeros_like(self.x0)                  # README: -m g / k on the last axis
         self.rest[:, 2] = np.where(k[:, 0] > 0, -m[:, 0] * G / np.maximum(k[:, 0], 1e-300), 0)
         self.steps = sweep.get("steps") or int(round(sweep["t_end"] / dt))
@@ -201,7 +216,7 @@ def energy_scale(L):
     return np.where(np.abs(e0) > 16 * EPS * (kinetic + spring + gravity), np.abs(e0),
                     np.where(about_rest > 0, about_rest, 1.0))
 
-def measures(L, x, v):
+def measures(L, x, v, eps=EPS):
     """Per step and lane: error, drift, energy, rel_error, and the rounding tolerances."""
     n = np.arange(x.shape[0])
     xe, ve = exact(L, n * L.dt)
@@ -216,12 +231,15 @@ def measures(L, x, v):
     # ~16 N eps of the motion's scale (README). Over N steps, at a propagator norm ~1 in the
     # energy norm, both sum to <= 64 (N + 1) eps times the largest |x|, |v| of the run; the
     # closed form's phase omega0 t carries ~eps omega0 t besides (lib/audit.h): all of it at
-    # omega0 dt = 1e31, where no exact value is meaningful.
+    # omega0 dt = 1e31, where no exact value is meaningful. Where the method's motion grows past
+    # the exact one's (near or past its stability limit), so does the rounding it carries.
     sx = np.abs(np.concatenate([x, xe])).max(axis=(0, 2)) + np.abs(L.rest).max(-1)
     sv = np.abs(np.concatenate([v, ve])).max(axis=(0, 2))
-    units = (64 * len(n) + np.sqrt(L.w2[:, 0]) * L.steps * L.dt) * EPS
+    exact_size = np.abs(xe).max(axis=(0, 2)) + np.abs(L.rest).max(-1) + np.abs(ve).max(axis=(0, 2))
+    growth = np.maximum(1, (sx + sv) / np.where(exact_size > 0, exact_size, np.inf))
+    units = (64 * len(n) * growth + np.sqrt(L.w2[:, 0]) * L.steps * L.dt) * eps
     tx, tv = units * sx, units * sv
-    te = m * sv * tv + k * sx * tx + m * abs(L.G) * tx + 8 * EPS * (m * sv ** 2 + k * sx ** 2)
+    te = m * sv * tv + k * sx * tx + m * abs(L.G) * tx + 8 * eps * (m * sv ** 2 + k * sx ** 2)
     scale = energy_scale(L)
     return dict(error=err, drift=d_energy / scale, energy=energy(L, x, v), rel=rel, xe=xe, ve=ve,
                 tol_x=tx, tol_v=tv, tol_e=te, tol_drift=te / scale,
@@ -286,43 +304,35 @@ def stability_block(L, x, v, audits, factor, limit, file_unstable):
     relative either way, for the co-stepped exact state's rounding) and the columns at and up to
     the last stable audit, taken from the file's unstable_step where it lies in the bracket."""
     with np.errstate(all="ignore"):
-        M = measures(L, x, v)
-        early = first_unstable(L, x, v, M, audits, factor * (1 - 1e-9), limit * (1 - 1e-9))
-        late = first_unstable(L, x, v, M, audits, factor * (1 + 1e-9), limit * (1 + 1e-9))
+        full = measures(L, x, v)
+        early = first_unstable(L, x, v, full, audits, factor * (1 - 1e-9), limit * (1 - 1e-9))
+        late = first_unstable(L, x, v, full, audits, factor * (1 + 1e-9), limit * (1 + 1e-9))
     inside = (file_unstable >= 0) & (early >= 0) & (file_unstable >= early) \
         & ((late < 0) | (file_unstable <= late))
     step = np.where(inside, file_unstable, early)
     before = np.concatenate([[0], audits])[np.searchsorted(audits, np.maximum(step, 0))]
     last = np.where(step < 0, L.steps, before)
-    Mc = measures(L, cut_at(x, last), cut_at(v, last))           # its prefix, its tolerances
-    lanes, n = np.arange(len(last)), np.arange(x.shape[0])[:, None]
-    upto = lambda a: np.where(n <= last, a, -np.inf).max(0)      # noqa: E731
-    unstable, inf = step >= 0, np.full(len(last), np.inf)
-    undefined = np.isnan(Mc["rel"][0])                            # no distance from rest
-    return dict(early=early, late=late, unstable=unstable, last=last, cols={
-        "stable": (~unstable, 0), "last_stable_step": (last, 0),
-        "last_stable_energy": (Mc["energy"][last, lanes], Mc["tol_e"]),
-        "last_stable_drift": (Mc["drift"][last, lanes], Mc["tol_drift"]),
-        "last_stable_error": (Mc["error"][last, lanes], Mc["tol_x"]),
-        "last_stable_rel_error": (Mc["rel"][last, lanes], Mc["tol_rel"]),
-        "max_error_while_stable": (upto(Mc["error"]), Mc["tol_x"]),
-        "max_abs_drift_while_stable": (upto(np.abs(Mc["drift"])), Mc["tol_drift"]),
-        "max_rel_error_while_stable": (np.where(undefined, np.nan, upto(Mc["rel"])),
-                                       Mc["tol_rel"]),
-        "final_error": (np.where(unstable, inf, Mc["error"][-1]), Mc["tol_x"]),
-        "max_error": (np.where(unstable, inf, Mc["error"].max(0)), Mc["tol_x"]),
-        "final_drift": (np.where(unstable, inf, Mc["drift"][-1]), Mc["tol_drift"]),
-        "max_abs_drift": (np.where(unstable, inf, np.abs(Mc["drift"]).max(0)), Mc["tol_drift"]),
-        "final_energy": (np.where(unstable, inf, Mc["energy"][-1]), Mc["tol_e"]),
-        "final_rel_error": (np.where(unstable & ~undefined, inf, Mc["rel"][-1]), Mc["tol_rel"]),
-        "max_rel_error": (np.where(unstable & ~undefined, inf, Mc["rel"].max(0)), Mc["tol_rel"])})
+    # With the measures held at `last`, expected_block's final_* are the last stable values and
+    # its max_* the maxima while stable; the tolerances follow the states up to `last` only.
+    M = measures(L, cut_at(x, last), cut_at(v, last))
+    M.update({q: cut_at(full[q], last) for q in ("error", "drift", "energy", "rel")})
+    E = expected_block(L, M)
+    unstable = step >= 0
+    cols = {"stable": (~unstable, 0), "last_stable_step": (last, 0)}
+    for q in ("energy", "drift", "error", "rel_error"):
+        cols[f"last_stable_{q}"] = E[f"final_{q}"]
+    for q in ("abs_drift", "error", "rel_error"):
+        cols[f"max_{q}_while_stable"] = E[f"max_{q}"]
+    for col in ("final_energy", "final_drift", "final_error", "final_rel_error", "max_abs_drift",
+                "max_error", "max_rel_error"):      # unstable: +inf, but NaN where undefined
+        cols[col] = (np.where(unstable & ~np.isnan(E[col][0]), np.inf, E[col][0]), E[col][1])
+    agree = inside | ((file_unstable < 0) & (late < 0))
+    return dict(early=early, late=late, agree=agree, unstable=unstable, cols=cols)
 
 def check_stability(where, pts, rows, L, x, v, audits, factor, limit):
     got = pts["unstable_step"][rows]
     S = stability_block(L, x, v, audits, factor, limit, got)
-    in_bracket = (S["early"] >= 0) & (got >= S["early"]) & ((S["late"] < 0) | (got <= S["late"]))
-    bad = (got != S["early"]) & ~in_bracket & ~((got < 0) & (S["late"] < 0))
-    for i in np.nonzero(bad)[0]:
+    for i in np.nonzero(~S["agree"])[0]:
         FAILS.append(f"{where((i,))}: unstable_step: file {got[i]}, oracle {S['early'][i]} "
                      f"(to {S['late'][i]} within 1e-9 of the bound)")
     for col, (want, tol) in S["cols"].items():
@@ -408,11 +418,35 @@ def check_unstable(f):
             with np.errstate(all="ignore"):                  # overflow to Inf, then NaN
                 x, v = trajectory(method, L)
             row0 = (mi * len(UNSTABLE_DTS) + di) * lanes
-            where = lambda i: f"unstable run /points row {row0 + i[0]} ({method}, dt {dt})"  # noqa: E731,E501
+            where = lambda i: f"unstable run row {row0 + i[0]} ({method}, dt {dt})"  # noqa: E731
             S = check_stability(where, pts, slice(row0, row0 + lanes), L, x, v,
                                 audit_steps(L, AUDIT_EVERY), factor, limit)
             unstable += S["unstable"].sum()
     return unstable
+
+def float_lanes(L):
+    """L's stepping inputs in float32 (the exact motion stays double)."""
+    F = Lanes(L.dt, FLOAT)
+    F.dt = np.float32(L.dt)
+    for name in ("w2", "gam", "g", "x0", "v0"):
+        setattr(F, name, getattr(L, name).astype(np.float32))
+    return F
+
+def check_float(f):
+    """The float run against a float32 loop: the tolerances of measures() at float's eps."""
+    pts, lanes, worst = f["points"], len(FLOAT["masses"]) * len(FLOAT["ks"]) * len(FLOAT["cs"]), 0
+    for mi, method in enumerate(FLOAT_METHODS):
+        L = Lanes(FLOAT_DT, FLOAT)
+        x, v = trajectory(method, float_lanes(L))
+        assert x.dtype == np.float32
+        M = measures(L, x.astype(float), v.astype(float), np.finfo(np.float32).eps)
+        rows = slice(mi * lanes, (mi + 1) * lanes)
+        where = lambda i: f"float run /points row {mi * lanes + i[0]} ({method})"  # noqa: E731
+        for col in ("final_error", "max_error", "final_energy", "final_drift", "max_abs_drift",
+                    "final_rel_error", "max_rel_error", "stable"):
+            want, tol = expected_block(L, M)[col]
+            worst = max(worst, check(where, col, pts[col][rows], want, tol))
+    return worst
 
 def run(tmp, name, config):
     cfg, out = os.path.join(tmp, name + ".yaml"), os.path.join(tmp, name + ".h5")
@@ -430,10 +464,12 @@ def main():
             worst = check_points(f)
         with h5py.File(run(tmp, "unstable", UNSTABLE_CONFIG)) as f:
             unstable = check_unstable(f)
+        with h5py.File(run(tmp, "float", FLOAT_CONFIG)) as f:
+            worst_float = check_float(f)
     if FAILS:
         print("\n".join(FAILS[:40]))
         sys.exit(f"{len(FAILS)} disagreements with the oracle")
     print(f"all rows agree ({unstable} lanes unstable); largest difference {worst:.3g} of its "
-          "tolerance")
+          f"tolerance ({worst_float:.3g} in float)")
 
 main()
