@@ -36,6 +36,7 @@
 
 #include <cmocka.h>
 #include <hdf5.h>
+#include <omp.h>
 
 #include "analysis.h"
 #include "audit.h"
@@ -92,6 +93,22 @@ static void io_paths(char *out, char *err)
     fmt(err, PATHLEN, "%s/stderr", iodir);
 }
 
+/* First thing in a forked child: every signal as a terminal's shell leaves it, however the suite
+ * was started (a background job of a non-interactive shell ignores SIGINT; nohup, SIGHUP), and
+ * cmocka's handlers for crashes gone: a child that crashed before execv would otherwise
+ * longjmp into cmocka's loop and run the parent's remaining tests (seen once under TSan, where
+ * that copy then hung in fork). */
+static void child_default_signals(void)
+{
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGSYS,
+                        SIGABRT};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        signal(sigs[i], SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 /* fork + execv of oscbench with argv (argv[0] included), in directory cwd, stdin from
  * /dev/null, stdout and stderr into the capture files. The child only makes async-signal-safe
  * calls (the parent may have OpenMP threads). */
@@ -101,6 +118,7 @@ static pid_t spawn(const char *cwd, char *const argv[], const char *path)
     io_paths(out, err);
     pid_t pid = fork();
     if (pid == 0) {
+        child_default_signals();
         int in = open("/dev/null", O_RDONLY);
         int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -111,14 +129,6 @@ static pid_t spawn(const char *cwd, char *const argv[], const char *path)
         struct rlimit rl = {child_stack, child_stack};
         if (child_stack && setrlimit(RLIMIT_STACK, &rl) != 0)
             _exit(126);
-        /* the signals as a terminal's shell leaves them, however the suite was started (a
-         * background job of a non-interactive shell ignores SIGINT; nohup, SIGHUP) */
-        const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-        for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-            signal(sigs[i], SIG_DFL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
         if (child_cgroup[0]) { /* "0": the writing process itself */
             int cg = open(child_cgroup, O_WRONLY);
             if (cg < 0 || write(cg, "0", 1) != 1)
@@ -310,6 +320,11 @@ static int group_setup(void **state)
     if (!make_temp_dir(iodir, sizeof iodir, "test_cli_io"))
         return -1;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures show as assertions */
+    /* The library calls made here (a lane re-run) need no threads, and a process that forks
+     * (every run_in) is safest without OpenMP workers: a forked child of a multithreaded
+     * process may only make async-signal-safe calls, which TSan's interceptors are not. The
+     * runs themselves get the environment's threads as before. */
+    omp_set_num_threads(1);
     return 0;
 }
 
@@ -2961,6 +2976,7 @@ static char *progress_on_pty(const fixture *f, struct winsize ws, const char *co
     assert_int_equal(ioctl(slave, TIOCSWINSZ, &ws), 0);
     pid_t pid = fork();
     if (pid == 0) {
+        child_default_signals();
         int null = open("/dev/null", O_WRONLY);
         if (null < 0 || dup2(null, 1) < 0 || dup2(slave, 2) < 0 || chdir(f->dir) != 0 ||
             (columns && setenv("COLUMNS", columns, 1) != 0))
