@@ -170,10 +170,13 @@ double osc_zeta(double k, double c, double m)
         return 0;
     if (!(k > 0 && m > 0))
         return INFINITY;
-    /* k m outside the normal range (1e300 * 1e10, 1e-200 * 1e-200) would read as zeta 0 or
-     * inf: take the roots apart there, keeping the one rounding elsewhere */
+    return c / (2 * osc_sqrt_km(k, m));
+}
+
+double osc_sqrt_km(double k, double m)
+{
     const double km = k * m;
-    return c / (2 * (isnormal(km) ? sqrt(km) : sqrt(k) * sqrt(m)));
+    return isnormal(km) ? sqrt(km) : sqrt(k) * sqrt(m);
 }
 
 double osc_motion_scale(int dim, double k, double c, double m, double g, const double *x0,

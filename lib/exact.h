@@ -38,6 +38,11 @@ void osc_exact_map(const osc_exact *e, double T, double *p11, double *p12, doubl
 double osc_omega0(double k, double m);
 double osc_zeta(double k, double c, double m);
 
+/* sqrt(k m) for k, m >= 0, finite and accurate wherever the result is: one rounding less while
+ * k m is a normal double, the roots taken apart where k m has lost bits, flushed to 0 (tiny
+ * masses) or overflowed (k 1e300, m 1e10). c = 2 zeta sqrt(k m) and zeta read it. */
+double osc_sqrt_km(double k, double m);
+
 /* The size of a lane's motion over [0, t_end] in position units, the scale of its errors' round-
  * off: |x0 - rest| + |v0| / omega0 with a spring; for a free particle (k = 0) how far it travels,
  * |x0| + |v0| t_end + |g| t_end min(t_end/2, 1/gam), gam = c/m. x0, v0: dim values; gravity g

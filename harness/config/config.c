@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "composition.h"
 #include "config.h"
+#include "exact.h"
 #include "rkn.h"
 #include "tableau.h"
 
@@ -2517,13 +2518,8 @@ double config_drag(const osc_config *cfg, size_t stiffness, size_t drag, size_t 
 {
     if (!cfg->zeta_axis.count)
         return cfg->drag.values[drag];
-    const double k = config_stiffness(cfg, stiffness, mass), m = cfg->mass.values[mass];
-    const double km = k * m;
-    /* k m outside the normal range has lost bits or flushed to 0 (tiny masses, dropping the
-     * damping) or overflowed (k 1e300, m 1e10, though c is 4e155): take the roots apart there.
-     * Elsewhere one rounding less, as always computed. */
-    const double root = isnormal(km) ? sqrt(km) : sqrt(k) * sqrt(m);
-    return 2.0 * cfg->zeta_axis.values[drag] * root;
+    return 2.0 * cfg->zeta_axis.values[drag] *
+           osc_sqrt_km(config_stiffness(cfg, stiffness, mass), cfg->mass.values[mass]);
 }
 
 size_t config_lane_count(const osc_config *cfg)
