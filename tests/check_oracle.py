@@ -55,6 +55,19 @@ FLOAT_METHODS, FLOAT_DT = ["semi-implicit", "rk4"], 2.0 ** -6
 FLOAT_CONFIG = (f"name: oracle-float\nprecision: float\nmethods: [{', '.join(FLOAT_METHODS)}]\n"
                 f"dim: 3\nstiffness: {FLOAT['ks']}\ndrag: {FLOAT['cs']}\nmass: {FLOAT['masses']}\n"
                 f"gravity: {G}\nx0: {X0}\nv0: {V0}\ndt: {FLOAT_DT}\nsteps: {FLOAT['steps']}\n")
+# A fourth, run twice (maxima every_step, then audits): springs by omega0 and zeta at three
+# masses (0.5 and 2 a power of two apart), dt by rate_hz (1/60, 1/35 not binary; t_end/dt
+# 588.6 and 343.35 not whole), audits automatic, and a drift limit that explicit Euler's slow
+# energy growth (~(omega0 dt)^2 per step) and semi-implicit's energy oscillation cross long
+# before the distance rule would call them unstable.
+SCALED = {"masses": [0.5, 2.0, 3.0], "omega0": [1.0, 4.0, 12.0], "zeta": [0.0, 0.05], "g": G,
+          "x0": X0, "v0": V0, "t_end": 9.81}
+SCALED_METHODS, SCALED_RATES = ["euler", "semi-implicit", "verlet-zero-start"], [100, 60, 35]
+SCALED_CONFIG = (f"name: oracle-scaled\nmethods: [{', '.join(SCALED_METHODS)}]\ndim: 3\n"
+                 f"omega0: {SCALED['omega0']}\nzeta: {SCALED['zeta']}\n"
+                 f"mass: {SCALED['masses']}\ngravity: {G}\nx0: {X0}\nv0: {V0}\n"
+                 f"rate_hz: {SCALED_RATES}\nt_end: {SCALED['t_end']}\nunstable_drift: 0.1\n"
+                 "maxima: %s\n")
 EPS = np.finfo(float).eps
 FR_W1 = 1 / (2 - 2 ** (1 / 3))
 FR_W0 = 1 - 2 * FR_W1
@@ -65,8 +78,11 @@ class Lanes:
     """One (dt) block's lanes, (mass, stiffness, drag) in row order, as column vectors."""
 
     def __init__(self, dt, sweep=SWEEP):
-        m, k, c = (a.ravel()[:, None] for a in np.meshgrid(sweep["masses"], sweep["ks"],
-                                                             sweep["cs"], indexing="ij"))
+        m, s, d = (a.ravel()[:, None] for a in np.meshgrid(
+            sweep["masses"], sweep.get("omega0", sweep.get("ks")),
+            sweep.get("zeta", sweep.get("cs")), indexing="ij"))
+        k = m * s * s if "omega0" in sweep else s       # README: k = m omega0^2
+        c = 2 * d * np.sqrt(k * m) if "zeta" in sweep else d   # c = 2 zeta sqrt(k m)
         G, X0, V0 = sweep["g"], sweep["x0"], sweep["v0"]
         self.dt, self.m, self.k, self.c, self.G = dt, m, k, c, G
         pinned = m == 0
@@ -271,7 +287,7 @@ def audit_steps(L, every):
     steps = list(range(every, L.steps + 1, every))
     return np.array(steps if steps and steps[-1] == L.steps else steps + [L.steps])
 
-def unstable_at(L, x, v, M, audits, factor, limit):
+def unstable_at(L, x, v, M, audits, factor, limit, sampled):
     """(audits, lanes): the lane counts as unstable at that audit. The energy norm is
     sqrt(w^2 |dx|^2 + |dv|^2), w^2 = max(omega0^2, 1/t^2); the scale's initial distance from rest
     is weighed by omega0^2 alone (README, from lib/audit.c: rest_norm), the exact state's size by
@@ -286,11 +302,12 @@ def unstable_at(L, x, v, M, audits, factor, limit):
     finite = np.isfinite(xa).all(-1) & np.isfinite(va).all(-1) & np.isfinite(M["energy"][audits])
     # every step: the drift limit holds over the whole interval that the audit ends
     starts = np.concatenate([[1], audits[:-1] + 1])
-    drift = np.maximum.reduceat(np.abs(M["drift"]), starts, axis=0)
+    drift = np.abs(M["drift"][audits]) if sampled else \
+        np.maximum.reduceat(np.abs(M["drift"]), starts, axis=0)
     return ~finite | ~(dist <= factor * (rest_norm + size)) | ~(drift <= limit)
 
-def first_unstable(L, x, v, M, audits, factor, limit):
-    bad = unstable_at(L, x, v, M, audits, factor, limit)
+def first_unstable(L, x, v, M, audits, factor, limit, sampled=False):
+    bad = unstable_at(L, x, v, M, audits, factor, limit, sampled)
     return np.where(bad.any(0), audits[bad.argmax(0)], -1)
 
 def cut_at(a, last):
@@ -299,14 +316,16 @@ def cut_at(a, last):
     held = a[last, np.arange(a.shape[1])]
     return np.where(n <= last.reshape((1, -1) + (1,) * (a.ndim - 2)), a, held)
 
-def stability_block(L, x, v, audits, factor, limit, file_unstable):
+def stability_block(L, x, v, audits, factor, limit, file_unstable, sampled):
     """The stability columns of one block: unstable_step's bracket (the bound within 1e-9
     relative either way, for the co-stepped exact state's rounding) and the columns at and up to
     the last stable audit, taken from the file's unstable_step where it lies in the bracket."""
     with np.errstate(all="ignore"):
         full = measures(L, x, v)
-        early = first_unstable(L, x, v, full, audits, factor * (1 - 1e-9), limit * (1 - 1e-9))
-        late = first_unstable(L, x, v, full, audits, factor * (1 + 1e-9), limit * (1 + 1e-9))
+        early = first_unstable(L, x, v, full, audits, factor * (1 - 1e-9), limit * (1 - 1e-9),
+                               sampled)
+        late = first_unstable(L, x, v, full, audits, factor * (1 + 1e-9), limit * (1 + 1e-9),
+                              sampled)
     inside = (file_unstable >= 0) & (early >= 0) & (file_unstable >= early) \
         & ((late < 0) | (file_unstable <= late))
     step = np.where(inside, file_unstable, early)
@@ -316,6 +335,9 @@ def stability_block(L, x, v, audits, factor, limit, file_unstable):
     # its max_* the maxima while stable; the tolerances follow the states up to `last` only.
     M = measures(L, cut_at(x, last), cut_at(v, last))
     M.update({q: cut_at(full[q], last) for q in ("error", "drift", "energy", "rel")})
+    if sampled:                 # maxima at the audits (and t = 0, where error and drift are 0)
+        on = np.isin(np.arange(L.steps + 1), np.concatenate([[0], audits]))[:, None]
+        M.update({q: np.where(on, M[q], 0.0) for q in ("error", "drift", "rel")})
     E = expected_block(L, M)
     unstable = step >= 0
     cols = {"stable": (~unstable, 0), "last_stable_step": (last, 0)}
@@ -329,9 +351,9 @@ def stability_block(L, x, v, audits, factor, limit, file_unstable):
     agree = inside | ((file_unstable < 0) & (late < 0))
     return dict(early=early, late=late, agree=agree, unstable=unstable, cols=cols)
 
-def check_stability(where, pts, rows, L, x, v, audits, factor, limit):
+def check_stability(where, pts, rows, L, x, v, audits, factor, limit, sampled=False):
     got = pts["unstable_step"][rows]
-    S = stability_block(L, x, v, audits, factor, limit, got)
+    S = stability_block(L, x, v, audits, factor, limit, got, sampled)
     for i in np.nonzero(~S["agree"])[0]:
         FAILS.append(f"{where((i,))}: unstable_step: file {got[i]}, oracle {S['early'][i]} "
                      f"(to {S['late'][i]} within 1e-9 of the bound)")
@@ -424,6 +446,63 @@ def check_unstable(f):
             unstable += S["unstable"].sum()
     return unstable
 
+def automatic_audits(t_end, dts):
+    """README's automatic schedule for a run of t_end: A audits (the largest count from
+    min(steps) // 64, clamped to 1..64, down to a quarter of it that divides every dt's steps,
+    else that count), each dt audited every lround(t_end / A / dt) steps and at its last."""
+    steps = [max(1, round(t_end / dt)) for dt in dts]
+    most = min(max(min(steps) // 64, 1), 64)
+    A = next((a for a in range(most, 1, -1)
+              if 4 * a >= most and all(n % a == 0 for n in steps)), most)
+    return A, [min(max(int(np.floor(t_end / A / dt + 0.5)), 1), n) for dt, n in zip(dts, steps)]
+
+def check_scaled(f, sampled):
+    """The omega0/zeta/rate_hz run: the lanes' k, c, dt, then every stability column under the
+    drift limit at the automatic audits. Returns unstable_step and how many lanes only the drift
+    limit made unstable."""
+    pts, factor, limit = f["points"], f.attrs["unstable_factor"], f.attrs["unstable_drift"]
+    dts, drift_only = [1 / r for r in SCALED_RATES], 0
+    _, every = automatic_audits(SCALED["t_end"], dts)
+    lanes = len(SCALED["masses"]) * len(SCALED["omega0"]) * len(SCALED["zeta"])
+    if len(pts["method"]) != len(SCALED_METHODS) * len(dts) * lanes or limit != 0.1:
+        FAILS.append(f"scaled run: {len(pts['method'])} rows, unstable_drift {limit}")
+        return np.zeros(0), 0
+    for mi, method in enumerate(SCALED_METHODS):
+        for di, dt in enumerate(dts):
+            L = Lanes(dt, SCALED)
+            x, v = trajectory(method, L)
+            row0 = (mi * len(dts) + di) * lanes
+            rows = slice(row0, row0 + lanes)
+            where = lambda i: f"scaled run ({'audits' if sampled else 'every_step'}) row " \
+                f"{row0 + i[0]} ({method}, dt {dt:.6g})"                  # noqa: E731
+            check(where, "dt", pts["dt"][rows], dt * np.ones(lanes), 0)     # dt = 1/rate_hz
+            for col, want in (("stiffness", L.k), ("drag", L.c), ("mass", L.m)):
+                check(where, col, pts[col][rows], want[:, 0], 2 * EPS * want[:, 0])
+            audits = audit_steps(L, every[di])
+            S = check_stability(where, pts, rows, L, x, v, audits, factor, limit, sampled)
+            with np.errstate(all="ignore"):
+                by_distance = first_unstable(L, x, v, measures(L, x, v), audits, factor, np.inf)
+            drift_only += (S["unstable"] & (by_distance < 0)).sum()
+            check_twins(where, pts, row0, measures(L, x, v))
+    return pts["unstable_step"][()], drift_only
+
+def check_twins(where, pts, row0, M):
+    """README: at fixed (omega0, zeta) x(t) does not change with m. Against the mass-2 rows:
+    mass 0.5 bit for bit (k, c, k/m, c/m scale exactly by powers of two); mass 3 within 2 tol_x
+    (tol_drift) when both are stable: each row's k/m is omega0^2 to ~3 eps, whose phase effect
+    is tol_x's eps omega0 t term, and its stepping rounds differently, its 64 N eps term."""
+    per = len(SCALED["omega0"]) * len(SCALED["zeta"])
+    ref = row0 + SCALED["masses"].index(2.0) * per + np.arange(per)
+    for j, m in enumerate(SCALED["masses"]):
+        rows, power_of_two = row0 + j * per + np.arange(per), np.log2(m / 2.0).is_integer()
+        both = pts["stable"][rows] & pts["stable"][ref]
+        for col, q in (("max_error", "tol_x"), ("final_error", "tol_x"),
+                       ("max_abs_drift", "tol_drift"), ("unstable_step", None)):
+            tol = 0 if power_of_two or q is None else 2 * M[q][ref - row0]
+            keep = np.ones(per, bool) if power_of_two else both
+            check(lambda i: f"{where((rows[keep][i[0]] - row0,))} (its mass-2 twin)", col,
+                  pts[col][rows][keep], pts[col][ref][keep], np.broadcast_to(tol, per)[keep])
+
 def float_lanes(L):
     """L's stepping inputs in float32 (the exact motion stays double)."""
     F = Lanes(L.dt, FLOAT)
@@ -435,6 +514,7 @@ def float_lanes(L):
 def check_float(f):
     """The float run against a float32 loop: the tolerances of measures() at float's eps."""
     pts, lanes, worst = f["points"], len(FLOAT["masses"]) * len(FLOAT["ks"]) * len(FLOAT["cs"]), 0
+    beyond_double = 0
     for mi, method in enumerate(FLOAT_METHODS):
         L = Lanes(FLOAT_DT, FLOAT)
         x, v = trajectory(method, float_lanes(L))
@@ -446,7 +526,22 @@ def check_float(f):
                     "final_rel_error", "max_rel_error", "stable"):
             want, tol = expected_block(L, M)[col]
             worst = max(worst, check(where, col, pts[col][rows], want, tol))
+        beyond_double += count_beyond_double(L, method, pts, rows)
+    if beyond_double == 0:
+        FAILS.append("float run: every final error and energy agrees with a float64 loop to "
+                     "double's tolerance: the run was not computed in float")
     return worst
+
+def count_beyond_double(L, method, pts, rows):
+    """How many final errors and energies lie farther from a float64 recomputation than its
+    double tolerance (float's rounding, ~6e-8 relative, dwarfs that tolerance here)."""
+    x, v = trajectory(method, L)
+    E = expected_block(L, measures(L, x, v))
+    count = 0
+    for col in ("final_error", "final_energy"):
+        want, tol = E[col]
+        count += (np.abs(pts[col][rows] - want) > tol + 4 * EPS * np.abs(want)).sum()
+    return count
 
 def run(tmp, name, config):
     cfg, out = os.path.join(tmp, name + ".yaml"), os.path.join(tmp, name + ".h5")
@@ -455,6 +550,22 @@ def run(tmp, name, config):
     env = dict(os.environ, OSCBENCH_COST_PROBE_LANES="128")   # no timing is checked here
     subprocess.run([sys.argv[1], "run", cfg, "-o", out, "--quiet"], check=True, env=env)
     return out
+
+def check_both_maxima(tmp):
+    """The scaled run with maxima every_step and audits; the scenario must exercise the drift
+    limit (lanes the distance rule keeps stable) and tell the two settings apart."""
+    steps, drift_only = [], []
+    for mode in ("every_step", "audits"):
+        with h5py.File(run(tmp, "scaled-" + mode, SCALED_CONFIG % mode)) as f:
+            if f.attrs["maxima"] != mode:
+                FAILS.append(f"scaled run: maxima attribute {f.attrs['maxima']!r}, oracle {mode}")
+            got = check_scaled(f, mode == "audits")
+        steps.append(got[0])
+        drift_only.append(got[1])
+    if min(drift_only) == 0 or np.array_equal(*steps):
+        FAILS.append(f"scaled run: lanes unstable by the drift limit alone {drift_only}, "
+                     "unstable_step the same under both maxima settings: the scenario tests less")
+    return drift_only
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
@@ -466,10 +577,12 @@ def main():
             unstable = check_unstable(f)
         with h5py.File(run(tmp, "float", FLOAT_CONFIG)) as f:
             worst_float = check_float(f)
+        drift_only = check_both_maxima(tmp)
     if FAILS:
         print("\n".join(FAILS[:40]))
         sys.exit(f"{len(FAILS)} disagreements with the oracle")
     print(f"all rows agree ({unstable} lanes unstable); largest difference {worst:.3g} of its "
-          f"tolerance ({worst_float:.3g} in float)")
+          f"tolerance ({worst_float:.3g} in float); {drift_only} lanes unstable by the drift "
+          "limit alone")
 
 main()
