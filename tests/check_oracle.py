@@ -60,12 +60,14 @@ FLOAT_CONFIG = (f"name: oracle-float\nprecision: float\nmethods: [{', '.join(FLO
 # 588.6 and 343.35 not whole), audits automatic, and a drift limit that explicit Euler's slow
 # energy growth (~(omega0 dt)^2 per step) and semi-implicit's energy oscillation cross long
 # before the distance rule would call them unstable.
+# From x0 = 1 (E(0) small against its terms at omega0 1) semi-implicit's drift crosses -0.1
+# before +0.1 on some lanes: the limit is on |drift|.
 SCALED = {"masses": [0.5, 2.0, 3.0], "omega0": [1.0, 4.0, 12.0], "zeta": [0.0, 0.05], "g": G,
-          "x0": X0, "v0": V0, "t_end": 9.81}
-SCALED_METHODS, SCALED_RATES = ["euler", "semi-implicit", "verlet-zero-start"], [100, 60, 35]
+          "x0": [1.0] * 3, "v0": V0, "t_end": 9.81}
+SCALED_METHODS, SCALED_RATES = ["euler", "semi-implicit"], [100, 60, 35]
 SCALED_CONFIG = (f"name: oracle-scaled\nmethods: [{', '.join(SCALED_METHODS)}]\ndim: 3\n"
                  f"omega0: {SCALED['omega0']}\nzeta: {SCALED['zeta']}\n"
-                 f"mass: {SCALED['masses']}\ngravity: {G}\nx0: {X0}\nv0: {V0}\n"
+                 f"mass: {SCALED['masses']}\ngravity: {G}\nx0: 1\nv0: {V0}\n"
                  f"rate_hz: {SCALED_RATES}\nt_end: {SCALED['t_end']}\nunstable_drift: 0.1\n"
                  "maxima: %s\n")
 EPS = np.finfo(float).eps
