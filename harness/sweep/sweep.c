@@ -21,7 +21,8 @@
 /* The audit schedule. max_error and max_abs_drift are maxima over every step (the fused kernel,
  * audit.h), or over the audits with `maxima: audits`; stability is decided at the audits, and
  * the convergence fit compares the maxima across dt, so every dt of a run that lasts t_end is
- * audited at the same physical times t_end * j / A (to the nearest step), plus the last step. A
+ * audited at the same physical times t_end * j / A (every lround(t_end / A / dt) steps: audit j
+ * is up to j/2 steps from t_end * j / A when t_end / (A dt) is not whole), plus the last step. A
  * is chosen so that the largest dt still has MIN_AUDIT_INTERVAL steps between audits (an audit
  * costs about as much as a few tens of steps of a lane), and at most MAX_AUDITS. */
 enum { MIN_AUDIT_INTERVAL = 64, MAX_AUDITS = 64 };
