@@ -5,7 +5,10 @@ gravity; x0, v0 per axis; E(0) < 0 on some lanes), each /points row and trace re
 numpy from README.md and docs/model.md alone; with it the stability columns (stable,
 unstable_step, last_stable_*, *_while_stable: for these stable lanes the final and worst values).
 A second run where lanes blow up part way or overflow to Inf/NaN checks README's instability rule
-at its audits; a third, in float, two methods against a float32 loop. A disagreement is a line
+at its audits; a third, in float, two methods against a float32 loop and, beyond double's
+tolerance, away from a float64 one. A fourth, twice (maxima every_step, audits): lanes by omega0,
+zeta, rate_hz at three masses (k, c, dt recomputed; errors equal to their twins' at another mass),
+audited on README's automatic schedule, with `unstable_drift` set. A disagreement is a line
 naming row, column and both values, and exit 1.
 usage: check_oracle.py OSCBENCH   (Debian's python3: h5py, numpy)
 """
