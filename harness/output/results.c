@@ -406,8 +406,8 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
     rc |= h5_out_attr_str(out, "audit_schedule",
                           "metrics are sampled at audits: every dt at the same times t_end*j/A "
                           "(every lround(t_end/A/dt) steps, so to that rounding) and at the last "
-                          "step; max_* are maxima over every "
-                          "step or over the audits, as the maxima attribute says");
+                          "step; max_* are maxima over every step or over the audits, as the "
+                          "maxima attribute says");
     rc |= h5_out_attr_f64(out, "unstable_factor", cfg->unstable_factor);
     rc |= h5_out_attr_f64(out, "unstable_drift", cfg->unstable_drift);
     rc |= h5_out_attr_str(out, "instability",
