@@ -70,6 +70,25 @@ static osc_tableau linear4_order3(void)
                          .c = {0, 1.0 / 3, 2.0 / 3, 1}};
 }
 
+/* Dormand and Prince's DOPRI5 (HNW I, Table II.5.2), its fifth-order weights: every one of the
+ * 17 conditions up to order 5 holds, so each order-5 tree's gamma and weight is checked (rk4
+ * fails the first of them, b.c^4, and hides the rest). R(z) = e^z's series to z^5 / 120, then
+ * z^6 / 600 != 1 / 720 (HNW IV.2): linear order 5. */
+static osc_tableau dopri5(void)
+{
+    return (osc_tableau){
+        .stages = 7,
+        .a = {{0},
+              {1.0 / 5},
+              {3.0 / 40, 9.0 / 40},
+              {44.0 / 45, -56.0 / 15, 32.0 / 9},
+              {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+              {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+              {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}},
+        .b = {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84, 0},
+        .c = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1}};
+}
+
 typedef struct known {
     const char *name;
     osc_tableau (*make)(void);
@@ -79,6 +98,7 @@ typedef struct known {
 static const known knowns[] = {
     {"euler", euler, 1},  {"midpoint", midpoint, 2}, {"heun", heun, 2},     {"ralston", ralston, 2},
     {"kutta3", kutta3, 3}, {"rk4", rk4, 4},           {"3/8 rule", rule38, 4},
+    {"dopri5", dopri5, 5},
 };
 
 static void test_known_orders(void **state)
