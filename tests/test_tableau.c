@@ -155,6 +155,33 @@ static void test_rounding_keeps_order(void **state)
     assert_int_equal(osc_tableau_linear_order(&t), 4);
 }
 
+/* Misses just above the tolerance are found. rk4 with a42 += d, a43 -= d (as above) misses
+ * b.AAc = b^T A^3 1 = 1/24 by d/24 = 4.2e-14 at d = 1e-12; TREE_TOL(4, 4) * Phi_abs = 96 eps /
+ * 24 = 8.9e-16, so the miss is ~47 tolerances: order 3 both ways. */
+static void test_small_miss_found(void **state)
+{
+    (void)state;
+    osc_tableau t = rk4();
+    t.a[3][1] += 1e-12, t.a[3][2] -= 1e-12;
+    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
+    assert_int_equal(osc_tableau_coefficient_order(&t), 3);
+    assert_int_equal(osc_tableau_linear_order(&t), 3);
+}
+
+/* Cancelling weights: b = (0, 800, -799), c = (0, 0.61, 487.5/799) give b.c = 488 - 487.5 =
+ * 1/2, the sum of terms of ~488 whose roundings leave ~6e-14, more than TREE_TOL(2, 3) * |1/2|
+ * = 4.9e-15 but far within TREE_TOL(2, 3) * 975 = 9.5e-12 (the magnitude of the terms): order
+ * 2 both ways (b.c^2 = 0.238 != 1/3, b^T A^2 1 = -799 c3 c2 != 1/6). */
+static void test_cancelling_weights_keep_order(void **state)
+{
+    (void)state;
+    osc_tableau t = {.stages = 3, .a = {{0}, {0.61}, {0, 487.5 / 799}}, .b = {0, 800, -799},
+                     .c = {0, 0.61, 487.5 / 799}};
+    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
+    assert_int_equal(osc_tableau_coefficient_order(&t), 2);
+    assert_int_equal(osc_tableau_linear_order(&t), 2);
+}
+
 static void test_linear_order_beats_coefficient_order(void **state)
 {
     (void)state;
@@ -242,15 +269,37 @@ static void test_huge_coefficients(void **state)
     assert_int_equal(osc_tableau_linear_order(&t), 2);
 }
 
+/* The tolerance scales with the terms' magnitudes as tableau.h states, sum |b_i| and |c_i| +
+ * sum_j |a_ij|, not with the sums themselves. b = (1000, -999 + 1e-13): sum b misses 1 by
+ * ~1e-13, within 3 eps * 1999 = 1.3e-12 but not within 3 eps * 1 = 6.7e-16. Row 2 of a =
+ * (300, 300) with c = 600 + 8e-13: within 4 eps * 1200 = 1.07e-12, not within 4 eps * 600 =
+ * 5.3e-13 (the magnitude without |c|). */
+static void test_tolerance_scales_with_magnitudes(void **state)
+{
+    (void)state;
+    osc_tableau t = {.stages = 2, .a = {{0}, {0.5}}, .b = {1000, -999 + 1e-13}, .c = {0, 0.5}};
+    assert_error(&t, OSC_TABLEAU_OK, -1, -1);
+    t.b[1] = -999 + 3e-12; /* 3e-12 > 1.3e-12 */
+    assert_error(&t, OSC_TABLEAU_B_SUM, -1, -1);
+    t = (osc_tableau){.stages = 3, .a = {{0}, {0.5}, {300, 300}}, .b = {0.25, 0.5, 0.25},
+                      .c = {0, 0.5, 600 + 8e-13}};
+    assert_error(&t, OSC_TABLEAU_OK, -1, -1);
+    t.c[2] = 600 + 2e-12; /* 2e-12 > 1.07e-12 */
+    assert_error(&t, OSC_TABLEAU_C_NOT_ROW_SUM, 2, -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_orders),
         cmocka_unit_test(test_perturbed_drops),
         cmocka_unit_test(test_rounding_keeps_order),
+        cmocka_unit_test(test_small_miss_found),
+        cmocka_unit_test(test_cancelling_weights_keep_order),
         cmocka_unit_test(test_linear_order_beats_coefficient_order),
         cmocka_unit_test(test_validation_errors),
         cmocka_unit_test(test_huge_coefficients),
+        cmocka_unit_test(test_tolerance_scales_with_magnitudes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
