@@ -210,6 +210,110 @@ static void stable_intervals_of_one_source_only(void **state)
     free(text);
 }
 
+/* report_print's text into a string. */
+static char *print_report(const osc_config *cfg, const sweep_result *res,
+                          const analysis_result *ana)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    report_print(out, cfg, res, ana, "one.h5");
+    assert_int_equal(fclose(out), 0);
+    return text;
+}
+
+static void assert_has_line(const char *text, const char *line)
+{
+    if (!strstr(text, line))
+        fail_msg("no line '%s' in:\n%s", line, text);
+}
+
+/* The per-method line: of m's 4 rows 3 are stable; the ranges are over the stable rows with a
+ * finite value (error 5e-5 .. 2e-3, drift 1e-7 .. 3e-6: the unstable row's 7e9 and the inf
+ * are not in them), the rate is 1.5e9 osc-steps over 0.5 s = 3e9/s. Rows of another method
+ * ("x") count for nothing. */
+static void method_line_ranges_and_rate(void **state)
+{
+    (void)state;
+    const char *name[] = {"m", "x", "m", "m", "m"};
+    double err[] = {2e-3, 1e-9, 5e-5, 7e9, INFINITY}, drift[] = {3e-6, 1e-12, 1e-7, 8e9, 2e-6};
+    bool stable[] = {true, true, true, false, true};
+    sweep_batch_time batch[] = {{"m", 0.1, 0.5, 1.5e9}, {"x", 0.1, 100, 1}};
+    double h[] = {0.1, 0.1, 0.1, 0.1, 0.1}, spring[] = {1, 1, 2, 3, 4}, zero[5] = {0};
+    sweep_result res = {.points = {.rows = 5, .method = name, .dt = h, .stiffness = spring,
+                                   .drag = zero, .max_error = err, .max_abs_drift = drift,
+                                   .stable = stable},
+                        .batches = batch, .nbatches = 2};
+    osc_method m = {.name = "m"};
+    const osc_method *methods[] = {&m};
+    osc_config cfg = {.path = "one.yaml", .dim = 1, .methods = methods, .nmethods = 1};
+    cfg.mass.count = 1;
+    analysis_result ana = {0};
+    char *text = print_report(&cfg, &res, &ana);
+    char want[160];
+    snprintf(want, sizeof want, "\n%-20s %6d %6d  %8.1e .. %8.1e  %8.1e .. %8.1e  %10.3e\n", "m",
+             4, 3, 5e-5, 2e-3, 1e-7, 3e-6, 3e9);
+    assert_has_line(text, want);
+    free(text);
+}
+
+/* More than 40 fits: one line per (method, drag, mass) group, its verdict the one more than half
+ * of its fits share, its orders' median [min, max] over the orders that are numbers. "many" at
+ * mass 1: 36 passes, orders 4.00 .. 4.34 once each, given out of order, and one NaN; "many" at
+ * mass 2 (row 1: the masses differ from the second row on): its own group, one fail; "tie": 2
+ * pass, 2 fail of 4 -> inconclusive; "split": pass, fail, inconclusive -> inconclusive. */
+static void group_verdicts_by_majority(void **state)
+{
+    (void)state;
+    enum { N = 44 };
+    const char *name[N], *note[N];
+    double drag[N], mass[N], order[N], nan_col[N];
+    int64_t declared[N], points[N], minus[N];
+    osc_verdict verdict[N];
+    osc_verdict_reason reason[N];
+    for (size_t i = 0; i < N; i++) {
+        name[i] = "many", drag[i] = 0, mass[i] = 1, declared[i] = 4, points[i] = 5;
+        nan_col[i] = NAN, minus[i] = -1, verdict[i] = OSC_VERDICT_PASS, note[i] = "";
+        reason[i] = (osc_verdict_reason)0;
+        order[i] = 4 + 0.01 * (double)((i * 8) % 35); /* rows 0..34: 4.00 .. 4.34, shuffled */
+    }
+    mass[1] = 2, verdict[1] = OSC_VERDICT_FAIL, order[1] = 1; /* row 1's 4.08: row 42 */
+    order[2] = NAN;                                            /* row 2's 4.16: row 43 */
+    order[42] = 4.08, order[43] = 4.16;
+    const osc_verdict tie[] = {OSC_VERDICT_PASS, OSC_VERDICT_FAIL, OSC_VERDICT_PASS,
+                               OSC_VERDICT_FAIL};
+    for (size_t j = 0; j < 4; j++)
+        name[35 + j] = "tie", verdict[35 + j] = tie[j], order[35 + j] = NAN;
+    const osc_verdict split[] = {OSC_VERDICT_PASS, OSC_VERDICT_FAIL, OSC_VERDICT_INCONCLUSIVE};
+    for (size_t j = 0; j < 3; j++)
+        name[39 + j] = "split", verdict[39 + j] = split[j], order[39 + j] = NAN;
+    analysis_result ana = {
+        .conv = {.rows = N, .method = name, .stiffness = nan_col, .drag = drag, .mass = mass,
+                 .measured_order = order, .order_low = nan_col, .order_high = nan_col,
+                 .std_error = nan_col, .dt_fit_min = nan_col, .dt_fit_max = nan_col,
+                 .declared_order = declared, .fit_points = points, .dt_points = points,
+                 .verdict = verdict, .reason = reason, .coefficient_order = minus,
+                 .linear_order = minus, .order_note = note}};
+    osc_config cfg = {.path = "one.yaml", .dim = 1};
+    cfg.mass.count = 1;
+    sweep_result res = {0};
+    char *text = print_report(&cfg, &res, &ana);
+    const char *fmt = "\n%-20s %9.7g %8.4g %8d %5d %5d %5d %7d  %-28s %s\n";
+    char want[192];
+    snprintf(want, sizeof want, fmt, "many", 0.0, 1.0, 4, 36, 36, 0, 0, "4.170 [4.000, 4.340]",
+             "pass");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, fmt, "many", 0.0, 2.0, 4, 1, 0, 1, 0, "1.000 [1.000, 1.000]",
+             "fail");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, fmt, "tie", 0.0, 1.0, 4, 4, 2, 2, 0, "-", "inconclusive");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, fmt, "split", 0.0, 1.0, 4, 3, 1, 1, 1, "-", "inconclusive");
+    assert_has_line(text, want);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +324,8 @@ int main(void)
         cmocka_unit_test(another_mass_is_another_spring),
         cmocka_unit_test(method_without_lanes_at_a_dt),
         cmocka_unit_test(stable_intervals_of_one_source_only),
+        cmocka_unit_test(method_line_ranges_and_rate),
+        cmocka_unit_test(group_verdicts_by_majority),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
