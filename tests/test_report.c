@@ -149,6 +149,25 @@ static void another_mass_is_another_spring(void **state)
     free(csv);
 }
 
+/* Lanes of the same k and mass but another drag are other springs too: with b's lane 1 at dt 0.1
+ * of drag 0.5, that dt has no common set, and dt 0.05 keeps its answer. */
+static void another_drag_is_another_spring(void **state)
+{
+    (void)state;
+    double drag[12] = {0};
+    drag[7] = 0.5;
+    points_view v = {12, method, dt, k, drag, err, drift, stable, NULL};
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&csv, &len);
+    assert_non_null(out);
+    assert_int_equal(report_per_dt(out, &v, SUMMARY_CSV), 0);
+    assert_int_equal(fclose(out), 0);
+    assert_non_null(strstr(csv, "0.10000000000000001,10,a,3,3,1,0,,\n"));
+    assert_non_null(strstr(csv, "0.050000000000000003,20,a,3,1,0.33333333333333331,1,0.5,"));
+    free(csv);
+}
+
 /* A method with no lane at a dt (a file not of the /points layout: b has no rows at dt 0.05):
  * no common set there, and b's share is "-", not 0 of 0 as a percentage. */
 static void method_without_lanes_at_a_dt(void **state)
@@ -326,6 +345,7 @@ int main(void)
         cmocka_unit_test(stable_intervals_of_one_source_only),
         cmocka_unit_test(method_line_ranges_and_rate),
         cmocka_unit_test(group_verdicts_by_majority),
+        cmocka_unit_test(another_drag_is_another_spring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
