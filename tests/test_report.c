@@ -333,6 +333,33 @@ static void group_verdicts_by_majority(void **state)
     free(text);
 }
 
+/* b has no lane at dt 0.05 (as in method_without_lanes_at_a_dt): its share there is no number,
+ * as the text's "-" says; CSV leaves it empty and JSON null, never a 0 that reads as "every lane
+ * unstable". Row: dt, rate, method, lanes 0, stable 0, share, common 0, worst values empty. */
+static void no_lanes_no_share(void **state)
+{
+    (void)state;
+    const char *name[] = {"a", "a", "b"};
+    const double h[] = {0.1, 0.05, 0.1}, one[] = {1, 1, 1}, zero[] = {0, 0, 0},
+                 small[] = {0.5, 0.5, 0.5};
+    const bool yes[] = {true, true, true};
+    points_view v = {3, name, h, one, zero, small, small, yes, NULL};
+    for (int f = 0; f < 2; f++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        assert_non_null(out);
+        assert_int_equal(report_per_dt(out, &v, f ? SUMMARY_JSON : SUMMARY_CSV), 0);
+        assert_int_equal(fclose(out), 0);
+        const char *want = f ? "\"method\": \"b\", \"lanes\": 0, \"stable\": 0, \"stable_share\": "
+                               "null, \"common_lanes\": 0,"
+                             : "\n0.050000000000000003,20,b,0,0,,0,,\n";
+        if (!strstr(buf, want))
+            fail_msg("no '%s' in:\n%s", want, buf);
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +373,7 @@ int main(void)
         cmocka_unit_test(method_line_ranges_and_rate),
         cmocka_unit_test(group_verdicts_by_majority),
         cmocka_unit_test(another_drag_is_another_spring),
+        cmocka_unit_test(no_lanes_no_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
