@@ -360,6 +360,65 @@ static void no_lanes_no_share(void **state)
     }
 }
 
+/* Convergence fits, one line each up to 40 fits, one per (method, drag, mass) group beyond (the
+ * README's "more than 40 fits"). Each line: method, stiffness, drag, declared, measured, the 95%
+ * interval low then high, fit points, the dt range fitted ("-" without a fit), and the verdict
+ * with the library's reason unless it passes. Row 0 passes (2.010 in [1.950, 2.070] on 5 points
+ * over dt 1e-3..1e-2), row 1 fails (1 in [0.9, 1.1] against 2), row 2 had no fit. */
+enum { FITS = 41 };
+static char *print_fits(size_t rows)
+{
+    static const char *name[FITS], *note[FITS];
+    static double k[FITS], drag[FITS], mass[FITS], order[FITS], low[FITS], high[FITS];
+    static double dt_min[FITS], dt_max[FITS], nan_col[FITS];
+    static int64_t declared[FITS], points[FITS], minus[FITS];
+    static osc_verdict verdict[FITS];
+    static osc_verdict_reason reason[FITS];
+    for (size_t i = 0; i < FITS; i++) {
+        name[i] = "p", note[i] = "", k[i] = 1 + (double)i, drag[i] = 0, mass[i] = 1;
+        order[i] = 2.01, low[i] = 1.95, high[i] = 2.07, dt_min[i] = 1e-3, dt_max[i] = 1e-2;
+        nan_col[i] = NAN, declared[i] = 2, points[i] = 5, minus[i] = -1;
+        verdict[i] = OSC_VERDICT_PASS, reason[i] = OSC_REASON_CONFIRMED;
+    }
+    name[1] = "f", order[1] = 1, low[1] = 0.9, high[1] = 1.1;
+    verdict[1] = OSC_VERDICT_FAIL, reason[1] = OSC_REASON_EXCLUDED;
+    name[2] = "n", order[2] = low[2] = high[2] = dt_min[2] = dt_max[2] = NAN, points[2] = 0;
+    verdict[2] = OSC_VERDICT_INCONCLUSIVE, reason[2] = OSC_REASON_NO_RANGE;
+    analysis_result ana = {
+        .conv = {.rows = rows, .method = name, .stiffness = k, .drag = drag, .mass = mass,
+                 .measured_order = order, .order_low = low, .order_high = high,
+                 .std_error = nan_col, .dt_fit_min = dt_min, .dt_fit_max = dt_max,
+                 .declared_order = declared, .fit_points = points, .dt_points = points,
+                 .verdict = verdict, .reason = reason, .coefficient_order = minus,
+                 .linear_order = minus, .order_note = note}};
+    osc_config cfg = {.path = "one.yaml", .dim = 1};
+    cfg.mass.count = 1;
+    sweep_result res = {0};
+    return print_report(&cfg, &res, &ana);
+}
+
+static void fit_lines_up_to_40_fits(void **state)
+{
+    (void)state;
+    char *text = print_fits(40), want[192];
+    const char *row = "\n%-20s %10.4g %8.4g %8d %8.3f [%6.3f, %6.3f] %6d %8.2e..%8.2e  %s\n";
+    snprintf(want, sizeof want, row, "p", 1.0, 0.0, 2, 2.01, 1.95, 2.07, 5, 1e-3, 1e-2, "pass");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, row, "f", 2.0, 0.0, 2, 1.0, 0.9, 1.1, 5, 1e-3, 1e-2,
+             "fail: declared order above the interval: converges more slowly than declared");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, " %6d %19s  %s", 0, "-", "inconclusive: no converging range of ");
+    assert_has_line(text, want);
+    assert_null(strstr(text, "measured: median"));
+    free(text);
+    text = print_fits(41); /* grouped: p's 39 passes, f's fail and n's inconclusive */
+    snprintf(want, sizeof want, "\n%-20s %9.7g %8d %5d %5d %5d %7d  %-28s %s\n", "p", 0.0, 2, 39,
+             39, 0, 0, "2.010 [2.010, 2.010]", "pass");
+    assert_has_line(text, want);
+    assert_null(strstr(text, "dt fitted"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +433,7 @@ int main(void)
         cmocka_unit_test(group_verdicts_by_majority),
         cmocka_unit_test(another_drag_is_another_spring),
         cmocka_unit_test(no_lanes_no_share),
+        cmocka_unit_test(fit_lines_up_to_40_fits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
