@@ -419,6 +419,38 @@ static void fit_lines_up_to_40_fits(void **state)
     free(text);
 }
 
+/* The order note, once per method whose note is not empty, in the README's words for its
+ * example: lin4's coefficients have order 3, its R(z) matches exp(z) to order 4, so the
+ * oscillator (linear) shows 4 and nonlinear problems 3. rk4 (no note) gets no line, and lin4's
+ * second fit no second one. */
+static void order_note_once_per_method(void **state)
+{
+    (void)state;
+    const char *name[] = {"lin4", "rk4", "lin4"}, *note[] = {"linear", "", "linear"};
+    double one[] = {1, 1, 1}, zero[] = {0, 0, 0}, order[] = {4, 4, 4};
+    int64_t declared[] = {3, 4, 3}, points[] = {5, 5, 5}, coef[] = {3, 4, 3}, lin[] = {4, 4, 4};
+    osc_verdict verdict[] = {OSC_VERDICT_INCONCLUSIVE, OSC_VERDICT_PASS, OSC_VERDICT_INCONCLUSIVE};
+    osc_verdict_reason reason[] = {OSC_REASON_ABOVE, OSC_REASON_CONFIRMED, OSC_REASON_ABOVE};
+    analysis_result ana = {
+        .conv = {.rows = 3, .method = name, .stiffness = one, .drag = zero, .mass = one,
+                 .measured_order = order, .order_low = order, .order_high = order,
+                 .std_error = zero, .dt_fit_min = one, .dt_fit_max = one,
+                 .declared_order = declared, .fit_points = points, .dt_points = points,
+                 .verdict = verdict, .reason = reason, .coefficient_order = coef,
+                 .linear_order = lin, .order_note = note}};
+    osc_config cfg = {.path = "one.yaml", .dim = 1};
+    cfg.mass.count = 1;
+    sweep_result res = {0};
+    char *text = print_report(&cfg, &res, &ana);
+    const char *want = "\nnote: lin4: coefficient order 3, linear order 4: the oscillator is a "
+                       "linear problem and checks only the linear order conditions; expect order "
+                       "4 here and 3 on nonlinear problems\n";
+    assert_has_line(text, want);
+    const char *first = strstr(text, "\nnote: ");
+    assert_true(first && !strstr(first + 1, "\nnote: "));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -434,6 +466,7 @@ int main(void)
         cmocka_unit_test(another_drag_is_another_spring),
         cmocka_unit_test(no_lanes_no_share),
         cmocka_unit_test(fit_lines_up_to_40_fits),
+        cmocka_unit_test(order_note_once_per_method),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
