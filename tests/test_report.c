@@ -419,6 +419,57 @@ static void fit_lines_up_to_40_fits(void **state)
     free(text);
 }
 
+/* The stability table's forms (README, /stability: limit inf is "always stable", 0 "not stable on
+ * any (0, h]"): "a" is stable for every omega0*dt in both sources; "n" never near 0, its measured
+ * limit bounded above by the 0.01 its steps resolve, so it is listed with its theory trend rho - 1
+ * ~ 0.125 h^4 (the two-stage methods' h^4/8 at zeta 0); "f" has the finite limits 1.5 (theory)
+ * and 1.49 +- 1e-4 (measured) and a second theory interval [1.8, inf) reaching to infinity. */
+static void stability_forms(void **state)
+{
+    (void)state;
+    const char *name[] = {"a", "n", "f"}, *iv_name[] = {"f", "f", "f"};
+    const char *source[] = {"theory", "theory", "measured"};
+    double zeta[] = {0.1, 0, 0}, theory[] = {INFINITY, 0, 1.5}, measured[] = {INFINITY, 0, 1.49};
+    double high[] = {NAN, 0.01, 1.4902}, res_col[] = {NAN, NAN, 1e-4}, nan_col[] = {NAN, NAN, NAN};
+    double power[] = {NAN, 4, NAN}, coef[] = {NAN, 0.125, NAN};
+    double iv_zeta[] = {0, 0, 0}, lower[] = {0, 1.8, 0}, upper[] = {1.5, INFINITY, 1.49};
+    int64_t intervals_theory[] = {1, 0, 2}, intervals_measured[] = {1, 0, 1}, count[] = {1, 1, 1};
+    analysis_result ana = {
+        .stab = {.rows = 3, .method = name, .zeta = zeta, .limit_theory = theory,
+                 .limit_measured = measured, .lanes = count, .steps = count,
+                 .limit_measured_low = nan_col, .limit_measured_high = high,
+                 .measured_resolution = res_col, .intervals_theory = intervals_theory,
+                 .intervals_measured = intervals_measured, .rho_excess_power = power,
+                 .rho_excess_coef = coef},
+        .stab_intervals = {.rows = 3, .method = iv_name, .source = source, .zeta = iv_zeta,
+                           .lower = lower, .upper = upper, .lower_resolution = iv_zeta,
+                           .upper_resolution = iv_zeta}};
+    osc_config cfg = {.path = "one.yaml", .dim = 1};
+    cfg.mass.count = 1;
+    sweep_result res = {0};
+    char *text = print_report(&cfg, &res, &ana), want[160];
+    snprintf(want, sizeof want, "\n%-20s %8.4g %12s %12s\n", "a", 0.1, "always", "always");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, "\n%-20s %8.4g %12s %12s  (< 0.01)\n", "n", 0.0, "never", "never");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, "\n%-20s %8.4g %12s %12s %9s\n", "f", 0.0, "1.500000", "1.490000",
+             "1.0e-04");
+    assert_has_line(text, want);
+    const char *list = strstr(text, "\nnever stable near omega0*dt = 0");
+    assert_non_null(list);
+    snprintf(want, sizeof want, "\n  %-20s zeta %-6s rho - 1 ~ 0.125 h^4.00\n", "n", "0");
+    assert_has_line(list, want);
+    const char *end = strstr(list + 1, "\n\n"); /* the list ends at a blank line */
+    assert_non_null(end);
+    for (const char *q = strstr(list + 1, "\n  "); q && q < end; q = strstr(q + 1, "\n  "))
+        if (strncmp(q, "\n  n ", 5))
+            fail_msg("'%.*s' is not never stable", (int)strcspn(q + 1, "\n"), q + 1);
+    snprintf(want, sizeof want, "\n  %-20s zeta %-6s %s\n", "f", "0",
+             "theory (0, 1.5], [1.8, inf); measured (0, 1.49]");
+    assert_has_line(text, want);
+    free(text);
+}
+
 /* The order note, once per method whose note is not empty, in the README's words for its
  * example: lin4's coefficients have order 3, its R(z) matches exp(z) to order 4, so the
  * oscillator (linear) shows 4 and nonlinear problems 3. rk4 (no note) gets no line, and lin4's
@@ -466,6 +517,7 @@ int main(void)
         cmocka_unit_test(another_drag_is_another_spring),
         cmocka_unit_test(no_lanes_no_share),
         cmocka_unit_test(fit_lines_up_to_40_fits),
+        cmocka_unit_test(stability_forms),
         cmocka_unit_test(order_note_once_per_method),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
