@@ -470,6 +470,39 @@ static void stability_forms(void **state)
     free(text);
 }
 
+/* The header's counts, each by its axis (methods 1, dt 2, stiffness 3, drag 5, mass 7: 210
+ * points), the mass only when there are several; and the t_end note only when a dt does not
+ * divide t_end. */
+static void header_counts_and_t_end_note(void **state)
+{
+    (void)state;
+    osc_method m = {.name = "m"};
+    const osc_method *methods[] = {&m};
+    osc_config cfg = {.path = "one.yaml", .dim = 1, .methods = methods, .nmethods = 1};
+    cfg.dt.count = 2, cfg.stiffness.count = 3, cfg.drag.count = 5, cfg.mass.count = 7;
+    enum { ROWS = 210 };
+    static const char *name[ROWS];
+    static double zero[ROWS];
+    static bool unstable[ROWS];
+    for (size_t i = 0; i < ROWS; i++)
+        name[i] = "m";
+    sweep_result res = {.points = {.rows = ROWS, .method = name, .dt = zero, .stiffness = zero,
+                                   .drag = zero, .mass = zero, .max_error = zero,
+                                   .max_abs_drift = zero, .stable = unstable},
+                        .t_end_rounded = true};
+    analysis_result ana = {0};
+    char *text = print_report(&cfg, &res, &ana);
+    assert_has_line(text, ": one.yaml, 210 points (1 methods x 2 dt x 3 stiffness x 5 drag x 7 "
+                          "mass), ");
+    assert_has_line(text, "\nnote: t_end is not a whole number of steps for some dt");
+    free(text);
+    cfg.mass.count = 1, res.points.rows = 30, res.t_end_rounded = false;
+    text = print_report(&cfg, &res, &ana);
+    assert_has_line(text, ": one.yaml, 30 points (1 methods x 2 dt x 3 stiffness x 5 drag), ");
+    assert_null(strstr(text, "t_end"));
+    free(text);
+}
+
 /* The order note, once per method whose note is not empty, in the README's words for its
  * example: lin4's coefficients have order 3, its R(z) matches exp(z) to order 4, so the
  * oscillator (linear) shows 4 and nonlinear problems 3. rk4 (no note) gets no line, and lin4's
@@ -518,6 +551,7 @@ int main(void)
         cmocka_unit_test(no_lanes_no_share),
         cmocka_unit_test(fit_lines_up_to_40_fits),
         cmocka_unit_test(stability_forms),
+        cmocka_unit_test(header_counts_and_t_end_note),
         cmocka_unit_test(order_note_once_per_method),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
