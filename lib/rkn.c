@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "rkn_internal.h"
 #include "stage_vec.h"
 
 #define S_MAX OSC_RKN_MAX_STAGES
@@ -389,4 +390,29 @@ int osc_rkn_linear_order(const osc_rkn_tableau *t, bool damped)
                         order = o - 1;
                 }
     return order;
+}
+
+/* sum_{m,n} p[m][n] k^m d^n, the powers by repeated products */
+static double poly_at(const poly *p, double k, double d)
+{
+    double sum = 0, km = 1;
+    for (int m = 0; m < PK; m++, km *= k) {
+        double kmdn = km;
+        for (int n = 0; n < PD; n++, kmdn *= d)
+            sum += p->p[m][n] * kmdn;
+    }
+    return sum;
+}
+
+int osc_rkn_linear_map(const osc_rkn_tableau *t, double k, double d, double M[2][2])
+{
+    if (!judgeable(t))
+        return -1;
+    const coefs c = coefs_of(t, false);
+    form map[2];
+    method_map(&c, map);
+    for (int r = 0; r < 2; r++)
+        for (int q = 0; q < 2; q++)
+            M[r][q] = poly_at(entry(map, r, q), k, d);
+    return 0;
 }

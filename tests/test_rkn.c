@@ -181,6 +181,87 @@ static void test_perturbed_drops(void **state)
     }
 }
 
+/* ---- the linear map against closed forms ------------------------------------------------------
+ *
+ * On the scaled state (x, u = h v) the force times h^2 is G = h^2 f(X, V) = k X + d U with
+ * k = -w2 h^2, d = -gam h, U = h V (gravity 0). Worked by hand from the tableaus above:
+ *   euler_taylor: G_1 = k x + d u; x' = x + u + G_1 / 2, u' = u + G_1:
+ *     M = [[1 + k/2, 1 + d/2], [k, 1 + d]].
+ *   verlet_heun: G_1 = k x + d u; X_2 = x + u + G_1 / 2, U_2 = u + G_1, so
+ *     G_2 = k X_2 + d U_2 = (k + k^2/2 + k d) x + (k + d + k d/2 + d^2) u;
+ *     x' = x + u + G_1 / 2, u' = u + (G_1 + G_2) / 2:
+ *     M = [[1 + k/2, 1 + d/2], [k + k^2/4 + k d/2, 1 + d + k/2 + k d/4 + d^2/2]]
+ *     (d = 0, k = -h^2: velocity Verlet's map, as test_stability_theory has it).
+ *   rk4n: a Nystrom form computes its RK method's stages, so its map is rk4's
+ *     R(S) = I + S + S^2/2 + S^3/6 + S^4/24, S = [[0, 1], [k, d]] (hL in the scaled state).
+ * Every coefficient of these polynomials is positive, and so are the tableaus' (no
+ * cancellation): the map at (|k|, |d|) bounds the terms, and the library's few roundings per term
+ * (the coefficients' products and sums, the powers, a sum of at most ~15 terms) stay below
+ * 32 eps of it. A force that took the drag as a second k (k X + k U) moves M by ~|d - k|. */
+typedef void (*closed_map)(double k, double d, double M[2][2]);
+
+static void euler_taylor_map(double k, double d, double M[2][2])
+{
+    M[0][0] = 1 + k / 2, M[0][1] = 1 + d / 2;
+    M[1][0] = k, M[1][1] = 1 + d;
+}
+
+static void verlet_heun_map(double k, double d, double M[2][2])
+{
+    M[0][0] = 1 + k / 2, M[0][1] = 1 + d / 2;
+    M[1][0] = k + k * k / 4 + k * d / 2;
+    M[1][1] = 1 + d + k / 2 + k * d / 4 + d * d / 2;
+}
+
+static void rk4_map(double k, double d, double M[2][2])
+{
+    double term[2][2] = {{1, 0}, {0, 1}}; /* S^q / q! */
+    for (int r = 0; r < 2; r++)
+        for (int q = 0; q < 2; q++)
+            M[r][q] = term[r][q];
+    for (int q = 1; q <= 4; q++) {
+        /* S T: row x is T's row u; row u is k (row x) + d (row u) */
+        double next[2][2];
+        for (int col = 0; col < 2; col++) {
+            next[0][col] = term[1][col] / q;
+            next[1][col] = (k * term[0][col] + d * term[1][col]) / q;
+        }
+        for (int r = 0; r < 2; r++)
+            for (int col = 0; col < 2; col++)
+                term[r][col] = next[r][col], M[r][col] += next[r][col];
+    }
+}
+
+static void test_linear_map_closed_form(void **state)
+{
+    (void)state;
+    const struct { const char *name; osc_rkn_tableau (*make)(void); closed_map map; } methods[] = {
+        {"euler-taylor", euler_taylor, euler_taylor_map},
+        {"verlet-heun", verlet_heun, verlet_heun_map},
+        {"rk4", rk4n, rk4_map},
+    };
+    /* (h, w2, gam): light and heavy drag, a small step, a negative drag (d > 0) */
+    const double hwg[][3] = {{0.1, 1, 0.3}, {0.5, 4, 1.5}, {1, 2, 3}, {0.25, 9, -0.8}};
+    for (size_t n = 0; n < sizeof methods / sizeof methods[0]; n++)
+        for (size_t c = 0; c < sizeof hwg / sizeof hwg[0]; c++) {
+            const double h = hwg[c][0], k = -hwg[c][1] * h * h, d = -hwg[c][2] * h;
+            const osc_rkn_tableau t = methods[n].make();
+            double got[2][2], want[2][2], mag[2][2];
+            assert_int_equal(osc_rkn_linear_map(&t, k, d, got), 0);
+            methods[n].map(k, d, want);
+            methods[n].map(fabs(k), fabs(d), mag);
+            for (int r = 0; r < 2; r++)
+                for (int q = 0; q < 2; q++)
+                    if (!(fabs(got[r][q] - want[r][q]) <= 32 * DBL_EPSILON * mag[r][q]))
+                        fail_msg("%s, k %g, d %g: M[%d][%d] = %.17g, closed form %.17g",
+                                 methods[n].name, k, d, r, q, got[r][q], want[r][q]);
+        }
+    osc_rkn_tableau bad = rk4n();
+    bad.stages = 0;
+    double M[2][2];
+    assert_int_equal(osc_rkn_linear_map(&bad, 0, 0, M), -1);
+}
+
 /* ---- validation ------------------------------------------------------------------------------ */
 
 static void assert_error(const osc_rkn_tableau *t, osc_rkn_error want, osc_rkn_field field, int row,
@@ -494,6 +575,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_orders),
         cmocka_unit_test(test_perturbed_drops),
+        cmocka_unit_test(test_linear_map_closed_form),
         cmocka_unit_test(test_bad_stages),
         cmocka_unit_test(test_not_finite),
         cmocka_unit_test(test_not_explicit),
