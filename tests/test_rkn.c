@@ -181,6 +181,55 @@ static void test_perturbed_drops(void **state)
     }
 }
 
+/* Tableaus that satisfy every condition of order <= 4 but one, worked by hand (exact in binary):
+ *
+ * one_classical_miss: c = (0, 1/2, 1/2, 1) as rk4's, bbar = rk4's (1/6, 1/6, 1/6, 0), b =
+ * (1/6, 1/6, 1/2, 1/6) (rk4's with weight moved between the equal nodes: b.c^q = 1/(q+1) for
+ * q <= 3 still), abar_21 = 1/4, abar_41 = 1/4, abar_42 = 1/2, so Ab e = (0, 1/4, 0, 3/4),
+ * Ab c = (0, 0, 0, 1/4): b.(Ab e) = 1/24 + 1/8 = 1/6, b.(Ab c) = 1/24, bbar.(Ab e) = 1/24,
+ * bbar.c^q = 1/((q+1)(q+2)) for q <= 2, all as wanted, but b.(c Ab e) = 1/48 + 1/8 = 7/48, not
+ * 1/8. Without drag (the 7 classical trees) order 3; with drag rk4's a gives
+ * b.(A c) = 1/8 + 1/12 = 5/24, not 1/6: order 2.
+ *
+ * one_velocity_miss: rk4's Nystrom form with a stage inserted second, c_2 = 0 but a_21 = 1
+ * (Ae != c: no longer a valid tableau, but the order conditions take c as given, rkn.h), its
+ * force read only by rk4's third stage through abar, which moves its abar weight 1/4 from stage
+ * 1 to it: Ab e and Ab c (c_1 = c_2 = 0) keep their values, Ab Ae gains (Ae)_2 / 4 = 1/4 at
+ * rk4's third stage (b = 1/3), so b.(Ab Ae) = 1/24 + 1/12 = 1/8, not 1/24: order 3 with drag;
+ * without drag (Ab Ae has a derivative by v) rk4's 4. */
+static osc_rkn_tableau one_classical_miss(void)
+{
+    return (osc_rkn_tableau){.stages = 4,
+                             .abar = {{0}, {0.25}, {0}, {0.25, 0.5}},
+                             .a = {{0}, {0.5}, {0, 0.5}, {0, 0, 1}},
+                             .bbar = {1.0 / 6, 1.0 / 6, 1.0 / 6, 0},
+                             .b = {1.0 / 6, 1.0 / 6, 0.5, 1.0 / 6},
+                             .c = {0, 0.5, 0.5, 1}};
+}
+
+static osc_rkn_tableau one_velocity_miss(void)
+{
+    return (osc_rkn_tableau){.stages = 5,
+                             .abar = {{0}, {0}, {0}, {0, 0.25}, {0, 0, 0.5}},
+                             .a = {{0}, {1}, {0.5}, {0, 0, 0.5}, {0, 0, 0, 1}},
+                             .bbar = {1.0 / 6, 0, 1.0 / 6, 1.0 / 6, 0},
+                             .b = {1.0 / 6, 0, 1.0 / 3, 1.0 / 3, 1.0 / 6},
+                             .c = {0, 0, 0.5, 0.5, 1}};
+}
+
+static void test_one_condition_missed(void **state)
+{
+    (void)state;
+    osc_rkn_tableau t = one_classical_miss();
+    assert_int_equal(osc_rkn_validate(&t, NULL), OSC_RKN_OK);
+    assert_int_equal(osc_rkn_coefficient_order(&t, false), 3);
+    assert_int_equal(osc_rkn_coefficient_order(&t, true), 2);
+    t = one_velocity_miss();
+    assert_int_equal(osc_rkn_validate(&t, NULL), OSC_RKN_C_NOT_ROW_SUM);
+    assert_int_equal(osc_rkn_coefficient_order(&t, false), 4);
+    assert_int_equal(osc_rkn_coefficient_order(&t, true), 3);
+}
+
 /* ---- the linear map against closed forms ------------------------------------------------------
  *
  * On the scaled state (x, u = h v) the force times h^2 is G = h^2 f(X, V) = k X + d U with
@@ -576,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_known_orders),
         cmocka_unit_test(test_perturbed_drops),
         cmocka_unit_test(test_linear_map_closed_form),
+        cmocka_unit_test(test_one_condition_missed),
         cmocka_unit_test(test_bad_stages),
         cmocka_unit_test(test_not_finite),
         cmocka_unit_test(test_not_explicit),
