@@ -97,7 +97,8 @@ int osc_rkn_coefficient_order(const osc_rkn_tableau *t, bool velocity_dependent)
  * the scaled state (x, h v) both maps are polynomials in k = -w2 h^2 and d = -gam h (the
  * exact one a series); a monomial k^m d^n of the entry (row r, column q) is of order
  * 2m + n + [q = v] - [r = v] in h, and the linear order is the highest p such that every
- * monomial of order <= p matches (tolerance as above, by the monomial's order; on (x, h v) the
+ * monomial of order <= p matches (tolerance as above, by the monomial's order, of the method's
+ * magnitude there plus the exact coefficient's, whose series sum is rounded too; on (x, h v) the
  * local error is then O(h^(p+1)): global order p). damped false: the monomials without d only
  * (gam = 0). Can exceed the coefficient order (the linear problem checks fewer conditions).
  * At most s damped and 2s undamped: an explicit method's map is a polynomial of degree s in k

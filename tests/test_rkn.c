@@ -311,6 +311,25 @@ static void test_linear_map_closed_form(void **state)
     assert_int_equal(osc_rkn_linear_map(&bad, 0, 0, M), -1);
 }
 
+/* The linear check's bound on a monomial is the method's magnitude there plus the exact
+ * coefficient's |w| (whose own series sum is rounded): twice the magnitude where the two match.
+ * abar_41 = delta in rk4's Nystrom form (abar is free of the validation's sums) adds
+ * b_4 delta = delta / 6 to u''s k^2 x coefficient b.(Ab e) = 1/6 (order 3); the tolerance
+ * there is OSC_TABLEAU_TREE_TOL(3, 4) = 76 eps of 1/6 + 1/6 (with |w|) or of 1/6 (without):
+ * 25.3 eps or 12.7 eps. delta / 6 = 19 eps lies between, the rounding of either side (a few eps
+ * of 1/6) far inside the margins: linear order 4. The coefficient check has no exact term, and
+ * the same condition b.(Ab e) = 1/6 fails its 12.7 eps there: order 2. */
+static void test_linear_bound_counts_exact_term(void **state)
+{
+    (void)state;
+    osc_rkn_tableau t = rk4n();
+    t.abar[3][0] = 6 * 19 * DBL_EPSILON;
+    assert_int_equal(osc_rkn_validate(&t, NULL), OSC_RKN_OK);
+    assert_int_equal(osc_rkn_linear_order(&t, false), 4);
+    assert_int_equal(osc_rkn_linear_order(&t, true), 4);
+    assert_int_equal(osc_rkn_coefficient_order(&t, false), 2);
+}
+
 /* ---- validation ------------------------------------------------------------------------------ */
 
 static void assert_error(const osc_rkn_tableau *t, osc_rkn_error want, osc_rkn_field field, int row,
@@ -626,6 +645,7 @@ int main(void)
         cmocka_unit_test(test_perturbed_drops),
         cmocka_unit_test(test_linear_map_closed_form),
         cmocka_unit_test(test_one_condition_missed),
+        cmocka_unit_test(test_linear_bound_counts_exact_term),
         cmocka_unit_test(test_bad_stages),
         cmocka_unit_test(test_not_finite),
         cmocka_unit_test(test_not_explicit),
