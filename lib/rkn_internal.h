@@ -1,5 +1,5 @@
-/* Hooks into the RKN methods' kernels and order checks for oscbench's own tests (not installed, not part of the
- * library's interface). */
+/* Hooks into the RKN methods' kernels and order checks for oscbench's own tests (not installed,
+ * not part of the library's interface). */
 #ifndef OSC_RKN_INTERNAL_H
 #define OSC_RKN_INTERNAL_H
 
