@@ -30,16 +30,51 @@ static const double drift[] = {0.1, 9, 0.3, INFINITY, 0.05, INFINITY, 0.2, INFIN
                                0.0125, INFINITY};
 static const bool stable[] = {1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0};
 
-static char *render_masses(summary_format format, const double *stiffness, const double *mass)
+/* A memstream's text as a copy: GCC 12's -Wdangling-pointer at -O3 takes the stream's &buf for
+ * a pointer that may lead back to the writer's frame, and flags every pointer into the text. */
+static char *detached(char *buf)
 {
-    points_view v = {12, method, dt, stiffness, c, err, drift, stable, mass};
+    char *copy = strdup(buf);
+    assert_non_null(copy);
+    free(buf);
+    return copy;
+}
+
+/* report_per_dt's output into a string. */
+static char *per_dt(const points_view *v, summary_format format)
+{
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     assert_non_null(out);
-    assert_int_equal(report_per_dt(out, &v, format), 0);
+    assert_int_equal(report_per_dt(out, v, format), 0);
     assert_int_equal(fclose(out), 0);
-    return buf;
+    return detached(buf);
+}
+
+/* report_print's text into a string. */
+static char *print_report(const osc_config *cfg, const sweep_result *res,
+                          const analysis_result *ana)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    report_print(out, cfg, res, ana, "one.h5");
+    assert_int_equal(fclose(out), 0);
+    return detached(text);
+}
+
+static void assert_has_line(const char *text, const char *line)
+{
+    if (!text || !strstr(text, line))
+        fail_msg("no line '%s' in:\n%s", line, text ? text : "(no text)");
+}
+
+static char *render_masses(summary_format format, const double *stiffness, const double *mass)
+{
+    points_view v = {12, method, dt, stiffness, c, err, drift, stable, mass};
+    return per_dt(&v, format);
 }
 
 /* Without masses: a file written before mass was a column. */
@@ -95,13 +130,8 @@ static void odd_names_and_rates_stay_parseable(void **state)
     const double tiny[] = {1e-320}, one[] = {1}, zero[] = {0}, small[] = {0.5};
     const bool yes[] = {true};
     points_view v = {1, name, tiny, one, zero, small, small, yes, NULL};
-    char *buf = NULL;
-    size_t len = 0;
     for (int f = 0; f < 2; f++) {
-        FILE *out = open_memstream(&buf, &len);
-        assert_non_null(out);
-        assert_int_equal(report_per_dt(out, &v, f ? SUMMARY_JSON : SUMMARY_CSV), 0);
-        assert_int_equal(fclose(out), 0);
+        char *buf = per_dt(&v, f ? SUMMARY_JSON : SUMMARY_CSV);
         const char *want = f ? "\"rate_hz\": 1e999, \"method\": \"a\\\"b,c\\\\d\\u000ae\", "
                              : ",inf,\"a\"\"b,c\\d\ne\",1,1,";
         if (!strstr(buf, want))
@@ -157,12 +187,7 @@ static void another_drag_is_another_spring(void **state)
     double drag[12] = {0};
     drag[7] = 0.5;
     points_view v = {12, method, dt, k, drag, err, drift, stable, NULL};
-    char *csv = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&csv, &len);
-    assert_non_null(out);
-    assert_int_equal(report_per_dt(out, &v, SUMMARY_CSV), 0);
-    assert_int_equal(fclose(out), 0);
+    char *csv = per_dt(&v, SUMMARY_CSV);
     assert_non_null(strstr(csv, "0.10000000000000001,10,a,3,3,1,0,,\n"));
     assert_non_null(strstr(csv, "0.050000000000000003,20,a,3,1,0.33333333333333331,1,0.5,"));
     free(csv);
@@ -178,12 +203,7 @@ static void method_without_lanes_at_a_dt(void **state)
                  small[] = {0.5, 0.5, 0.5};
     const bool yes[] = {true, true, true};
     points_view v = {3, name, h, one, zero, small, small, yes, NULL};
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    assert_non_null(out);
-    assert_int_equal(report_per_dt(out, &v, SUMMARY_TEXT), 0);
-    assert_int_equal(fclose(out), 0);
+    char *text = per_dt(&v, SUMMARY_TEXT);
     const char *at = strstr(text, "dt = 0.05 (20 Hz): methods ran different lanes: no common set\n");
     char b_line[128];
     snprintf(b_line, sizeof b_line, "\n  %-20s  %20s  %13s  %13s\n", "b", "-", "-", "-");
@@ -215,42 +235,12 @@ static void stable_intervals_of_one_source_only(void **state)
     osc_config cfg = {.path = "one.yaml", .dim = 1};
     cfg.mass.count = 1;
     sweep_result res = {0};
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    assert_non_null(out);
-    report_print(out, &cfg, &res, &ana, "one.h5");
-    assert_int_equal(fclose(out), 0);
+    char *text = print_report(&cfg, &res, &ana);
     char want[128];
     snprintf(want, sizeof want, "\n  %-20s zeta %-6.4g theory (0, 0.5], [1, 2]; measured none\n",
              "m", 0.0);
-    if (!strstr(text, want))
-        fail_msg("no line '%s' in:\n%s", want + 1, text);
+    assert_has_line(text, want);
     free(text);
-}
-
-/* report_print's text into a string. */
-static char *print_report(const osc_config *cfg, const sweep_result *res,
-                          const analysis_result *ana)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    assert_non_null(out);
-    report_print(out, cfg, res, ana, "one.h5");
-    assert_int_equal(fclose(out), 0);
-    /* A copy: GCC 12's -Wdangling-pointer at -O3 takes the memstream's &text for a pointer that
-     * may lead back to this frame and flags every pointer into the returned text. */
-    char *copy = strdup(text);
-    assert_non_null(copy);
-    free(text);
-    return copy;
-}
-
-static void assert_has_line(const char *text, const char *line)
-{
-    if (!text || !strstr(text, line))
-        fail_msg("no line '%s' in:\n%s", line, text ? text : "(no text)");
 }
 
 /* The per-method line: of m's 4 rows 3 are stable; the ranges are over the stable rows with a
@@ -350,12 +340,7 @@ static void no_lanes_no_share(void **state)
     const bool yes[] = {true, true, true};
     points_view v = {3, name, h, one, zero, small, small, yes, NULL};
     for (int f = 0; f < 2; f++) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *out = open_memstream(&buf, &len);
-        assert_non_null(out);
-        assert_int_equal(report_per_dt(out, &v, f ? SUMMARY_JSON : SUMMARY_CSV), 0);
-        assert_int_equal(fclose(out), 0);
+        char *buf = per_dt(&v, f ? SUMMARY_JSON : SUMMARY_CSV);
         const char *want = f ? "\"method\": \"b\", \"lanes\": 0, \"stable\": 0, \"stable_share\": "
                                "null, \"common_lanes\": 0,"
                              : "\n0.050000000000000003,20,b,0,0,,0,,\n";
