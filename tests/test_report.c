@@ -194,7 +194,9 @@ static void another_drag_is_another_spring(void **state)
 }
 
 /* A method with no lane at a dt (a file not of the /points layout: b has no rows at dt 0.05):
- * no common set there, and b's share is "-", not 0 of 0 as a percentage. */
+ * no common set there, and b's share is "-", not 0 of 0 as a percentage; CSV leaves it empty and
+ * JSON null, never a 0 that reads as "every lane unstable" (row: dt, rate, method, lanes 0,
+ * stable 0, share, common 0, worst values empty). */
 static void method_without_lanes_at_a_dt(void **state)
 {
     (void)state;
@@ -210,6 +212,15 @@ static void method_without_lanes_at_a_dt(void **state)
     if (!at || !strstr(at, b_line))
         fail_msg("no line '%s' after dt = 0.05 in:\n%s", b_line + 1, text);
     free(text);
+    for (int f = 0; f < 2; f++) {
+        char *buf = per_dt(&v, f ? SUMMARY_JSON : SUMMARY_CSV);
+        const char *want = f ? "\"method\": \"b\", \"lanes\": 0, \"stable\": 0, \"stable_share\": "
+                               "null, \"common_lanes\": 0,"
+                             : "\n0.050000000000000003,20,b,0,0,,0,,\n";
+        if (!strstr(buf, want))
+            fail_msg("no '%s' in:\n%s", want, buf);
+        free(buf);
+    }
 }
 
 /* The summary's list of methods stable on more than one interval: a method whose theory finds
@@ -326,28 +337,6 @@ static void group_verdicts_by_majority(void **state)
     snprintf(want, sizeof want, fmt, "split", 0.0, 1.0, 4, 3, 1, 1, 1, "-", "inconclusive");
     assert_has_line(text, want);
     free(text);
-}
-
-/* b has no lane at dt 0.05 (as in method_without_lanes_at_a_dt): its share there is no number,
- * as the text's "-" says; CSV leaves it empty and JSON null, never a 0 that reads as "every lane
- * unstable". Row: dt, rate, method, lanes 0, stable 0, share, common 0, worst values empty. */
-static void no_lanes_no_share(void **state)
-{
-    (void)state;
-    const char *name[] = {"a", "a", "b"};
-    const double h[] = {0.1, 0.05, 0.1}, one[] = {1, 1, 1}, zero[] = {0, 0, 0},
-                 small[] = {0.5, 0.5, 0.5};
-    const bool yes[] = {true, true, true};
-    points_view v = {3, name, h, one, zero, small, small, yes, NULL};
-    for (int f = 0; f < 2; f++) {
-        char *buf = per_dt(&v, f ? SUMMARY_JSON : SUMMARY_CSV);
-        const char *want = f ? "\"method\": \"b\", \"lanes\": 0, \"stable\": 0, \"stable_share\": "
-                               "null, \"common_lanes\": 0,"
-                             : "\n0.050000000000000003,20,b,0,0,,0,,\n";
-        if (!strstr(buf, want))
-            fail_msg("no '%s' in:\n%s", want, buf);
-        free(buf);
-    }
 }
 
 /* Convergence fits, one line each up to 40 fits, one per (method, drag, mass) group beyond (the
@@ -538,7 +527,6 @@ int main(void)
         cmocka_unit_test(method_line_ranges_and_rate),
         cmocka_unit_test(group_verdicts_by_majority),
         cmocka_unit_test(another_drag_is_another_spring),
-        cmocka_unit_test(no_lanes_no_share),
         cmocka_unit_test(fit_lines_up_to_40_fits),
         cmocka_unit_test(stability_forms),
         cmocka_unit_test(header_counts_and_t_end_note),
