@@ -1,6 +1,6 @@
 /* Butcher tableaus: known methods give their known orders (coefficient and linear), perturbed
- * tableaus drop, a method of linear order 4 but coefficient order 3 is told apart, and every
- * validation error is found and located. */
+ * tableaus drop, a method of linear order 4 but coefficient order 3 is told apart, one that
+ * misses only the tall tree of order 5 reads 4, and every validation error is found and located. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -87,6 +87,35 @@ static osc_tableau dopri5(void)
               {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}},
         .b = {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84, 0},
         .c = {0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1, 1}};
+}
+
+/* Every condition up to order 5 but the tall tree's: b.A^3 c = 1/100, not 1/120, and so also
+ * R(z)'s z^5 coefficient b^T A^4 1 = 1/100: coefficient order 4 and linear order 4. DOPRI5 meets
+ * all 17 conditions and rk4 fails b.c^4 first, so neither notices a check that skips this tree.
+ * No closed form at hand: solved numerically, 21 unknowns (a below the diagonal, b; c = A 1)
+ * against the 16 other conditions and b.A^3 c = h, minimum-norm Newton steps in 60-digit mpmath
+ * from DOPRI5's first six stages (a 6-stage order-5 method, its b7 = 0) as h moves from 1/120 to
+ * 1/100 in ten steps; residuals < 1e-59. b2 stays 0 as in DOPRI5. Checked in exact rationals
+ * for the doubles these 17-digit decimals become: the 16 kept conditions miss by at most 9.1e-17,
+ * at most 0.32% of TREE_TOL(order, 6) * Phi_abs; the tall tree misses by 1/600 = 1.7e-3, 1.0e12
+ * times its tolerance, b^T A^4 1 likewise; c's row sums and sum b are within 1.8% of SUM_TOL.
+ * (The script is in the commit that added this.) */
+static osc_tableau tall_tree_missed(void)
+{
+    return (osc_tableau){
+        .stages = 6,
+        .a = {{0},
+              {0.19868810849766140},
+              {0.076106888553258201, 0.21867438826452930},
+              {0.96026512930764424, -3.7661079930968895, 3.5951482936525419},
+              {2.8889371644603903, -11.610199660889441, 9.8738590379889439,
+               -0.25773556664205832},
+              {2.7109549600600637, -10.655988043234798, 8.9779733044685240,
+               0.029184344691054573, -0.099588709627221992}},
+        .b = {0.089501098207525414, 0, 0.44181011590346015, 0.64774215780379951,
+              -0.45573095409430743, 0.27667758217952235},
+        .c = {0, 0.19868810849766140, 0.29478127681778751, 0.78930542986329666,
+              0.89486097491783481, 0.96253585635762237}};
 }
 
 typedef struct known {
@@ -188,6 +217,16 @@ static void test_linear_order_beats_coefficient_order(void **state)
     osc_tableau t = linear4_order3();
     assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
     assert_int_equal(osc_tableau_coefficient_order(&t), 3);
+    assert_int_equal(osc_tableau_linear_order(&t), 4);
+}
+
+/* The last order-5 tree is checked: with it skipped this tableau would read order 5. */
+static void test_tall_tree_alone_caps_order(void **state)
+{
+    (void)state;
+    osc_tableau t = tall_tree_missed();
+    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
+    assert_int_equal(osc_tableau_coefficient_order(&t), 4);
     assert_int_equal(osc_tableau_linear_order(&t), 4);
 }
 
@@ -297,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_small_miss_found),
         cmocka_unit_test(test_cancelling_weights_keep_order),
         cmocka_unit_test(test_linear_order_beats_coefficient_order),
+        cmocka_unit_test(test_tall_tree_alone_caps_order),
         cmocka_unit_test(test_validation_errors),
         cmocka_unit_test(test_huge_coefficients),
         cmocka_unit_test(test_tolerance_scales_with_magnitudes),
