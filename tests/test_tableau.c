@@ -118,6 +118,31 @@ static osc_tableau tall_tree_missed(void)
               0.89486097491783481, 0.96253585635762237}};
 }
 
+/* ---- the checks ----------------------------------------------------------------------------- */
+
+/* validate gives error want located at (row, col), and a text for it */
+static void assert_error(const osc_tableau *t, osc_tableau_error want, int row, int col)
+{
+    osc_tableau_where where = {-2, -2};
+    osc_tableau_error got = osc_tableau_validate(t, &where);
+    if (got != want || where.row != row || where.col != col)
+        fail_msg("error %d at (%d, %d), expected %d at (%d, %d)", (int)got, where.row, where.col,
+                 (int)want, row, col);
+    assert_non_null(osc_tableau_error_text(got));
+}
+
+/* t is valid (located nowhere) and has these coefficient and linear orders; name labels a miss */
+static void assert_orders(const char *name, const osc_tableau *t, int coefficient, int linear)
+{
+    assert_error(t, OSC_TABLEAU_OK, -1, -1);
+    int p = osc_tableau_coefficient_order(t), lin = osc_tableau_linear_order(t);
+    if (p != coefficient || lin != linear)
+        print_error("%s: coefficient order %d, linear order %d, expected %d and %d\n", name, p, lin,
+                    coefficient, linear);
+    assert_int_equal(p, coefficient);
+    assert_int_equal(lin, linear);
+}
+
 typedef struct known {
     const char *name;
     osc_tableau (*make)(void);
@@ -135,11 +160,7 @@ static void test_known_orders(void **state)
     (void)state;
     for (size_t n = 0; n < sizeof knowns / sizeof knowns[0]; n++) {
         osc_tableau t = knowns[n].make();
-        assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
-        int p = osc_tableau_coefficient_order(&t), lin = osc_tableau_linear_order(&t);
-        if (p != knowns[n].order || lin != knowns[n].order)
-            fail_msg("%s: coefficient order %d, linear order %d, expected %d", knowns[n].name, p,
-                     lin, knowns[n].order);
+        assert_orders(knowns[n].name, &t, knowns[n].order, knowns[n].order);
     }
 }
 
@@ -153,23 +174,17 @@ static void test_perturbed_drops(void **state)
     /* b1 += d, b4 -= d keeps sum b = 1 but breaks b.c = 1/2 (by -d): order 1 */
     osc_tableau t = rk4();
     t.b[0] += 1e-6, t.b[3] -= 1e-6;
-    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
-    assert_int_equal(osc_tableau_coefficient_order(&t), 1);
-    assert_int_equal(osc_tableau_linear_order(&t), 1);
+    assert_orders("rk4, b.c broken", &t, 1, 1);
     /* a31 += d, a32 -= d keeps c3 but changes b.Ac by -b3 d c2 = -d/6: order 2 */
     t = rk4();
     t.a[2][0] += 1e-6, t.a[2][1] -= 1e-6;
-    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
-    assert_int_equal(osc_tableau_coefficient_order(&t), 2);
-    assert_int_equal(osc_tableau_linear_order(&t), 2);
+    assert_orders("rk4, b.Ac broken", &t, 2, 2);
     /* a42 += d, a43 -= d keeps c4, and as c2 = c3 also b.Ac, b.c Ac and b.A c^2; b.AAc =
      * b4 (a42 (Ac)_2 + a43 (Ac)_3) = (1 - d) / 24 with (Ac)_2 = 0, (Ac)_3 = 1/4 misses by
      * d/24 = 4e-11 at d = 1e-9, far above the tolerance 4 (4 + 4 + 16) eps / 24 = 9e-16: order 3 */
     t = rk4();
     t.a[3][1] += 1e-9, t.a[3][2] -= 1e-9;
-    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
-    assert_int_equal(osc_tableau_coefficient_order(&t), 3);
-    assert_int_equal(osc_tableau_linear_order(&t), 3);
+    assert_orders("rk4, b.AAc broken", &t, 3, 3);
 }
 
 /* Rounding alone never drops an order: the 3/8 rule with its thirds rounded differently (the
@@ -179,9 +194,7 @@ static void test_rounding_keeps_order(void **state)
     (void)state;
     osc_tableau t = rule38();
     t.c[1] = 1 - 2.0 / 3, t.c[2] = 1 - 1.0 / 3; /* 1/3 and 2/3 by another rounding */
-    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
-    assert_int_equal(osc_tableau_coefficient_order(&t), 4);
-    assert_int_equal(osc_tableau_linear_order(&t), 4);
+    assert_orders("3/8 rule, thirds rounded otherwise", &t, 4, 4);
 }
 
 /* Misses just above the tolerance are found. rk4 with a42 += d, a43 -= d (as above) misses
@@ -192,9 +205,7 @@ static void test_small_miss_found(void **state)
     (void)state;
     osc_tableau t = rk4();
     t.a[3][1] += 1e-12, t.a[3][2] -= 1e-12;
-    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
-    assert_int_equal(osc_tableau_coefficient_order(&t), 3);
-    assert_int_equal(osc_tableau_linear_order(&t), 3);
+    assert_orders("rk4, b.AAc missed by 4e-14", &t, 3, 3);
 }
 
 /* Cancelling weights: b = (0, 800, -799), c = (0, 0.61, 487.5/799) give b.c = 488 - 487.5 =
@@ -206,18 +217,14 @@ static void test_cancelling_weights_keep_order(void **state)
     (void)state;
     osc_tableau t = {.stages = 3, .a = {{0}, {0.61}, {0, 487.5 / 799}}, .b = {0, 800, -799},
                      .c = {0, 0.61, 487.5 / 799}};
-    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
-    assert_int_equal(osc_tableau_coefficient_order(&t), 2);
-    assert_int_equal(osc_tableau_linear_order(&t), 2);
+    assert_orders("cancelling weights", &t, 2, 2);
 }
 
 static void test_linear_order_beats_coefficient_order(void **state)
 {
     (void)state;
     osc_tableau t = linear4_order3();
-    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
-    assert_int_equal(osc_tableau_coefficient_order(&t), 3);
-    assert_int_equal(osc_tableau_linear_order(&t), 4);
+    assert_orders("linear4_order3", &t, 3, 4);
 }
 
 /* The last order-5 tree is checked: with it skipped this tableau would read order 5. */
@@ -225,22 +232,10 @@ static void test_tall_tree_alone_caps_order(void **state)
 {
     (void)state;
     osc_tableau t = tall_tree_missed();
-    assert_int_equal(osc_tableau_validate(&t, NULL), OSC_TABLEAU_OK);
-    assert_int_equal(osc_tableau_coefficient_order(&t), 4);
-    assert_int_equal(osc_tableau_linear_order(&t), 4);
+    assert_orders("tall tree missed", &t, 4, 4);
 }
 
 /* ---- validation --------------------------------------------------------------------------- */
-
-static void assert_error(const osc_tableau *t, osc_tableau_error want, int row, int col)
-{
-    osc_tableau_where where = {-2, -2};
-    osc_tableau_error got = osc_tableau_validate(t, &where);
-    if (got != want || where.row != row || where.col != col)
-        fail_msg("error %d at (%d, %d), expected %d at (%d, %d)", (int)got, where.row, where.col,
-                 (int)want, row, col);
-    assert_non_null(osc_tableau_error_text(got));
-}
 
 static void test_validation_errors(void **state)
 {
@@ -303,9 +298,7 @@ static void test_huge_coefficients(void **state)
      * b.c^2 = -999/1998^2, nowhere near 1/3: order 2 both ways */
     t = (osc_tableau){.stages = 2, .a = {{0}, {-1.0 / 1998}}, .b = {OSC_TABLEAU_COEF_MAX, -999},
                       .c = {0, -1.0 / 1998}};
-    assert_error(&t, OSC_TABLEAU_OK, -1, -1);
-    assert_int_equal(osc_tableau_coefficient_order(&t), 2);
-    assert_int_equal(osc_tableau_linear_order(&t), 2);
+    assert_orders("b at the bound", &t, 2, 2);
 }
 
 /* The tolerance scales with the terms' magnitudes as tableau.h states, sum |b_i| and |c_i| +
