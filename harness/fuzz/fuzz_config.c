@@ -1,7 +1,9 @@
 /* libFuzzer target for the config loader: every input goes to config_load_text, whose outcome
  * must keep config.h's promises (config_check_outcome: 0 with a valid config, or 2 with a zeroed
  * config and a one-line error) without crashing, leaking, hanging or blowing the memory budget.
- * Built only with -Dfuzz=true and clang:
+ * An input may carry files for `- include:` to read: split at the line "#@file", the config
+ * first, then a.yaml, b.yaml, c.yaml (fuzz_files.h), written to a directory of this process's
+ * own, where the config is loaded as fuzz.yaml. Built only with -Dfuzz=true and clang:
  *
  *   CC=clang meson setup build-fuzz -Dfuzz=true -Db_lundef=false
  *   ninja -C build-fuzz oscbench-fuzz-config
@@ -16,19 +18,46 @@
 
 #include "config.h"
 #include "config_check.h"
+#include "fuzz_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The path the input is reported as; its stem becomes the default run name. */
-static const char fuzz_path[] = "fuzz.yaml";
+static fuzz_dir dir;
+
+static void remove_dir(void)
+{
+    fuzz_dir_remove(&dir);
+}
+
+/* The directory, made at the first input and removed at exit. */
+static const fuzz_dir *the_dir(void)
+{
+    static int made;
+    if (!made) {
+        if (fuzz_dir_make(&dir) != 0) {
+            perror("oscbench-fuzz-config: cannot make its temporary directory");
+            abort();
+        }
+        atexit(remove_dir);
+        made = 1;
+    }
+    return &dir;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    const fuzz_dir *d = the_dir();
+    size_t config_len;
+    if (fuzz_dir_write(d, (const char *)data, size, &config_len) != 0) {
+        perror("oscbench-fuzz-config: cannot write an input's files");
+        abort();
+    }
     osc_config cfg;
     char err[1024];
     memset(err, 'x', sizeof err);
-    int status = config_load_text(fuzz_path, (const char *)data, size, &cfg, err, sizeof err);
-    const char *broken = config_check_outcome(status, fuzz_path, &cfg, err, sizeof err);
+    int status = config_load_text(d->config, (const char *)data, config_len, &cfg, err,
+                                  sizeof err);
+    const char *broken = config_check_outcome(status, d->config, &cfg, err, sizeof err);
     if (broken) {
         fprintf(stderr, "oscbench-fuzz-config: promise broken: %s (status %d, error '%.200s')\n",
                 broken, status, status ? err : "");

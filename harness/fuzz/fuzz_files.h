@@ -1,0 +1,32 @@
+/* One fuzz input as a config and the files it may include: the bytes up to the first line
+ * FUZZ_FILE_SEPARATOR are the config, written as DIR/fuzz.yaml; the next up to FUZZ_FILES pieces
+ * are DIR/a.yaml, DIR/b.yaml, DIR/c.yaml (a piece the input lacks is no file, so an include of it
+ * is a missing file). DIR also holds the directory DIR/d. An input without the separator is the
+ * config alone, as before the split. Used by the fuzz target and by tests/test_fuzz_regress.c. */
+#ifndef OSCBENCH_FUZZ_FILES_H
+#define OSCBENCH_FUZZ_FILES_H
+
+#include <stddef.h>
+
+#define FUZZ_FILE_SEPARATOR "\n#@file\n"
+#define FUZZ_FILES 3
+
+typedef struct fuzz_dir {
+    char dir[256];       /* the temporary directory, from mkdtemp */
+    char config[300];    /* DIR/fuzz.yaml, the path the config is loaded as */
+} fuzz_dir;
+
+/* mkdtemp under $TMPDIR (else /tmp) and its directory d; 0, or -1 with errno. */
+int fuzz_dir_make(fuzz_dir *d);
+
+/* Whether the input holds the separator (else it is a config alone). */
+int fuzz_input_is_split(const char *data, size_t size);
+
+/* Writes the pieces of data into d's files (removing those of a previous input that this one
+ * lacks); sets *config_len to the config's bytes, data's first. 0, or -1 with errno. */
+int fuzz_dir_write(const fuzz_dir *d, const char *data, size_t size, size_t *config_len);
+
+/* Removes the files, d, and the directory. */
+void fuzz_dir_remove(const fuzz_dir *d);
+
+#endif
