@@ -2,8 +2,10 @@
  * blew the memory of oscbench-fuzz-config) and tests/fuzz/seeds/ (hand-made hostile configs) is
  * fed to config_load and held to the same promises the fuzzer checks (config_check_outcome):
  * 0 with a config that satisfies every invariant of config.h, or 2 with one line naming the file
- * and a zeroed config. The same bytes through config_load_text must give the same outcome. Runs
- * from the source root (meson's workdir); a missing or empty directory fails. */
+ * and a zeroed config. The same bytes through config_load_text must give the same outcome. An
+ * input split at "#@file" lines (a config and the files it includes, fuzz_files.h) is replayed as
+ * the fuzzer runs it: its pieces written to a temporary directory, the config loaded from there.
+ * Runs from the source root (meson's workdir); a missing or empty directory fails. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 
 #include "config.h"
 #include "config_check.h"
+#include "fuzz_files.h"
 #include "test_files.h"
 
 static int by_name(const void *a, const void *b)
@@ -98,12 +101,32 @@ static int load_one(const char *path)
     return status;
 }
 
+/* A split input from its pieces in a temporary directory, else the file where it is. */
+static int load_input(const char *path)
+{
+    size_t len = 0, config_len;
+    char *bytes = slurp(path, &len);
+    assert_non_null(bytes);
+    if (!fuzz_input_is_split(bytes, len)) {
+        free(bytes);
+        return load_one(path);
+    }
+    fuzz_dir d;
+    if (fuzz_dir_make(&d) != 0 || fuzz_dir_write(&d, bytes, len, &config_len) != 0)
+        fail_msg("%s: cannot write its pieces to a temporary directory", path);
+    print_message("%s, split: ", path);
+    int status = load_one(d.config);
+    fuzz_dir_remove(&d);
+    free(bytes);
+    return status;
+}
+
 static void feed_dir(const char *dir, size_t at_least)
 {
     char **files;
     size_t n = list_files(dir, &files), bad = 0;
     for (size_t i = 0; i < n; i++) {
-        bad += load_one(files[i]) == 2;
+        bad += load_input(files[i]) == 2;
         free(files[i]);
     }
     free(files);
