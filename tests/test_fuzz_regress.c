@@ -116,6 +116,14 @@ static int load_input(const char *path)
         fail_msg("%s: cannot write its pieces to a temporary directory", path);
     print_message("%s, split: ", path);
     int status = load_one(d.config);
+    if (status) { /* the same loader, again, for its error's places */
+        osc_config cfg;
+        char err[1024];
+        config_load(d.config, &cfg, err, sizeof err);
+        const char *broken = fuzz_check_places(&d, bytes, len, err);
+        if (broken)
+            fail_msg("%s: '%s' breaks '%s'", path, err, broken);
+    }
     fuzz_dir_remove(&d);
     free(bytes);
     return status;

@@ -3,6 +3,8 @@
 #include "fuzz_files.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,59 @@ int fuzz_dir_write(const fuzz_dir *d, const char *data, size_t size, size_t *con
         at += len + sep;
     }
     return 0;
+}
+
+/* The lines the piece `name` of data can have, or 0 if data has no such piece: an upper bound,
+ * as YAML breaks lines at \n, \r, \r\n and the UTF-8 NEL, LS and PS (bytes 0x85, 0xe2 ...). */
+static long piece_lines(const char *data, size_t size, const char *name)
+{
+    size_t sep = sizeof FUZZ_FILE_SEPARATOR - 1, at = 0;
+    for (size_t i = 0; i <= FUZZ_FILES && at <= size; i++) {
+        size_t len = i < FUZZ_FILES ? separator_at(data + at, size - at) : size - at;
+        if (strcmp(name, piece_names[i]) == 0) {
+            if (len >= 2 && ((unsigned char)data[at] | (unsigned char)data[at + 1]) == 0xff)
+                return LONG_MAX - 1; /* a UTF-16 BOM: its breaks are not these bytes */
+            long lines = 1;
+            for (size_t j = at; j < at + len; j++)
+                lines += data[j] == '\n' || data[j] == '\r' || (unsigned char)data[j] == 0x85 ||
+                         (unsigned char)data[j] == 0xe2;
+            return lines;
+        }
+        at += len + sep;
+    }
+    return 0;
+}
+
+/* The place "DIR/NAME:LINE" at s (s just past "DIR/"): whether LINE is one NAME's piece has. */
+static bool place_exists(const char *s, const char *data, size_t size)
+{
+    size_t name_len = strcspn(s, ":\n");
+    char name[16];
+    if (s[name_len] != ':' || name_len >= sizeof name)
+        return true; /* no line given, or not a piece */
+    memcpy(name, s, name_len);
+    name[name_len] = '\0';
+    long lines = piece_lines(data, size, name);
+    char *end;
+    long line = strtol(s + name_len + 1, &end, 10);
+    return lines == 0 || end == s + name_len + 1 || *end != ':' || (line >= 1 && line <= lines + 1);
+}
+
+const char *fuzz_check_places(const fuzz_dir *d, const char *data, size_t size, const char *err)
+{
+    size_t dir_len = strlen(d->dir);
+    const char *mark = " (included from ";
+    for (const char *line = err; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        const char *from = strstr(line, mark), *eol = line + strcspn(line, "\n");
+        if (strncmp(line, d->dir, dir_len) == 0 && line[dir_len] == '/' &&
+            !place_exists(line + dir_len + 1, data, size))
+            return "an error's FILE:LINE is a line of FILE";
+        from = from && from < eol ? from + strlen(mark) : NULL;
+        if (from && strncmp(from, d->dir, dir_len) == 0 && from[dir_len] == '/' &&
+            !place_exists(from + dir_len + 1, data, size))
+            return "an include's (included from FILE:LINE:COL) is a line of FILE";
+    }
+    return NULL;
 }
 
 void fuzz_dir_remove(const fuzz_dir *d)

@@ -26,6 +26,12 @@ int fuzz_input_is_split(const char *data, size_t size);
  * lacks); sets *config_len to the config's bytes, data's first. 0, or -1 with errno. */
 int fuzz_dir_write(const fuzz_dir *d, const char *data, size_t size, size_t *config_len);
 
+/* Beyond config_check_outcome: every "FILE:LINE" of err (the leading file, and that of "(included
+ * from FILE:LINE:COL)") that is one of d's pieces names a line the piece has (or the one past
+ * its end, where a parser reports an unexpected end): an error inside an included file must
+ * name that file, and its place, not the config's. NULL, or what is broken. */
+const char *fuzz_check_places(const fuzz_dir *d, const char *data, size_t size, const char *err);
+
 /* Removes the files, d, and the directory. */
 void fuzz_dir_remove(const fuzz_dir *d);
 
