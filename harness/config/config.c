@@ -56,25 +56,25 @@ static int parse_range(const ctx *c, const ynode *map, const char *key, num_rule
     char prefix[64], sub[80];
     snprintf(prefix, sizeof prefix, "%s.", key);
     const ynode *keys[4], *v[4];
-    if (fields(c, map, prefix, range_names, 4, keys, v))
+    if (cfg_fields(c, map, prefix, range_names, 4, keys, v))
         return CONFIG_BAD;
     if (!v[0] || !v[1] || !v[2])
         return fail_node(c, map, key, "a range needs from, to and count");
     snprintf(sub, sizeof sub, "%sfrom", prefix);
-    if (number(c, v[0], sub, rule, &s->from))
+    if (cfg_number(c, v[0], sub, rule, &s->from))
         return CONFIG_BAD;
     snprintf(sub, sizeof sub, "%sto", prefix);
-    if (number(c, v[1], sub, rule, &s->to))
+    if (cfg_number(c, v[1], sub, rule, &s->to))
         return CONFIG_BAD;
     long count;
     snprintf(sub, sizeof sub, "%scount", prefix);
-    if (whole(c, v[2], sub, 1, (double)CONFIG_MAX_RANGE, &count))
+    if (cfg_whole(c, v[2], sub, 1, (double)CONFIG_MAX_RANGE, &count))
         return CONFIG_BAD;
     s->count = (size_t)count;
     size_t spacing = 0;
     static const char *const spacings[] = {"linear", "log"};
     snprintf(sub, sizeof sub, "%sspacing", prefix);
-    if (v[3] && one_of(c, v[3], sub, "spacing", spacings, 2, &spacing))
+    if (v[3] && cfg_one_of(c, v[3], sub, "spacing", spacings, 2, &spacing))
         return CONFIG_BAD;
     s->log = spacing == 1;
     s->is_range = true;
@@ -101,9 +101,9 @@ static int parse_sweep(const ctx *c, const ynode *n, const char *key, num_rule r
         return fail_node(c, n, key, "out of memory");
     s->count = count;
     if (n->kind == YN_SCALAR)
-        return number(c, n, key, rule, &s->values[0]);
+        return cfg_number(c, n, key, rule, &s->values[0]);
     for (size_t i = 0; i < count; i++)
-        if (number(c, n->kids[i], key, rule, &s->values[i]))
+        if (cfg_number(c, n->kids[i], key, rule, &s->values[i]))
             return CONFIG_BAD;
     return 0;
 }
@@ -147,7 +147,7 @@ static const char *const key_names[K_COUNT] = {
 };
 _Static_assert(K_COUNT == CONFIG_NKEYS, "config_loc table size");
 
-bool name_char_ok(char ch)
+bool cfg_name_char_ok(char ch)
 {
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
            ch == '.' || ch == '_' || ch == '-' || ch == '+';
@@ -164,7 +164,7 @@ static char *default_name(const char *path)
         len = 128;
     char *name = strndup(len ? base : "config", len ? len : 6);
     for (size_t i = 0; name && name[i]; i++)
-        if (!name_char_ok(name[i]) || (i == 0 && name[i] == '.'))
+        if (!cfg_name_char_ok(name[i]) || (i == 0 && name[i] == '.'))
             name[i] = '_';
     return name;
 }
@@ -174,21 +174,21 @@ static int load_name(loader *L)
     const ynode *n = L->vals[K_NAME];
     if (!n) {
         L->cfg->name = default_name(L->c.path);
-        return L->cfg->name ? 0 : fail_at(&L->c, 0, 0, NULL, "out of memory");
+        return L->cfg->name ? 0 : cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
     }
     char buf[48];
     if (n->kind != YN_SCALAR)
-        return fail_node(&L->c, n, "name", "expected a string, not %s", kind_name(n->kind));
+        return fail_node(&L->c, n, "name", "expected a string, not %s", cfg_kind_name(n->kind));
     size_t len = strlen(n->text);
     bool ok = len >= 1 && len <= 128 && n->text[0] != '.';
     for (size_t i = 0; ok && i < len; i++)
-        ok = name_char_ok(n->text[i]);
+        ok = cfg_name_char_ok(n->text[i]);
     if (!ok)
         return fail_node(&L->c, n, "name",
                          "expected 1 to 128 of A-Z a-z 0-9 . _ - + not starting with '.', "
-                         "got '%s'", shown(n, buf));
+                         "got '%s'", cfg_shown(n, buf));
     L->cfg->name = strdup(n->text);
-    return L->cfg->name ? 0 : fail_at(&L->c, 0, 0, NULL, "out of memory");
+    return L->cfg->name ? 0 : cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
 }
 
 static int load_precision_dim(loader *L)
@@ -197,10 +197,10 @@ static int load_precision_dim(loader *L)
     size_t p = 0;
     int bad = 0;
     if (L->vals[K_PRECISION])
-        bad |= one_of(&L->c, L->vals[K_PRECISION], "precision", "precision", precisions, 2, &p);
+        bad |= cfg_one_of(&L->c, L->vals[K_PRECISION], "precision", "precision", precisions, 2, &p);
     L->cfg->precision = p == 1 ? OSC_FLOAT : OSC_DOUBLE;
     long dim = 1;
-    if (L->vals[K_DIM] && whole(&L->c, L->vals[K_DIM], "dim", 1, OSC_MAX_DIM, &dim)) {
+    if (L->vals[K_DIM] && cfg_whole(&L->c, L->vals[K_DIM], "dim", 1, OSC_MAX_DIM, &dim)) {
         L->dim_bad = true;
         return CONFIG_BAD;
     }
@@ -218,7 +218,7 @@ static int load_vector(loader *L, int k, double def, double out[OSC_MAX_DIM])
     if (!n)
         return 0;
     if (n->kind != YN_SEQ) {
-        if (number(&L->c, n, key, NUM_ANY, &out[0]))
+        if (cfg_number(&L->c, n, key, NUM_ANY, &out[0]))
             return CONFIG_BAD;
         for (int a = 1; a < OSC_MAX_DIM; a++)
             out[a] = out[0];
@@ -230,7 +230,7 @@ static int load_vector(loader *L, int k, double def, double out[OSC_MAX_DIM])
         return fail_node(&L->c, n, key, "expected %d number%s (dim is %d), got %zu",
                          L->cfg->dim, L->cfg->dim > 1 ? "s" : "", L->cfg->dim, n->nkids);
     for (int a = 0; a < L->cfg->dim; a++)
-        if (number(&L->c, n->kids[a], key, NUM_ANY, &out[a]))
+        if (cfg_number(&L->c, n->kids[a], key, NUM_ANY, &out[a]))
             return CONFIG_BAD;
     return 0;
 }
@@ -296,7 +296,7 @@ static int load_physics(loader *L)
     bad |= load_axis(L, K_DT, K_RATE_HZ, true, NUM_POSITIVE, &L->dt, &L->by_rate);
     cfg->gravity = 0;
     if (L->vals[K_GRAVITY])
-        bad |= number(&L->c, L->vals[K_GRAVITY], "gravity", NUM_ANY, &cfg->gravity);
+        bad |= cfg_number(&L->c, L->vals[K_GRAVITY], "gravity", NUM_ANY, &cfg->gravity);
     bad |= load_mass(L);
     bad |= load_vector(L, K_X0, 1.0, cfg->x0);
     bad |= load_vector(L, K_V0, 0.0, cfg->v0);
@@ -316,8 +316,8 @@ static int load_duration(loader *L)
     cfg->t_end = 0;
     cfg->steps = -1;
     if (t_end)
-        return number(&L->c, t_end, "t_end", NUM_POSITIVE, &cfg->t_end);
-    return whole(&L->c, steps, "steps", 1, CONFIG_MAX_STEPS, &cfg->steps);
+        return cfg_number(&L->c, t_end, "t_end", NUM_POSITIVE, &cfg->t_end);
+    return cfg_whole(&L->c, steps, "steps", 1, CONFIG_MAX_STEPS, &cfg->steps);
 }
 
 static const char *const trace_names[] = {"every", "points", "where", "methods"};
@@ -359,11 +359,11 @@ static int load_trace_points(loader *L, const ynode *n)
         return fail_node(&L->c, n, "trace.points", "expected a list of rows, not a mapping");
     cfg->trace_points = calloc(count ? count : 1, sizeof *cfg->trace_points);
     if (!cfg->trace_points)
-        return fail_at(&L->c, 0, 0, NULL, "out of memory");
+        return cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
     for (size_t i = 0; i < count; i++) {
         long row = 0;
-        if (whole(&L->c, n->kind == YN_SEQ ? n->kids[i] : n, "trace.points", 0,
-                  CONFIG_MAX_STEPS, &row))
+        if (cfg_whole(&L->c, n->kind == YN_SEQ ? n->kids[i] : n, "trace.points", 0,
+                      CONFIG_MAX_STEPS, &row))
             return CONFIG_BAD;
         cfg->trace_points[i] = (size_t)row;
         cfg->ntrace_points = i + 1;
@@ -384,10 +384,10 @@ static int load_trace(loader *L)
     if (!n)
         return 0;
     const ynode *keys[4], *v[4];
-    if (expect_map(&L->c, n, "trace", "a mapping {every: N, points: [row, ...]}") ||
-        fields(&L->c, n, "trace.", trace_names, 4, keys, v))
+    if (cfg_expect_map(&L->c, n, "trace", "a mapping {every: N, points: [row, ...]}") ||
+        cfg_fields(&L->c, n, "trace.", trace_names, 4, keys, v))
         return CONFIG_BAD;
-    if (v[0] && whole(&L->c, v[0], "trace.every", 1, CONFIG_MAX_STEPS, &L->cfg->trace_every))
+    if (v[0] && cfg_whole(&L->c, v[0], "trace.every", 1, CONFIG_MAX_STEPS, &L->cfg->trace_every))
         return CONFIG_BAD;
     L->trace_points = v[1];
     L->trace_where = v[2];
@@ -413,8 +413,8 @@ static int load_analyses(loader *L)
     size_t count = n->kind == YN_SEQ ? n->nkids : 1;
     for (size_t i = 0; i < count; i++) {
         size_t which = 0;
-        if (one_of(&L->c, n->kind == YN_SEQ ? n->kids[i] : n, "analyses", "analysis", analyses,
-                   2, &which))
+        if (cfg_one_of(&L->c, n->kind == YN_SEQ ? n->kids[i] : n, "analyses", "analysis", analyses,
+                       2, &which))
             return CONFIG_BAD;
         if (which == 0)
             L->cfg->convergence = true;
@@ -432,13 +432,13 @@ static int load_instability(loader *L)
     size_t mode = 0;
     int bad = 0;
     if (L->vals[K_MAXIMA])
-        bad |= one_of(&L->c, L->vals[K_MAXIMA], "maxima", "maxima mode", modes, 2, &mode);
+        bad |= cfg_one_of(&L->c, L->vals[K_MAXIMA], "maxima", "maxima mode", modes, 2, &mode);
     cfg->maxima_sampled = mode == 1;
     cfg->unstable_factor = CONFIG_DEFAULT_UNSTABLE_FACTOR;
     const ynode *n = L->vals[K_UNSTABLE_FACTOR];
     /* Any finite number, then the one rule: 0 or -1 gets the same ">= 1" as 0.5 does, not a
      * "positive" that 0.5 would satisfy. */
-    if (n && number(&L->c, n, "unstable_factor", NUM_ANY, &cfg->unstable_factor))
+    if (n && cfg_number(&L->c, n, "unstable_factor", NUM_ANY, &cfg->unstable_factor))
         bad = CONFIG_BAD;
     else if (n && !(cfg->unstable_factor >= 1))
         bad = fail_node(&L->c, n, "unstable_factor",
@@ -447,7 +447,7 @@ static int load_instability(loader *L)
     cfg->unstable_drift = INFINITY;
     n = L->vals[K_UNSTABLE_DRIFT];
     if (n)
-        bad |= number(&L->c, n, "unstable_drift", NUM_POSITIVE, &cfg->unstable_drift);
+        bad |= cfg_number(&L->c, n, "unstable_drift", NUM_POSITIVE, &cfg->unstable_drift);
     return bad ? CONFIG_BAD : 0;
 }
 
@@ -458,8 +458,8 @@ static int load_stability_zeta(loader *L)
         return 0;
     static const char *const names[] = {"zeta"};
     const ynode *keys[1], *v[1];
-    if (expect_map(&L->c, n, "stability", "a mapping {zeta: ...}") ||
-        fields(&L->c, n, "stability.", names, 1, keys, v))
+    if (cfg_expect_map(&L->c, n, "stability", "a mapping {zeta: ...}") ||
+        cfg_fields(&L->c, n, "stability.", names, 1, keys, v))
         return CONFIG_BAD;
     if (v[0] && parse_sweep(&L->c, v[0], "stability.zeta", NUM_NONNEG, &L->zeta))
         return CONFIG_BAD;
@@ -475,7 +475,7 @@ static int load_extras(loader *L)
     L->cfg->audit_every = 0;
     const ynode *n = L->vals[K_AUDIT_EVERY];
     if (n)
-        bad |= whole(&L->c, n, "audit_every", 1, CONFIG_MAX_STEPS, &L->cfg->audit_every);
+        bad |= cfg_whole(&L->c, n, "audit_every", 1, CONFIG_MAX_STEPS, &L->cfg->audit_every);
     bad |= load_instability(L);
     return bad ? CONFIG_BAD : 0;
 }
@@ -563,7 +563,7 @@ static int keep_copy(loader *L, const sweep *from, sweep *to)
 {
     to->values = malloc(from->count * sizeof *to->values);
     if (!to->values)
-        return fail_at(&L->c, 0, 0, NULL, "out of memory");
+        return cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
     memcpy(to->values, from->values, from->count * sizeof *to->values);
     to->count = from->count;
     return 0;
@@ -666,13 +666,13 @@ static int expand_all(loader *L)
         static const double zero = 0.0;
         L->drag = (sweep_spec){.values = malloc(sizeof zero), .count = 1, .given = true};
         if (!L->drag.values)
-            return fail_at(&L->c, 0, 0, NULL, "out of memory");
+            return cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
         L->drag.values[0] = zero;
     }
     if (!L->mass.given) {
         L->mass = (sweep_spec){.values = malloc(sizeof(double)), .count = 1, .given = true};
         if (!L->mass.values)
-            return fail_at(&L->c, 0, 0, NULL, "out of memory");
+            return cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
         L->mass.values[0] = 1.0;
     }
     if (expand_sweep(&L->c, &L->stiffness, "stiffness", &cfg->stiffness) ||
@@ -773,8 +773,8 @@ static int where_indices(loader *L, const ynode *map, size_t idx[WA_COUNT])
 {
     const osc_config *cfg = L->cfg;
     const ynode *keys[W_COUNT], *v[W_COUNT];
-    if (expect_map(&L->c, map, "trace.where", "a mapping {stiffness: k, drag: c, dt: h}") ||
-        fields(&L->c, map, "trace.where.", where_names, W_COUNT, keys, v))
+    if (cfg_expect_map(&L->c, map, "trace.where", "a mapping {stiffness: k, drag: c, dt: h}") ||
+        cfg_fields(&L->c, map, "trace.where.", where_names, W_COUNT, keys, v))
         return CONFIG_BAD;
     for (int a = 0; a < WA_COUNT; a++) {
         const struct where_axis *ax = &where_axes[a];
@@ -794,7 +794,7 @@ static int where_indices(loader *L, const ynode *map, size_t idx[WA_COUNT])
         char key[64];
         snprintf(key, sizeof key, "trace.where.%s", where_names[w]);
         double want;
-        if (number(&L->c, v[w], key, NUM_NONNEG, &want) || where_key_fits(L, keys[w], w, key))
+        if (cfg_number(&L->c, v[w], key, NUM_NONNEG, &want) || where_key_fits(L, keys[w], w, key))
             return CONFIG_BAD;
         idx[a] = nearest_index(cfg, w, count, want);
     }
@@ -818,7 +818,7 @@ static int where_methods(loader *L, bool *chosen)
         if (m == cfg->nmethods) {
             char buf[48];
             return fail_node(&L->c, item, "trace.methods", "'%s' is not one of the run's methods",
-                             item->kind == YN_SCALAR ? shown(item, buf) : "a list or mapping");
+                             item->kind == YN_SCALAR ? cfg_shown(item, buf) : "a list or mapping");
         }
         chosen[m] = true;
     }
@@ -857,7 +857,7 @@ static int resolve_trace_where(loader *L)
                          count, values, CONFIG_MAX_WHERE_SCAN);
     bool *chosen = calloc(cfg->nmethods, sizeof *chosen);
     if (!chosen)
-        return fail_at(&L->c, 0, 0, NULL, "out of memory");
+        return cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
     int rc = where_methods(L, chosen);
     sweep_layout lay = layout_of(cfg);
     for (size_t i = 0; !rc && i < count; i++) {
@@ -867,7 +867,7 @@ static int resolve_trace_where(loader *L)
             sweep_index at = {.method = m, .dt = idx[WA_DT], .stiffness = idx[WA_STIFFNESS],
                               .drag = idx[WA_DRAG], .mass = idx[WA_MASS]};
             if (chosen[m] && add_trace_row(cfg, layout_row(lay, at)))
-                rc = fail_at(&L->c, 0, 0, NULL, "out of memory");
+                rc = cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
         }
     }
     free(chosen);
@@ -889,18 +889,18 @@ static void record_locations(loader *L)
 static int load_tree(loader *L)
 {
     if (!L->root || (L->root->kind == YN_SCALAR && L->root->text[0] == '\0' && L->root->plain))
-        return fail_at(&L->c, 1, 1, NULL, "empty config, expected a mapping of config keys");
+        return cfg_fail_at(&L->c, 1, 1, NULL, "empty config, expected a mapping of config keys");
     if (L->root->kind != YN_MAP)
         return fail_node(&L->c, L->root, NULL, "expected a mapping of config keys at the top, "
                                                "not %s",
                          L->root->kind == YN_SEQ ? "a list" : "a scalar");
     /* Every key is checked even after a bad one, so that one run reports every mistake whose
      * check does not depend on another key's value. */
-    int bad = fields(&L->c, L->root, "", key_names, K_COUNT, L->keys, L->vals);
+    int bad = cfg_fields(&L->c, L->root, "", key_names, K_COUNT, L->keys, L->vals);
     record_locations(L);
     L->cfg->dim = 1;
-    int (*const loaders[])(loader *) = {load_name,     load_methods, load_precision_dim,
-                                        load_physics,  load_duration, load_trace,
+    int (*const loaders[])(loader *) = {load_name,     cfg_load_methods, load_precision_dim,
+                                        load_physics,  load_duration,    load_trace,
                                         load_analyses, load_extras};
     for (size_t i = 0; i < sizeof loaders / sizeof loaders[0]; i++)
         bad |= loaders[i](L);
@@ -924,27 +924,27 @@ static int load_owned_text(const char *path, char *text, size_t len, osc_config 
                 .cfg = cfg};
     ynode *root = NULL;
     int status = len > CONFIG_MAX_BYTES
-                     ? fail_at(&L.c, 0, 0, NULL, "larger than %u MiB, not a config",
-                               CONFIG_MAX_BYTES >> 20)
-                     : reject_nul(&L.c, text, len);
+                     ? cfg_fail_at(&L.c, 0, 0, NULL, "larger than %u MiB, not a config",
+                                   CONFIG_MAX_BYTES >> 20)
+                     : cfg_reject_nul(&L.c, text, len);
     if (!status)
-        status = parse_tree(&L.c, text, len, &root);
+        status = cfg_parse_tree(&L.c, text, len, &root);
     if (!status) {
         L.root = root;
         cfg->text = text;
         text = NULL;
         cfg->path = strdup(path);
-        status = cfg->path ? load_tree(&L) : fail_at(&L.c, 0, 0, NULL, "out of memory");
+        status = cfg->path ? load_tree(&L) : cfg_fail_at(&L.c, 0, 0, NULL, "out of memory");
     }
     free_spec(&L.stiffness);
     free_spec(&L.drag);
     free_spec(&L.dt);
     free_spec(&L.zeta);
     free_spec(&L.mass);
-    ynode_free(root);
+    cfg_ynode_free(root);
     free(text);
     if (status && err && errlen)
-        append_tally(&L.c);
+        cfg_append_tally(&L.c);
     if (status)
         config_free(cfg);
     return status ? CONFIG_BAD : 0;
@@ -958,7 +958,7 @@ int config_load(const char *path, osc_config *cfg, char *err, size_t errlen)
     ctx c = {.path = path, .err = err, .errlen = errlen};
     char *text = NULL;
     size_t len = 0;
-    if (read_all(&c, &text, &len))
+    if (cfg_read_all(&c, &text, &len))
         return CONFIG_BAD;
     return load_owned_text(path, text, len, cfg, err, errlen);
 }
@@ -972,7 +972,7 @@ int config_load_text(const char *path, const char *text, size_t len, osc_config 
     char *copy = len < SIZE_MAX ? malloc(len + 1) : NULL;
     if (!copy) {
         ctx c = {.path = path, .err = err, .errlen = errlen};
-        return fail_at(&c, 0, 0, NULL, "out of memory for %zu bytes", len);
+        return cfg_fail_at(&c, 0, 0, NULL, "out of memory for %zu bytes", len);
     }
     if (len)
         memcpy(copy, text, len);
@@ -1047,7 +1047,7 @@ int config_error(const osc_config *cfg, const char *key, char *err, size_t errle
     ctx c = {.path = cfg->path ? cfg->path : "config", .err = err, .errlen = errlen};
     va_list ap;
     va_start(ap, fmt);
-    vfail_at(&c, line, col, key, fmt, ap);
+    cfg_vfail_at(&c, line, col, key, fmt, ap);
     va_end(ap);
     return CONFIG_BAD;
 }

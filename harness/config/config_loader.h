@@ -42,9 +42,9 @@ typedef struct loader {
 } loader;
 
 /* config.c: a character a name (of the run or of a method) may hold */
-bool name_char_ok(char ch);
+bool cfg_name_char_ok(char ch);
 
 /* config_methods.c: the methods key, into cfg->methods (and cfg->user_methods) */
-int load_methods(loader *L);
+int cfg_load_methods(loader *L);
 
 #endif

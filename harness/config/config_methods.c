@@ -22,7 +22,7 @@ static const char *nearest_method(const char *typed)
     size_t dist = 3, nprefixed = 0;
     for (size_t i = 0; i < osc_method_count(); i++) {
         const char *name = osc_method_at(i)->name;
-        size_t d = edit_distance(typed, name);
+        size_t d = cfg_edit_distance(typed, name);
         if (d < dist) {
             dist = d;
             best = name;
@@ -47,12 +47,12 @@ static int method_of(const loader *L, const ynode *n, const osc_method **out)
     }
     if (n->kind != YN_SCALAR)
         return fail_node(&L->c, n, "methods", "expected a method name, not %s (valid: %s)",
-                         kind_name(n->kind), valid);
+                         cfg_kind_name(n->kind), valid);
     const char *near = nearest_method(n->text);
     if (near)
         return fail_node(&L->c, n, "methods", "unknown method '%s' (did you mean '%s'?)",
-                         shown(n, buf), near);
-    return fail_node(&L->c, n, "methods", "unknown method '%s' (valid: %s)", shown(n, buf),
+                         cfg_shown(n, buf), near);
+    return fail_node(&L->c, n, "methods", "unknown method '%s' (valid: %s)", cfg_shown(n, buf),
                      valid);
 }
 
@@ -90,10 +90,10 @@ static const char *def_key(const definition *d, const char *sub, char buf[96])
 static int coefficient(const ctx *c, const ynode *n, const char *key, double *out)
 {
     if (n->kind != YN_SCALAR)
-        return number(c, n, key, NUM_ANY, out);
+        return cfg_number(c, n, key, NUM_ANY, out);
     ynode plain = *n;
     plain.plain = true; /* quoting a coefficient does not make it a string */
-    return number(c, &plain, key, NUM_ANY, out);
+    return cfg_number(c, &plain, key, NUM_ANY, out);
 }
 
 /* A list of at most `max` coefficients into v (count in *count), each node into at. */
@@ -465,8 +465,8 @@ static int comp_base(const definition *d, const ynode *n, const osc_method **out
         return fail_node(d->c, n, key, "expected a method name (valid: %s)", valid);
     *out = osc_method_find(n->text);
     if (!*out)
-        return fail_node(d->c, n, key, "unknown built-in method '%s' (valid: %s)", shown(n, buf),
-                         valid);
+        return fail_node(d->c, n, key, "unknown built-in method '%s' (valid: %s)",
+                         cfg_shown(n, buf), valid);
     if (!osc_composition_base_ok(*out))
         return fail_node(d->c, n, key, "'%s' cannot be composed: its state is not (x, v) as "
                          "given (valid: %s)", n->text, valid);
@@ -590,18 +590,18 @@ static const family_spec *family_of(const definition *d)
     if (!n)
         fail_node(d->c, d->map, key, "missing (valid: %s)", valid);
     else if (n->kind != YN_SCALAR)
-        fail_node(d->c, n, key, "expected a family name, not %s (valid: %s)", kind_name(n->kind),
-                  valid);
+        fail_node(d->c, n, key, "expected a family name, not %s (valid: %s)",
+                  cfg_kind_name(n->kind), valid);
     else {
         size_t best = 0, dist = SIZE_MAX;
         for (size_t i = 0; i < NFAMILIES; i++)
-            if (edit_distance(n->text, families[i].name) < dist)
-                dist = edit_distance(n->text, families[best = i].name);
+            if (cfg_edit_distance(n->text, families[i].name) < dist)
+                dist = cfg_edit_distance(n->text, families[best = i].name);
         if (dist <= 2)
-            fail_node(d->c, n, key, "unknown family '%s' (did you mean '%s'?)", shown(n, buf),
+            fail_node(d->c, n, key, "unknown family '%s' (did you mean '%s'?)", cfg_shown(n, buf),
                       families[best].name);
         else
-            fail_node(d->c, n, key, "unknown family '%s' (valid: %s)", shown(n, buf), valid);
+            fail_node(d->c, n, key, "unknown family '%s' (valid: %s)", cfg_shown(n, buf), valid);
     }
     return NULL;
 }
@@ -615,18 +615,18 @@ static int def_name(loader *L, definition *d, const ynode *n)
     if (!n)
         return fail_node(d->c, d->map, key, "missing: the method's name");
     if (n->kind != YN_SCALAR)
-        return fail_node(d->c, n, key, "expected a string, not %s", kind_name(n->kind));
+        return fail_node(d->c, n, key, "expected a string, not %s", cfg_kind_name(n->kind));
     size_t len = strlen(n->text);
     bool ok = len >= 1 && len < OSC_TABLEAU_NAME_MAX && n->text[0] != '.';
     for (size_t i = 0; ok && i < len; i++)
-        ok = name_char_ok(n->text[i]);
+        ok = cfg_name_char_ok(n->text[i]);
     if (!ok && len >= OSC_TABLEAU_NAME_MAX)
         return fail_node(d->c, n, key, "%zu characters, at most %d: '%s'", len,
-                         OSC_TABLEAU_NAME_MAX - 1, shown(n, buf));
+                         OSC_TABLEAU_NAME_MAX - 1, cfg_shown(n, buf));
     if (!ok)
         return fail_node(d->c, n, key,
                          "expected 1 to %d of A-Z a-z 0-9 . _ - + not starting with '.', got "
-                         "'%s'", OSC_TABLEAU_NAME_MAX - 1, shown(n, buf));
+                         "'%s'", OSC_TABLEAU_NAME_MAX - 1, cfg_shown(n, buf));
     if (osc_method_find(n->text))
         return fail_node(d->c, n, key, "'%s' is a built-in method (oscbench methods): choose "
                                        "another name", n->text);
@@ -647,7 +647,7 @@ static int add_method(loader *L, const ctx *c, const osc_method *m, const ynode 
             return fail_node(c, at, "methods", "'%s' listed twice", m->name);
     const osc_method **grown = realloc(cfg->methods, (cfg->nmethods + 1) * sizeof *grown);
     if (!grown)
-        return fail_at(c, 0, 0, NULL, "out of memory");
+        return cfg_fail_at(c, 0, 0, NULL, "out of memory");
     cfg->methods = grown;
     cfg->methods[cfg->nmethods++] = m;
     return 0;
@@ -668,15 +668,15 @@ static int define_method(loader *L, const ctx *c, const ynode *map, size_t index
     memcpy(names + D_COMMON, fam->keys, fam->nkeys * sizeof *names);
     char prefix[64], key[96];
     snprintf(prefix, sizeof prefix, "%s.", d.prefix);
-    int bad = fields(c, map, prefix, names, nnames, keys, v);
+    int bad = cfg_fields(c, map, prefix, names, nnames, keys, v);
     bad |= def_name(L, &d, v[D_NAME]);
     long order = 0;
     if (!v[D_ORDER])
         bad |= fail_node(c, map, def_key(&d, "order", key),
                          "missing: the declared order (a whole number >= 1)");
     else
-        bad |= whole(c, v[D_ORDER], def_key(&d, "order", key), 1, CONFIG_MAX_DECLARED_ORDER,
-                     &order);
+        bad |= cfg_whole(c, v[D_ORDER], def_key(&d, "order", key), 1, CONFIG_MAX_DECLARED_ORDER,
+                         &order);
     d.order = (int)order;
     if (bad) { /* the coefficients' errors too, in the same run: define, then give it back */
         config_user_method scratch = {0};
@@ -690,13 +690,13 @@ static int define_method(loader *L, const ctx *c, const ynode *map, size_t index
                          CONFIG_MAX_USER_METHODS);
     if (!L->cfg->user_methods &&
         !(L->cfg->user_methods = calloc(CONFIG_MAX_USER_METHODS, sizeof *L->cfg->user_methods)))
-        return fail_at(c, 0, 0, NULL, "out of memory");
+        return cfg_fail_at(c, 0, 0, NULL, "out of memory");
     config_user_method *um = &L->cfg->user_methods[L->cfg->nuser_methods];
     if (fam->define(&d, v + D_COMMON, um))
         return CONFIG_BAD;
     char buf[sizeof L->defined_at[0] - 12]; /* leaves room for ":LINE" */
     snprintf(L->defined_at[L->cfg->nuser_methods], sizeof L->defined_at[0], "%s:%d",
-             shortened(c->path, buf, sizeof buf), map->line);
+             cfg_shortened(c->path, buf, sizeof buf), map->line);
     L->cfg->nuser_methods++;
     return add_method(L, c, &um->method, map);
 }
@@ -718,23 +718,23 @@ static int read_include(const ctx *c, char **out, size_t *len)
 {
     int fd = open(c->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return fail_at(c, 0, 0, NULL, "cannot open: %s", strerror(errno));
+        return cfg_fail_at(c, 0, 0, NULL, "cannot open: %s", strerror(errno));
     struct stat st;
     int e = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
     if (!e && st.st_size > (off_t)CONFIG_MAX_BYTES)
         e = EFBIG;
     if (!e)
-        e = read_capped(fd, (size_t)st.st_size, out, len);
+        e = cfg_read_capped(fd, (size_t)st.st_size, out, len);
     close(fd);
     if (!e && *len > CONFIG_MAX_BYTES) {
         free(*out);
         e = EFBIG;
     }
     if (e == EINVAL)
-        return fail_at(c, 0, 0, NULL, "cannot include: not a regular file");
+        return cfg_fail_at(c, 0, 0, NULL, "cannot include: not a regular file");
     if (e == EFBIG)
-        return fail_at(c, 0, 0, NULL, "larger than %u MiB", CONFIG_MAX_BYTES >> 20);
-    return e ? fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(e)) : 0;
+        return cfg_fail_at(c, 0, 0, NULL, "larger than %u MiB", CONFIG_MAX_BYTES >> 20);
+    return e ? cfg_fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(e)) : 0;
 }
 
 /* The provenance line that heads an included file's text: "--- include PATH (N bytes)\n", the
@@ -768,9 +768,9 @@ static int keep_included(loader *L, const char *head, const char *text, size_t l
 static int define_included(loader *L, const ctx *ic, const ynode *root)
 {
     if (!root || root->kind != YN_SEQ || root->nkids == 0)
-        return fail_at(ic, root ? root->line : 1, root ? root->col : 1, NULL,
-                       "expected a list of method definitions (mappings with name, family, "
-                       "order and the family's coefficients)");
+        return cfg_fail_at(ic, root ? root->line : 1, root ? root->col : 1, NULL,
+                           "expected a list of method definitions (mappings with name, family, "
+                           "order and the family's coefficients)");
     int bad = 0;
     for (size_t i = 0; i < root->nkids; i++) {
         const ynode *item = root->kids[i];
@@ -794,7 +794,7 @@ static int include_methods(loader *L, const ynode *map, size_t index)
     snprintf(key, sizeof key, "%sinclude", prefix);
     static const char *const include_key[] = {"include"};
     const ynode *k, *v;
-    if (fields(&L->c, map, prefix, include_key, 1, &k, &v))
+    if (cfg_fields(&L->c, map, prefix, include_key, 1, &k, &v))
         return CONFIG_BAD;
     if (v->kind != YN_SCALAR || v->text[0] == '\0')
         return fail_node(&L->c, v, key, "expected a file name");
@@ -803,7 +803,7 @@ static int include_methods(loader *L, const ynode *map, size_t index)
 #ifdef OSC_CONFIG_FUZZ /* the fuzz target's files are its own directory's, none elsewhere */
     if (v->text[0] == '/' || strstr(v->text, ".."))
         return fail_node(&L->c, v, key, "'%s' not read: the fuzz target reads only its own "
-                                        "directory", shown(v, buf));
+                                        "directory", cfg_shown(v, buf));
 #else
     (void)buf;
 #endif
@@ -814,7 +814,7 @@ static int include_methods(loader *L, const ynode *map, size_t index)
         snprintf(where, where_len, "%s:%s", L->c.path, from);
     if (!path || !where) {
         free(path), free(where);
-        return fail_at(&L->c, 0, 0, NULL, "out of memory");
+        return cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
     }
     ctx ic = {.path = path, .err = L->c.err, .errlen = L->c.errlen, .collect = true, .from = where,
               .tally = L->c.tally};
@@ -823,10 +823,10 @@ static int include_methods(loader *L, const ynode *map, size_t index)
     ynode *root = NULL;
     int rc = read_include(&ic, &text, &len);
     if (!rc)
-        rc = reject_nul(&ic, text, len) || parse_tree(&ic, text, len, &root);
+        rc = cfg_reject_nul(&ic, text, len) || cfg_parse_tree(&ic, text, len, &root);
     char *head = rc ? NULL : include_header(v->text, len); /* as written: the same from any cwd */
     if (!rc && !head)
-        rc = fail_at(&L->c, 0, 0, NULL, "out of memory");
+        rc = cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
     size_t kept = strlen(L->cfg->text) + (L->cfg->included_text ? strlen(L->cfg->included_text)
                                                                     : 0);
     /* all of it, header lines too, goes to the checkpoint's manifest */
@@ -834,16 +834,16 @@ static int include_methods(loader *L, const ynode *map, size_t index)
         rc = fail_node(&L->c, v, key, "the config and the files it includes exceed %u MiB "
                                       "together", CONFIG_MAX_BYTES >> 20);
     if (!rc && keep_included(L, head, text, len))
-        rc = fail_at(&L->c, 0, 0, NULL, "out of memory");
+        rc = cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
     free(head);
     if (!rc)
         rc = define_included(L, &ic, root);
-    ynode_free(root);
+    cfg_ynode_free(root);
     free(text), free(path), free(where);
     return rc ? CONFIG_BAD : 0;
 }
 
-int load_methods(loader *L)
+int cfg_load_methods(loader *L)
 {
     const ynode *n = L->vals[K_METHODS];
     bool all = !n || (n->kind == YN_SCALAR && strcmp(n->text, "all") == 0);

@@ -43,7 +43,7 @@ static size_t tally_line_bytes(const error_tally *t)
 }
 
 /* "CONFIG: N more errors not shown", after the lines err holds, when some were left out. */
-void append_tally(const ctx *c)
+void cfg_append_tally(const ctx *c)
 {
     size_t used = strlen(c->err);
     if (c->tally->unshown && used + tally_line_bytes(c->tally) <= c->errlen)
@@ -54,7 +54,7 @@ void append_tally(const ctx *c)
 /* s as it is when shorter than cap bytes, else its start, "..." and its end in cap - 1 bytes of
  * buf: a path too long for the room a message has keeps where it starts and the file it names,
  * and what the message says after it keeps its place. */
-const char *shortened(const char *s, char *buf, size_t cap)
+const char *cfg_shortened(const char *s, char *buf, size_t cap)
 {
     size_t len = strlen(s);
     if (len < cap || cap < 8)
@@ -78,8 +78,8 @@ static size_t put_line(char *dst, size_t cap, const char *path, const char *wher
  * one that does not fit is dropped and counted, keeping room for the count's own line). A first
  * line too long for err has its paths (FILE, and the CONFIG of "(included from CONFIG:LINE:COL)")
  * shortened in the middle, so that the location and the message survive any path. */
-int vfail_at(const ctx *c, int line, int col, const char *key, const char *fmt,
-             va_list ap)
+int cfg_vfail_at(const ctx *c, int line, int col, const char *key, const char *fmt,
+                 va_list ap)
 {
     if (!c->err || c->errlen == 0)
         return CONFIG_BAD;
@@ -100,8 +100,8 @@ int vfail_at(const ctx *c, int line, int col, const char *key, const char *fmt,
         char *buf = len < c->errlen ? NULL : malloc(2 * c->errlen);
         const char *path = c->path, *from = c->from;
         if (buf) {
-            path = shortened(c->path, buf, both - show_from + 1);
-            from = from ? shortened(from, buf + c->errlen, show_from + 1) : NULL;
+            path = cfg_shortened(c->path, buf, both - show_from + 1);
+            from = from ? cfg_shortened(from, buf + c->errlen, show_from + 1) : NULL;
         }
         put_line(c->err, c->errlen, path, where, key, msg, from);
         free(buf);
@@ -114,23 +114,23 @@ int vfail_at(const ctx *c, int line, int col, const char *key, const char *fmt,
     return CONFIG_BAD;
 }
 
-int fail_at(const ctx *c, int line, int col, const char *key, const char *fmt, ...)
+int cfg_fail_at(const ctx *c, int line, int col, const char *key, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vfail_at(c, line, col, key, fmt, ap);
+    cfg_vfail_at(c, line, col, key, fmt, ap);
     va_end(ap);
     return CONFIG_BAD;
 }
 
 /* ---- the node tree ------------------------------------------------------------------------ */
 
-void ynode_free(ynode *n)
+void cfg_ynode_free(ynode *n)
 {
     if (!n)
         return;
     for (size_t i = 0; i < n->nkids; i++)
-        ynode_free(n->kids[i]);
+        cfg_ynode_free(n->kids[i]);
     free(n->kids);
     free(n);
 }
@@ -189,9 +189,9 @@ static int parser_fail(const ctx *c, const yaml_parser_t *p, const char *buf)
     int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
     if (p->error == YAML_READER_ERROR)
         locate_offset(buf, p->problem_offset, &line, &col);
-    return fail_at(c, line, col, NULL, "malformed YAML: %s%s%s",
-                   p->problem ? p->problem : "cannot parse", p->context ? " " : "",
-                   p->context ? p->context : "");
+    return cfg_fail_at(c, line, col, NULL, "malformed YAML: %s%s%s",
+                       p->problem ? p->problem : "cannot parse", p->context ? " " : "",
+                       p->context ? p->context : "");
 }
 
 typedef struct builder {
@@ -206,21 +206,21 @@ static int builder_add(ctx *c, builder *b, const yaml_event_t *ev, ykind kind)
 {
     int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
     if (++c->nodes > CONFIG_MAX_NODES)
-        return fail_at(c, line, col, NULL, "too many YAML nodes (more than %d)",
-                       CONFIG_MAX_NODES);
+        return cfg_fail_at(c, line, col, NULL, "too many YAML nodes (more than %d)",
+                           CONFIG_MAX_NODES);
     if (kind == YN_SCALAR && memchr(ev->data.scalar.value, 0, ev->data.scalar.length))
-        return fail_at(c, line, col, NULL, "NUL character (a \\0 escape) in a string");
+        return cfg_fail_at(c, line, col, NULL, "NUL character (a \\0 escape) in a string");
     ynode *parent = b->depth ? b->stack[b->depth - 1] : NULL;
     size_t cap = parent && parent->kind == YN_MAP ? 2 * (size_t)CONFIG_MAX_LIST : CONFIG_MAX_LIST;
     if (parent && parent->nkids >= cap)
         return fail_node(c, parent, NULL, "list or mapping longer than %d items",
                          CONFIG_MAX_LIST);
     if (kind != YN_SCALAR && b->depth == CONFIG_MAX_DEPTH)
-        return fail_at(c, line, col, NULL, "nested deeper than %d levels", CONFIG_MAX_DEPTH);
+        return cfg_fail_at(c, line, col, NULL, "nested deeper than %d levels", CONFIG_MAX_DEPTH);
     ynode *n = ynode_new(ev, kind);
     if (!n || (parent && ynode_append(parent, n))) {
-        ynode_free(n);
-        return fail_at(c, line, col, NULL, "out of memory");
+        cfg_ynode_free(n);
+        return cfg_fail_at(c, line, col, NULL, "out of memory");
     }
     if (!parent)
         b->root = n;
@@ -237,12 +237,12 @@ static int builder_event(ctx *c, builder *b, const yaml_event_t *ev)
     case YAML_STREAM_END_EVENT: return 1;
     case YAML_DOCUMENT_START_EVENT:
         if (b->document_seen)
-            return fail_at(c, line, col, NULL, "expected one YAML document, found more");
+            return cfg_fail_at(c, line, col, NULL, "expected one YAML document, found more");
         b->document_seen = true;
         return 0;
     case YAML_ALIAS_EVENT:
-        return fail_at(c, line, col, NULL, "YAML aliases (*%s) are not supported",
-                       (const char *)ev->data.alias.anchor);
+        return cfg_fail_at(c, line, col, NULL, "YAML aliases (*%s) are not supported",
+                           (const char *)ev->data.alias.anchor);
     case YAML_SCALAR_EVENT: return builder_add(c, b, ev, YN_SCALAR);
     case YAML_SEQUENCE_START_EVENT: return builder_add(c, b, ev, YN_SEQ);
     case YAML_MAPPING_START_EVENT: return builder_add(c, b, ev, YN_MAP);
@@ -252,11 +252,11 @@ static int builder_event(ctx *c, builder *b, const yaml_event_t *ev)
     }
 }
 
-int parse_tree(ctx *c, const char *buf, size_t len, ynode **root)
+int cfg_parse_tree(ctx *c, const char *buf, size_t len, ynode **root)
 {
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
-        return fail_at(c, 0, 0, NULL, "out of memory");
+        return cfg_fail_at(c, 0, 0, NULL, "out of memory");
     yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
     builder b = {0};
     int status = 0;
@@ -274,7 +274,7 @@ int parse_tree(ctx *c, const char *buf, size_t len, ynode **root)
         *root = b.root;
         return 0;
     }
-    ynode_free(b.root);
+    cfg_ynode_free(b.root);
     return status;
 }
 
@@ -282,7 +282,7 @@ int parse_tree(ctx *c, const char *buf, size_t len, ynode **root)
 
 /* Read up to CONFIG_MAX_BYTES + 1 bytes from fd into a buffer that grows as needed (the file
  * may be a pipe), NUL-terminated. Returns 0, or an errno value. */
-int read_capped(int fd, size_t hint, char **out, size_t *outlen)
+int cfg_read_capped(int fd, size_t hint, char **out, size_t *outlen)
 {
     size_t limit = (size_t)CONFIG_MAX_BYTES + 1, cap = hint < limit ? hint + 1 : limit, len = 0;
     char *buf = malloc(cap + 1);
@@ -314,21 +314,22 @@ int read_capped(int fd, size_t hint, char **out, size_t *outlen)
     return ENOMEM;
 }
 
-int read_all(ctx *c, char **out, size_t *outlen)
+int cfg_read_all(ctx *c, char **out, size_t *outlen)
 {
     int fd = open(c->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail_at(c, 0, 0, NULL, "cannot open: %s", strerror(errno));
+        return cfg_fail_at(c, 0, 0, NULL, "cannot open: %s", strerror(errno));
     struct stat st;
     int stat_error = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
     if (stat_error) { /* st is not to be read when fstat failed */
         close(fd);
-        return fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(stat_error));
+        return cfg_fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(stat_error));
     }
     bool regular = S_ISREG(st.st_mode);
     size_t hint = regular && st.st_size >= 0 ? (size_t)st.st_size : 65536;
-    int e = regular && st.st_size > (off_t)CONFIG_MAX_BYTES ? EFBIG
-                                                             : read_capped(fd, hint, out, outlen);
+    int e = regular && st.st_size > (off_t)CONFIG_MAX_BYTES
+                ? EFBIG
+                : cfg_read_capped(fd, hint, out, outlen);
     close(fd);
     if (e == 0 && *outlen > CONFIG_MAX_BYTES) {
         free(*out);
@@ -336,25 +337,25 @@ int read_all(ctx *c, char **out, size_t *outlen)
         e = EFBIG;
     }
     if (e == EFBIG)
-        return fail_at(c, 0, 0, NULL, "larger than %u MiB, not a config",
-                       CONFIG_MAX_BYTES >> 20);
-    return e ? fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(e)) : 0;
+        return cfg_fail_at(c, 0, 0, NULL, "larger than %u MiB, not a config",
+                           CONFIG_MAX_BYTES >> 20);
+    return e ? cfg_fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(e)) : 0;
 }
 
-int reject_nul(const ctx *c, const char *buf, size_t len)
+int cfg_reject_nul(const ctx *c, const char *buf, size_t len)
 {
     const char *nul = memchr(buf, '\0', len);
     if (!nul)
         return 0;
     int line, col;
     locate_offset(buf, (size_t)(nul - buf), &line, &col);
-    return fail_at(c, line, col, NULL, "NUL byte in the file, not a YAML config");
+    return cfg_fail_at(c, line, col, NULL, "NUL byte in the file, not a YAML config");
 }
 
 /* ---- scalars ------------------------------------------------------------------------------ */
 
 /* A short printable rendering of a scalar for messages. */
-const char *shown(const ynode *n, char buf[48])
+const char *cfg_shown(const ynode *n, char buf[48])
 {
     size_t j = 0;
     for (const char *s = n->text; *s && j < 40; s++)
@@ -367,7 +368,7 @@ const char *shown(const ynode *n, char buf[48])
     return buf;
 }
 
-const char *kind_name(ykind k) { return k == YN_SEQ ? "a list" : "a mapping"; }
+const char *cfg_kind_name(ykind k) { return k == YN_SEQ ? "a list" : "a mapping"; }
 
 /* YAML 1.1/1.2 and strtod spellings of NaN and Inf: [+-][.](nan|inf...) in any case. */
 static bool spells_nonfinite(const char *s)
@@ -428,45 +429,45 @@ static int fraction(const char *text, double *v)
     return 1;
 }
 
-int number(const ctx *c, const ynode *n, const char *key, num_rule rule, double *out)
+int cfg_number(const ctx *c, const ynode *n, const char *key, num_rule rule, double *out)
 {
     char buf[48];
     if (n->kind != YN_SCALAR)
-        return fail_node(c, n, key, "expected a number, not %s", kind_name(n->kind));
+        return fail_node(c, n, key, "expected a number, not %s", cfg_kind_name(n->kind));
     if (n->plain && spells_nonfinite(n->text))
-        return fail_node(c, n, key, "expected a finite number, got '%s'", shown(n, buf));
+        return fail_node(c, n, key, "expected a finite number, got '%s'", cfg_shown(n, buf));
     double v = 0;
     int is_fraction = n->plain ? fraction(n->text, &v) : 0;
     if (is_fraction == -2)
         return fail_node(c, n, key, "expected a finite number, '%s' overflows a double",
-                         shown(n, buf));
+                         cfg_shown(n, buf));
     if (is_fraction < 0)
         return fail_node(c, n, key, "expected a number, '%s' divides by zero (its denominator is "
-                                    "0 or underflows to 0)", shown(n, buf));
+                                    "0 or underflows to 0)", cfg_shown(n, buf));
     if (!n->plain && is_decimal(n->text))
         return fail_node(c, n, key, "expected a number, got the string '%s' (quoted or !!str)",
-                         shown(n, buf));
+                         cfg_shown(n, buf));
     if (!is_fraction && (!n->plain || !is_decimal(n->text)))
-        return fail_node(c, n, key, "expected a number, got '%s'", shown(n, buf));
+        return fail_node(c, n, key, "expected a number, got '%s'", cfg_shown(n, buf));
     errno = 0;
     if (!is_fraction)
         v = strtod(n->text, NULL);
     if ((errno == ERANGE || is_fraction) && isinf(v))
         return fail_node(c, n, key, "expected a finite number, '%s' overflows a double",
-                         shown(n, buf));
+                         cfg_shown(n, buf));
     if (rule == NUM_POSITIVE && !(v > 0))
-        return fail_node(c, n, key, "expected a positive number, got %s", shown(n, buf));
+        return fail_node(c, n, key, "expected a positive number, got %s", cfg_shown(n, buf));
     if (rule == NUM_NONNEG && !(v >= 0))
-        return fail_node(c, n, key, "expected a number >= 0, got %s", shown(n, buf));
+        return fail_node(c, n, key, "expected a number >= 0, got %s", cfg_shown(n, buf));
     *out = v == 0 ? 0.0 : v; /* -0 reads as 0 */
     return 0;
 }
 
 /* A whole number in [lo, hi]; 1e6 and 10.0 count as whole. */
-int whole(const ctx *c, const ynode *n, const char *key, double lo, double hi, long *out)
+int cfg_whole(const ctx *c, const ynode *n, const char *key, double lo, double hi, long *out)
 {
     double v;
-    if (number(c, n, key, NUM_ANY, &v))
+    if (cfg_number(c, n, key, NUM_ANY, &v))
         return CONFIG_BAD;
     if (v != floor(v) || v < lo || v > hi)
         return fail_node(c, n, key, "expected a whole number from %.0f to %.0f", lo, hi);
@@ -475,8 +476,8 @@ int whole(const ctx *c, const ynode *n, const char *key, double lo, double hi, l
 }
 
 /* The scalar's text if it is one of `names` (index into them), else an error listing them. */
-int one_of(const ctx *c, const ynode *n, const char *key, const char *what,
-           const char *const *names, size_t nnames, size_t *out)
+int cfg_one_of(const ctx *c, const ynode *n, const char *key, const char *what,
+               const char *const *names, size_t nnames, size_t *out)
 {
     char buf[48], valid[256] = "";
     for (size_t i = 0; i < nnames; i++) {
@@ -488,14 +489,14 @@ int one_of(const ctx *c, const ynode *n, const char *key, const char *what,
         snprintf(valid + used, sizeof valid - used, "%s%s", i ? ", " : "", names[i]);
     }
     if (n->kind != YN_SCALAR)
-        return fail_node(c, n, key, "expected one %s, not %s (valid: %s)", what, kind_name(n->kind),
-                         valid);
-    return fail_node(c, n, key, "unknown %s '%s' (valid: %s)", what, shown(n, buf), valid);
+        return fail_node(c, n, key, "expected one %s, not %s (valid: %s)", what,
+                         cfg_kind_name(n->kind), valid);
+    return fail_node(c, n, key, "unknown %s '%s' (valid: %s)", what, cfg_shown(n, buf), valid);
 }
 
 /* ---- mappings of known fields ------------------------------------------------------------- */
 
-size_t edit_distance(const char *a, const char *b)
+size_t cfg_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 32 || lb > 32)
@@ -524,10 +525,10 @@ static int unknown_key(const ctx *c, const ynode *k, const char *prefix,
                        const char *const *names, size_t nnames)
 {
     char full[128], buf[48];
-    snprintf(full, sizeof full, "%s%s", prefix, shown(k, buf));
+    snprintf(full, sizeof full, "%s%s", prefix, cfg_shown(k, buf));
     size_t best = 0, dist = SIZE_MAX;
     for (size_t i = 0; i < nnames; i++) {
-        size_t d = edit_distance(k->text, names[i]);
+        size_t d = cfg_edit_distance(k->text, names[i]);
         if (d < dist) {
             dist = d;
             best = i;
@@ -545,8 +546,8 @@ static int unknown_key(const ctx *c, const ynode *k, const char *prefix,
 
 /* Match a mapping's keys against `names`: vals[i] is the value of names[i] or NULL; keys[i]
  * the key node. Unknown, duplicate and non-scalar keys are errors. prefix: "dt." etc. */
-int fields(const ctx *c, const ynode *map, const char *prefix, const char *const *names,
-           size_t nnames, const ynode **keys, const ynode **vals)
+int cfg_fields(const ctx *c, const ynode *map, const char *prefix, const char *const *names,
+               size_t nnames, const ynode **keys, const ynode **vals)
 {
     for (size_t i = 0; i < nnames; i++)
         keys[i] = vals[i] = NULL;
@@ -555,7 +556,7 @@ int fields(const ctx *c, const ynode *map, const char *prefix, const char *const
         const ynode *k = map->kids[p];
         if (k->kind != YN_SCALAR) {
             status = fail_node(c, k, prefix[0] ? prefix : NULL, "expected a key name, not %s",
-                               kind_name(k->kind));
+                               cfg_kind_name(k->kind));
             continue;
         }
         size_t i = 0;
@@ -577,12 +578,12 @@ int fields(const ctx *c, const ynode *map, const char *prefix, const char *const
     return status;
 }
 
-int expect_map(const ctx *c, const ynode *n, const char *key, const char *what)
+int cfg_expect_map(const ctx *c, const ynode *n, const char *key, const char *what)
 {
     if (n->kind == YN_MAP)
         return 0;
     char buf[48];
     if (n->kind == YN_SCALAR)
-        return fail_node(c, n, key, "expected %s, got '%s'", what, shown(n, buf));
+        return fail_node(c, n, key, "expected %s, got '%s'", what, cfg_shown(n, buf));
     return fail_node(c, n, key, "expected %s, not a list", what);
 }

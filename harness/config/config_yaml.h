@@ -29,11 +29,11 @@ typedef struct ctx {
     error_tally *tally; /* when collecting: counts the lines left out */
 } ctx;
 
-int vfail_at(const ctx *c, int line, int col, const char *key, const char *fmt, va_list ap);
-int fail_at(const ctx *c, int line, int col, const char *key, const char *fmt, ...)
+int cfg_vfail_at(const ctx *c, int line, int col, const char *key, const char *fmt, va_list ap);
+int cfg_fail_at(const ctx *c, int line, int col, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-void append_tally(const ctx *c);
-const char *shortened(const char *s, char *buf, size_t cap);
+void cfg_append_tally(const ctx *c);
+const char *cfg_shortened(const char *s, char *buf, size_t cap);
 
 /* ---- the node tree ------------------------------------------------------------------------ */
 
@@ -48,33 +48,33 @@ typedef struct ynode {
     size_t nkids, cap;
 } ynode;
 
-#define fail_node(c, n, key, ...) fail_at((c), (n)->line, (n)->col, (key), __VA_ARGS__)
+#define fail_node(c, n, key, ...) cfg_fail_at((c), (n)->line, (n)->col, (key), __VA_ARGS__)
 
-void ynode_free(ynode *n);
-int parse_tree(ctx *c, const char *buf, size_t len, ynode **root);
+void cfg_ynode_free(ynode *n);
+int cfg_parse_tree(ctx *c, const char *buf, size_t len, ynode **root);
 
 /* ---- reading the file --------------------------------------------------------------------- */
 
-int read_capped(int fd, size_t hint, char **out, size_t *outlen);
-int read_all(ctx *c, char **out, size_t *outlen);
-int reject_nul(const ctx *c, const char *buf, size_t len);
+int cfg_read_capped(int fd, size_t hint, char **out, size_t *outlen);
+int cfg_read_all(ctx *c, char **out, size_t *outlen);
+int cfg_reject_nul(const ctx *c, const char *buf, size_t len);
 
 /* ---- scalars ------------------------------------------------------------------------------ */
 
 typedef enum { NUM_ANY, NUM_NONNEG, NUM_POSITIVE } num_rule;
 
-const char *shown(const ynode *n, char buf[48]);
-const char *kind_name(ykind k);
-int number(const ctx *c, const ynode *n, const char *key, num_rule rule, double *out);
-int whole(const ctx *c, const ynode *n, const char *key, double lo, double hi, long *out);
-int one_of(const ctx *c, const ynode *n, const char *key, const char *what,
-           const char *const *names, size_t nnames, size_t *out);
+const char *cfg_shown(const ynode *n, char buf[48]);
+const char *cfg_kind_name(ykind k);
+int cfg_number(const ctx *c, const ynode *n, const char *key, num_rule rule, double *out);
+int cfg_whole(const ctx *c, const ynode *n, const char *key, double lo, double hi, long *out);
+int cfg_one_of(const ctx *c, const ynode *n, const char *key, const char *what,
+               const char *const *names, size_t nnames, size_t *out);
 
 /* ---- mappings of known fields ------------------------------------------------------------- */
 
-size_t edit_distance(const char *a, const char *b);
-int fields(const ctx *c, const ynode *map, const char *prefix, const char *const *names,
-           size_t nnames, const ynode **keys, const ynode **vals);
-int expect_map(const ctx *c, const ynode *n, const char *key, const char *what);
+size_t cfg_edit_distance(const char *a, const char *b);
+int cfg_fields(const ctx *c, const ynode *map, const char *prefix, const char *const *names,
+               size_t nnames, const ynode **keys, const ynode **vals);
+int cfg_expect_map(const ctx *c, const ynode *n, const char *key, const char *what);
 
 #endif
