@@ -520,6 +520,8 @@ static void table_rejects_bad_names(void **state)
     assert_null(h5_table_new("a//b", 1));
     assert_null(h5_table_new("a/", 1));
     assert_null(h5_table_new("a/../b", 1));
+    assert_null(h5_table_new(".", 1));
+    assert_null(h5_table_new("a/./b", 1));
     h5_table *t = h5_table_new("points", 1);
     double v = 1;
     assert_int_equal(h5_table_f64(t, "dt", &v), 0);
@@ -531,6 +533,95 @@ static void table_rejects_bad_names(void **state)
     assert_int_not_equal(h5_table_f64_2d(t, "x", &v, 0), 0);
     assert_int_equal(h5_table_rows(t), 1);
     h5_table_free(t);
+    /* rows x width wraps to 0 in size_t: refused, not a 1-byte copy of a huge column */
+    h5_table *huge = h5_table_new("huge", SIZE_MAX / 2 + 1);
+    assert_non_null(huge);
+    assert_int_not_equal(h5_table_f64_2d(huge, "x", &v, 2), 0);
+    h5_table_free(huge);
+}
+
+/* The CF attributes (h5out.h): units and long_name from the doc of the column's name, coordinates
+ * where the doc gives it, none on an undescribed column; the scales units "1" and a long_name
+ * naming them. */
+static void cf_attributes_follow_the_docs(void **state)
+{
+    fixture *f = *state;
+    static const h5_column_doc docs[] = {{"dt", "s", "time step", NULL},
+                                         {"x", "m", "position", "t"}};
+    h5_table *t = sample_table("points");
+    /* method, steps and stable have no doc */
+    assert_int_equal(h5_table_describe(t, docs, 2), 3);
+    char err[256] = "";
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_equal(h5_out_write_table(o, t), 0);
+    h5_table_free(t);
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+
+    hid_t file = open_results(f->path);
+    hid_t dt_set = H5Dopen2(file, "points/dt", H5P_DEFAULT);
+    assert_attr_str(dt_set, "units", "s");
+    assert_attr_str(dt_set, "long_name", "time step");
+    assert_int_equal(H5Aexists(dt_set, "coordinates"), 0);
+    H5Dclose(dt_set);
+    hid_t x_set = H5Dopen2(file, "points/x", H5P_DEFAULT);
+    assert_attr_str(x_set, "units", "m");
+    assert_attr_str(x_set, "coordinates", "t");
+    H5Dclose(x_set);
+    hid_t steps_set = H5Dopen2(file, "points/steps", H5P_DEFAULT);
+    assert_int_equal(H5Aexists(steps_set, "units"), 0);
+    H5Dclose(steps_set);
+    const char *scales[] = {"points/row", "points/axis"}, *words[] = {"row", "axis"};
+    for (int i = 0; i < 2; i++) {
+        hid_t scale = H5Dopen2(file, scales[i], H5P_DEFAULT);
+        assert_attr_str(scale, "units", "1");
+        hid_t attr = H5Aopen(scale, "long_name", H5P_DEFAULT), type = H5Aget_type(attr);
+        char *long_name = NULL;
+        assert_true(H5Aread(attr, type, &long_name) >= 0);
+        assert_non_null(strstr(long_name, words[i]));
+        assert_null(strstr(long_name, words[1 - i]));
+        H5free_memory(long_name);
+        H5Tclose(type);
+        H5Aclose(attr);
+        H5Dclose(scale);
+    }
+    assert_all_closed(file);
+    H5Fclose(file);
+}
+
+/* Root numbers are stored as the types h5out.h states, float64 and int64 little-endian, so a
+ * double comes back bit for bit (0.1 is not a float) and an int64 beyond 2^31 too. */
+static void root_numbers_keep_64_bits(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "";
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_equal(h5_out_attr_f64(o, "tolerance", 0.1), 0);
+    assert_int_equal(h5_out_attr_i64(o, "lanes", (int64_t)1 << 40), 0);
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+
+    hid_t file = open_results(f->path);
+    const char *names[] = {"tolerance", "lanes"};
+    hid_t want[] = {H5T_IEEE_F64LE, H5T_STD_I64LE};
+    for (int i = 0; i < 2; i++) {
+        hid_t attr = H5Aopen(file, names[i], H5P_DEFAULT), type = H5Aget_type(attr);
+        assert_true(H5Tequal(type, want[i]) > 0);
+        H5Tclose(type);
+        H5Aclose(attr);
+    }
+    double tolerance = 0;
+    int64_t lanes = 0;
+    hid_t attr = H5Aopen(file, "tolerance", H5P_DEFAULT);
+    assert_true(H5Aread(attr, H5T_NATIVE_DOUBLE, &tolerance) >= 0);
+    H5Aclose(attr);
+    attr = H5Aopen(file, "lanes", H5P_DEFAULT);
+    assert_true(H5Aread(attr, H5T_NATIVE_INT64, &lanes) >= 0);
+    H5Aclose(attr);
+    assert_true(tolerance == 0.1);
+    assert_int_equal(lanes, (int64_t)1 << 40);
+    assert_all_closed(file);
+    H5Fclose(file);
 }
 
 static void abort_leaves_nothing(void **state)
@@ -799,6 +890,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(columns_keep_creation_order, setup, teardown),
         cmocka_unit_test_setup_teardown(nested_tables_and_zero_rows, setup, teardown),
         cmocka_unit_test(table_rejects_bad_names),
+        cmocka_unit_test_setup_teardown(cf_attributes_follow_the_docs, setup, teardown),
+        cmocka_unit_test_setup_teardown(root_numbers_keep_64_bits, setup, teardown),
         cmocka_unit_test_setup_teardown(abort_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(failure_is_kept_and_commit_removes_temporary, setup,
                                         teardown),
