@@ -589,6 +589,68 @@ static void cf_attributes_follow_the_docs(void **state)
     H5Fclose(file);
 }
 
+/* Writing a table over an existing group fails with HDF5's innermost reason in the one line,
+ * not only its outermost "unable to create group". */
+static void existing_group_error_says_why(void **state)
+{
+    fixture *f = *state;
+    char err[256];
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    h5_table *t = sample_table("points");
+    assert_int_equal(h5_out_write_table(o, t), 0);
+    assert_int_not_equal(h5_out_write_table(o, t), 0);
+    h5_table_free(t);
+    const char *msg = h5_out_error(o);
+    if (!strstr(msg, f->path) || !strstr(msg, "points") || !strstr(msg, "name already exists"))
+        fail_msg("error '%s' should name the file, the group and why", msg);
+    h5_out_abort(o);
+}
+
+/* The root lists the tables in the order they were written (h5out.h: groups track creation
+ * order; the file's root group is one; no bool column here, which would add /types), and a
+ * column of rows > 0 has a fixed size, only a 0-row one an unlimited first dimension. */
+static void root_keeps_table_order_and_columns_are_fixed_size(void **state)
+{
+    fixture *f = *state;
+    char err[256];
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    const char *order[] = {"zeta", "alpha", "mid"};
+    for (int i = 0; i < 3; i++) {
+        h5_table *t = h5_table_new(order[i], ROWS);
+        assert_int_equal(h5_table_f64(t, "dt", dt), 0);
+        assert_int_equal(h5_table_f64_2d(t, "x", x2d, WIDTH), 0);
+        assert_int_equal(h5_out_write_table(o, t), 0);
+        h5_table_free(t);
+    }
+    h5_table *empty = h5_table_new("empty", 0);
+    assert_int_equal(h5_table_f64(empty, "t", NULL), 0);
+    assert_int_equal(h5_out_write_table(o, empty), 0);
+    h5_table_free(empty);
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+
+    hid_t file = open_results(f->path);
+    for (hsize_t i = 0; i < 3; i++) {
+        char name[16] = "";
+        assert_true(H5Lget_name_by_idx(file, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, name,
+                                       sizeof name, H5P_DEFAULT) > 0);
+        assert_string_equal(name, order[i]);
+    }
+    const char *cols[] = {"zeta/dt", "zeta/x", "zeta/row", "empty/t"};
+    hsize_t want_max[] = {ROWS, ROWS, ROWS, H5S_UNLIMITED};
+    for (int i = 0; i < 4; i++) {
+        hid_t dset = H5Dopen2(file, cols[i], H5P_DEFAULT), space = H5Dget_space(dset);
+        hsize_t dims[2], maxdims[2];
+        assert_true(H5Sget_simple_extent_dims(space, dims, maxdims) > 0);
+        assert_true(maxdims[0] == want_max[i]);
+        H5Sclose(space);
+        H5Dclose(dset);
+    }
+    assert_all_closed(file);
+    H5Fclose(file);
+}
+
 /* Root numbers are stored as the types h5out.h states, float64 and int64 little-endian, so a
  * double comes back bit for bit (0.1 is not a float) and an int64 beyond 2^31 too. */
 static void root_numbers_keep_64_bits(void **state)
@@ -892,6 +954,9 @@ int main(void)
         cmocka_unit_test(table_rejects_bad_names),
         cmocka_unit_test_setup_teardown(cf_attributes_follow_the_docs, setup, teardown),
         cmocka_unit_test_setup_teardown(root_numbers_keep_64_bits, setup, teardown),
+        cmocka_unit_test_setup_teardown(existing_group_error_says_why, setup, teardown),
+        cmocka_unit_test_setup_teardown(root_keeps_table_order_and_columns_are_fixed_size, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(abort_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(failure_is_kept_and_commit_removes_temporary, setup,
                                         teardown),
