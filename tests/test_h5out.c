@@ -651,6 +651,37 @@ static void root_keeps_table_order_and_columns_are_fixed_size(void **state)
     H5Fclose(file);
 }
 
+/* A root int64 array (h5out.h: n >= 1, int64 little-endian): one value per rank, kept exactly
+ * beyond 2^31; n = 0 is refused and kept as the error. */
+static void root_int64_array_round_trips(void **state)
+{
+    fixture *f = *state;
+    char err[256];
+    h5_out *o;
+    const int64_t per_rank[2] = {4, (int64_t)1 << 40};
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_equal(h5_out_attr_i64_array(o, "threads_per_rank", per_rank, 2), 0);
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+    hid_t file = open_results(f->path);
+    hid_t attr = H5Aopen(file, "threads_per_rank", H5P_DEFAULT), type = H5Aget_type(attr);
+    hid_t space = H5Aget_space(attr);
+    assert_true(H5Tequal(type, H5T_STD_I64LE) > 0);
+    assert_int_equal(H5Sget_simple_extent_npoints(space), 2);
+    int64_t back[2] = {0, 0};
+    assert_true(H5Aread(attr, H5T_NATIVE_INT64, back) >= 0);
+    assert_memory_equal(back, per_rank, sizeof back);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Aclose(attr);
+    assert_all_closed(file);
+    H5Fclose(file);
+
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_not_equal(h5_out_attr_i64_array(o, "threads_per_rank", per_rank, 0), 0);
+    assert_non_null(strstr(h5_out_error(o), "threads_per_rank"));
+    assert_int_not_equal(h5_out_commit(o, err, sizeof err), 0);
+}
+
 /* Root numbers are stored as the types h5out.h states, float64 and int64 little-endian, so a
  * double comes back bit for bit (0.1 is not a float) and an int64 beyond 2^31 too. */
 static void root_numbers_keep_64_bits(void **state)
@@ -954,6 +985,7 @@ int main(void)
         cmocka_unit_test(table_rejects_bad_names),
         cmocka_unit_test_setup_teardown(cf_attributes_follow_the_docs, setup, teardown),
         cmocka_unit_test_setup_teardown(root_numbers_keep_64_bits, setup, teardown),
+        cmocka_unit_test_setup_teardown(root_int64_array_round_trips, setup, teardown),
         cmocka_unit_test_setup_teardown(existing_group_error_says_why, setup, teardown),
         cmocka_unit_test_setup_teardown(root_keeps_table_order_and_columns_are_fixed_size, setup,
                                         teardown),
