@@ -47,10 +47,10 @@ typedef struct h5_table h5_table;
  * write). NULL on a malformed path (empty, empty or "."/".." component) or out of memory. */
 h5_table *h5_table_new(const char *path, size_t rows);
 
-/* Each copies `rows` values (rows x width for _2d). A column name is non-empty, has no '/' or '.',
- * is unique in the table and is none of the scale names "row", "axis", "axis_*". The string
- * columns copy the strings; a NULL entry is stored as "". Nonzero on a bad name, width 0 or out
- * of memory (the table is unchanged then). */
+/* Each copies `rows` values (rows x width for _2d). A column name is non-empty, has no '/', is
+ * not ".", is unique in the table and is none of the scale names "row", "axis", "axis_*". The
+ * string columns copy the strings; a NULL entry is stored as "". Nonzero on a bad name, width 0
+ * or out of memory (the table is unchanged then). */
 int h5_table_f64(h5_table *t, const char *col, const double *v);
 int h5_table_i64(h5_table *t, const char *col, const int64_t *v);
 int h5_table_bool(h5_table *t, const char *col, const bool *v);
