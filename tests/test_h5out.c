@@ -21,6 +21,7 @@
 
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <zlib.h>
 
 #include "h5chunks.h"
 #include "h5out.h"
@@ -389,6 +390,47 @@ static void many_chunks_round_trip(void **state)
     free(x), free(xy), free(back), free(k), free(kb), free(b), free(bb);
 }
 
+/* A partial last chunk is stored zero-padded, as HDF5 pads edge chunks, whatever its buffer held
+ * before: with more chunks than buffers in flight (4 per thread: 33 chunks cover up to 8 threads)
+ * the last chunk's buffer held a full chunk of ones. The last chunk read raw, its checksum
+ * dropped, inflated: the shuffled bytes of its 16384 - 7 padding doubles are all zero. */
+static void last_chunk_padded_with_zeros(void **state)
+{
+    fixture *f = *state;
+    enum { PER_CHUNK = 16384, TAIL = 7, FULL = 33, N = FULL * PER_CHUNK + TAIL };
+    double *x = malloc(N * sizeof *x);
+    uint8_t *plain = malloc(PER_CHUNK * sizeof *x), *raw = NULL;
+    assert_true(x && plain);
+    for (size_t i = 0; i < N; i++)
+        x[i] = 1.0;
+    h5_table *t = h5_table_new("big", N);
+    assert_non_null(t);
+    assert_int_equal(h5_table_f64_view(t, "x", x), 0);
+    char err[256] = "";
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_equal(h5_out_write_table(o, t), 0);
+    h5_table_free(t);
+    assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
+    hid_t file = open_results(f->path), d = H5Dopen2(file, "big/x", H5P_DEFAULT);
+    hsize_t offset[2] = {(hsize_t)FULL * PER_CHUNK, 0}, size = 0;
+    uint32_t mask = 1;
+    assert_true(H5Dget_chunk_storage_size(d, offset, &size) >= 0 && size > 4);
+    assert_non_null(raw = malloc(size));
+    assert_true(H5Dread_chunk(d, H5P_DEFAULT, offset, &mask, raw) >= 0);
+    assert_int_equal(mask, 0); /* every filter applied */
+    uLongf len = PER_CHUNK * sizeof *x;
+    assert_int_equal(uncompress(plain, &len, raw, (uLong)size - 4), Z_OK);
+    assert_int_equal(len, PER_CHUNK * sizeof *x);
+    for (size_t j = 0; j < sizeof *x; j++) /* byte j of element i sits at j * PER_CHUNK + i */
+        for (size_t i = TAIL; i < PER_CHUNK; i++)
+            if (plain[j * PER_CHUNK + i])
+                fail_msg("padding element %zu byte %zu is %u, not 0", i, j, plain[j * PER_CHUNK + i]);
+    H5Dclose(d);
+    H5Fclose(file);
+    free(x), free(plain), free(raw);
+}
+
 /* h5_fletcher32 computes what HDF5's own fletcher32 filter stores: a chunk written by HDF5
  * (H5Dwrite, fletcher32 only, so the stored bytes are the data and the checksum), for even and
  * odd lengths. */
@@ -397,13 +439,17 @@ static void fletcher32_is_hdf5s(void **state)
     fixture *f = *state;
     hid_t file = H5Fcreate(f->path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     assert_true(file >= 0);
-    const size_t lengths[] = {1, 7, 720, 721, 5000};
+    const size_t lengths[] = {1, 7, 720, 721, 5000, 5000, 5001, 6};
+    const uint8_t sixth[6] = {0xff, 0xff, 0xff, 0xff, 0x00, 0x01};
     for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
         hsize_t n = lengths[l];
         uint8_t *data = malloc(n), *raw = malloc(n + 4);
         assert_true(data && raw);
+        /* then two all 0xff: the largest sums, which overflow 32 bits unless folded every 360
+         * words; last, words summing to 0x1ffff: folded once 0x10000, which only a second fold
+         * brings to 16 bits (1) */
         for (size_t i = 0; i < n; i++)
-            data[i] = (uint8_t)(i * 37 + 11 + (i >> 8));
+            data[i] = l == 7 ? sixth[i] : l >= 5 ? 0xff : (uint8_t)(i * 37 + 11 + (i >> 8));
         hid_t space = H5Screate_simple(1, &n, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
         assert_true(H5Pset_chunk(dcpl, 1, &n) >= 0 && H5Pset_fletcher32(dcpl) >= 0);
         char name[16];
@@ -998,6 +1044,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(many_chunks_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(fletcher32_is_hdf5s, setup, teardown),
+        cmocka_unit_test_setup_teardown(last_chunk_padded_with_zeros, setup, teardown),
         cmocka_unit_test_setup_teardown(open_fails_in_missing_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(commit_replaces_existing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(commit_replaces_symlink_not_its_target, setup, teardown),
