@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -998,6 +1000,167 @@ static void cleanup_removes_only_stale_temporaries(void **state)
     assert_int_equal(h5_out_cleanup_stale(missing), -1);
 }
 
+/* The committed file has the mode creat(path, 0666) would give it under the caller's umask, not
+ * mkstemp's 0600: 0666 & ~umask, by hand for each mask. */
+static void commit_mode_follows_umask(void **state)
+{
+    fixture *f = *state;
+    const struct {
+        mode_t mask, mode;
+    } cases[] = {{0, 0666}, {002, 0664}, {027, 0640}, {077, 0600}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char err[256];
+        h5_out *o;
+        mode_t old_mask = umask(cases[i].mask);
+        int rc = h5_out_open(&o, f->path, err, sizeof err);
+        if (!rc)
+            rc = h5_out_commit(o, err, sizeof err);
+        umask(old_mask);
+        assert_int_equal(rc, 0);
+        struct stat st;
+        assert_int_equal(stat(f->path, &st), 0);
+        if ((st.st_mode & 0777) != cases[i].mode)
+            fail_msg("umask %03o: mode %03o, expected %03o", (unsigned)cases[i].mask,
+                     (unsigned)(st.st_mode & 0777), (unsigned)cases[i].mode);
+    }
+}
+
+/* The name of the one temporary in dir (".r.h5.tmp.XXXXXX"), into path. */
+static void temporary_in(const char *dir, char *path, size_t len)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int found = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (!strncmp(e->d_name, ".r.h5.tmp.", 10) && ++found)
+            snprintf(path, len, "%s/%s", dir, e->d_name);
+    closedir(d);
+    assert_int_equal(found, 1);
+}
+
+/* Whether another process can take a lock of this type over [start, start + len) of path. */
+static bool lockable_elsewhere(const char *path, short type, off_t start, off_t len)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(path, type == F_WRLCK ? O_RDWR : O_RDONLY);
+        struct flock lk = {.l_type = type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
+        _exit(fd >= 0 && fcntl(fd, F_SETLK, &lk) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status) == 0;
+}
+
+/* A live run's temporary is locked far beyond any data it will hold: MPI-IO's blocking locks on
+ * the ranges it writes (here the first TiB) must not meet it, while the stale test's read lock
+ * over the whole file must. */
+static void live_lock_spares_the_data_ranges(void **state)
+{
+    fixture *f = *state;
+    char err[256], tmp[256];
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    temporary_in(f->dir, tmp, sizeof tmp);
+    assert_true(lockable_elsewhere(tmp, F_WRLCK, 0, (off_t)1 << 40));
+    assert_false(lockable_elsewhere(tmp, F_RDLCK, 0, 0));
+    h5_out_abort(o);
+    assert_int_equal(count_entries(f->dir), 0);
+}
+
+/* A commit whose rename fails (the target became a directory while the run wrote) reports it in
+ * one line naming the file and the system's reason, and leaves no temporary behind. */
+static void failed_rename_leaves_no_temporary(void **state)
+{
+    fixture *f = *state;
+    char err[256] = "";
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
+    assert_int_equal(mkdir(f->path, 0700), 0);
+    assert_int_not_equal(h5_out_commit(o, err, sizeof err), 0);
+    if (!strstr(err, f->path) || !strstr(err, strerror(EISDIR)) || strchr(err, '\n'))
+        fail_msg("error '%s' should name %s and '%s' in one line", err, f->path, strerror(EISDIR));
+    assert_int_equal(count_entries(f->dir), 1); /* the directory alone */
+    assert_int_equal(rmdir(f->path), 0);
+}
+
+/* Names that only look like a stale temporary of r.h5 stay: no leading dot, another output's
+ * (r.h6), a FIFO, and (as root, who can give it away) a file of another user. */
+static void cleanup_keeps_lookalikes(void **state)
+{
+    fixture *f = *state;
+    const char *names[] = {"Xr.h5.tmp.AbC123", ".r.h6.tmp.AbC123", ".r.h5.tmp.Fifo12",
+                           ".r.h5.tmp.Other1"};
+    char path[192];
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", f->dir, names[i]);
+        if (i == 2)
+            assert_int_equal(mkfifo(path, 0600), 0);
+        else
+            write_text(path, "x");
+    }
+    snprintf(path, sizeof path, "%s/%s", f->dir, names[3]);
+    bool root = geteuid() == 0;
+    if (root)
+        assert_int_equal(chown(path, 4242, 4242), 0);
+    else
+        unlink(path);
+    assert_int_equal(h5_out_cleanup_stale(f->path), 0);
+    assert_int_equal(count_entries(f->dir), root ? 4 : 3);
+}
+
+/* fsync, wrapped at link time (tests/meson.build): fails with EIO, as a disk's write error
+ * surfaces there, on a regular file or on a directory as sync_fails says. */
+static enum { SYNC_WORKS, FILE_SYNC_FAILS, DIR_SYNC_FAILS } sync_fails;
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
+int __wrap_fsync(int fd)
+{
+    struct stat st;
+    if (sync_fails != SYNC_WORKS && fstat(fd, &st) == 0 &&
+        S_ISDIR(st.st_mode) == (sync_fails == DIR_SYNC_FAILS)) {
+        errno = EIO;
+        return -1;
+    }
+    return __real_fsync(fd);
+}
+
+/* Commits one results file with fsync failing as `how` says; its return value, err filled. */
+static int commit_with_sync(const fixture *f, int how, char *err, size_t errlen)
+{
+    h5_out *o;
+    assert_int_equal(h5_out_open(&o, f->path, err, errlen), 0);
+    assert_int_equal(h5_out_attr_i64(o, "threads", 1), 0);
+    sync_fails = how;
+    int rc = h5_out_commit(o, err, errlen);
+    sync_fails = SYNC_WORKS;
+    return rc;
+}
+
+/* A temporary that cannot be synced is not renamed into place: the commit fails in one line
+ * naming the file and the system's reason, the old file stays, no temporary is left. A directory
+ * that cannot be synced after the rename: the new file is in place, the commit still fails,
+ * saying so. */
+static void failed_sync_is_reported(void **state)
+{
+    fixture *f = *state;
+    write_text(f->path, "old");
+    char err[512] = "";
+    assert_int_not_equal(commit_with_sync(f, FILE_SYNC_FAILS, err, sizeof err), 0);
+    if (!strstr(err, f->path) || !strstr(err, strerror(EIO)) || strchr(err, '\n'))
+        fail_msg("error '%s' should name %s and '%s' in one line", err, f->path, strerror(EIO));
+    assert_text(f->path, "old");
+    assert_int_equal(count_entries(f->dir), 1);
+    err[0] = '\0';
+    assert_int_not_equal(commit_with_sync(f, DIR_SYNC_FAILS, err, sizeof err), 0);
+    if (!strstr(err, "syncing directory") || !strstr(err, strerror(EIO)) || strchr(err, '\n'))
+        fail_msg("error '%s' should say the directory's sync failed, in one line", err);
+    assert_true(H5Fis_hdf5(f->path) > 0);
+    assert_int_equal(count_entries(f->dir), 1);
+}
+
 /* No path, or one that names a directory by its form (nothing of it need exist): refused in
  * one line, no file opened. */
 static void refuses_a_path_that_is_no_file_name(void **state)
@@ -1049,6 +1212,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(commit_replaces_existing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(commit_replaces_symlink_not_its_target, setup, teardown),
         cmocka_unit_test_setup_teardown(cleanup_removes_only_stale_temporaries, setup, teardown),
+        cmocka_unit_test_setup_teardown(commit_mode_follows_umask, setup, teardown),
+        cmocka_unit_test_setup_teardown(live_lock_spares_the_data_ranges, setup, teardown),
+        cmocka_unit_test_setup_teardown(failed_rename_leaves_no_temporary, setup, teardown),
+        cmocka_unit_test_setup_teardown(cleanup_keeps_lookalikes, setup, teardown),
+        cmocka_unit_test_setup_teardown(failed_sync_is_reported, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
