@@ -3278,6 +3278,111 @@ static void test_summary_damaged_points(void **state)
     proc_free(&p);
 }
 
+/* Replaces /points/NAME of results file path by a new 1-D dataset of n elements of type t (data
+ * may be NULL: the fill value). */
+static void replace_column(const char *path, const char *name, hid_t t, size_t n, const void *data)
+{
+    hid_t h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(h >= 0 && H5Ldelete(h, name, H5P_DEFAULT) >= 0);
+    hsize_t dims[1] = {n};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t d = H5Dcreate2(h, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(d >= 0);
+    if (data)
+        assert_true(H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+    H5Dclose(d), H5Sclose(space), H5Fclose(h);
+}
+
+/* `oscbench summary R.h5 --format json` (README: the list per_dt of objects, each with
+ * lanes_match), `--format text` (the default's bytes), and a file whose methods did not run the
+ * same lanes at one dt (one drag changed by hand): that dt has lanes_match false and an empty
+ * common set, the text says so. Then /points columns that cannot be read as the others: a dt
+ * column one row short, a mass column of text: exit 2, one line naming the column. Rows of
+ * st.yaml: method, then dt, then lane; every lane is stable, so the worst error (|drift|) of a
+ * (dt, method) is the largest max_error (max_abs_drift) of its two rows, from /points. */
+static void test_summary_json_and_foreign_lanes(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "st.yaml", "name: st\nmethods: [euler, rk4]\nstiffness: [1, 4]\n"
+                                  "dt: [0.1, 0.05]\nsteps: 10\n");
+    proc p = run_in(f->dir, "run", "st.yaml", "-q", "-o", "r.h5", NULL);
+    if (p.code != 0)
+        fail_msg("run: exit %d: %s", p.code, p.err);
+    proc_free(&p);
+    hid_t h = open_h5(f->dir, "r.h5");
+    const size_t rows = table_rows(h, "/points");
+    assert_int_equal(rows, 8);
+    double *err = read_f64(h, "/points/max_error", rows), *drag = read_f64(h, "/points/drag", rows);
+    double *dt = read_f64(h, "/points/dt", rows);
+    double *drift = read_f64(h, "/points/max_abs_drift", rows);
+    H5Fclose(h);
+    p = run_in(f->dir, "summary", "r.h5", "--format", "json", NULL);
+    assert_int_equal(p.code, 0);
+    assert_true(starts_with(p.out, "{\"per_dt\": [\n  {\"dt\": 0.10000000000000001, "));
+    const char *methods[] = {"euler", "rk4"};
+    for (size_t d = 0; d < 2; d++)
+        for (size_t m = 0; m < 2; m++) {
+            size_t r = (m * 2 + d) * 2;
+            char want[256];
+            fmt(want, sizeof want, "\"method\": \"%s\", \"lanes\": 2, \"stable\": 2, "
+                "\"stable_share\": 1, \"common_lanes\": 2, \"lanes_match\": true, "
+                "\"worst_error_common\": %.17g, \"worst_abs_drift_common\": %.17g}", methods[m],
+                fmax(err[r], err[r + 1]), fmax(drift[r], drift[r + 1]));
+            if (!strstr(p.out, want))
+                fail_msg("no '%s' in:\n%s", want, p.out);
+        }
+    proc_free(&p);
+    p = run_in(f->dir, "summary", "r.h5", NULL);
+    assert_int_equal(p.code, 0);
+    char *text = strdup(p.out);
+    assert_non_null(text);
+    proc_free(&p);
+    p = run_in(f->dir, "summary", "r.h5", "--format", "text", NULL);
+    assert_int_equal(p.code, 0);
+    assert_string_equal(p.out, text);
+    free(text);
+    proc_free(&p);
+
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/r.h5", f->dir);
+    drag[4] += 0.5; /* rk4's first lane at dt 0.1 is no longer euler's */
+    replace_column(path, "/points/drag", H5T_NATIVE_DOUBLE, rows, drag);
+    p = run_in(f->dir, "summary", "r.h5", "--format", "json", NULL);
+    assert_int_equal(p.code, 0);
+    for (size_t m = 0; m < 2; m++) {
+        char want[256];
+        fmt(want, sizeof want, "\"method\": \"%s\", \"lanes\": 2, \"stable\": 2, "
+            "\"stable_share\": 1, \"common_lanes\": 0, \"lanes_match\": false, "
+            "\"worst_error_common\": null, \"worst_abs_drift_common\": null}", methods[m]);
+        if (!strstr(p.out, want))
+            fail_msg("no '%s' in:\n%s", want, p.out);
+    }
+    proc_free(&p);
+    p = run_in(f->dir, "summary", "r.h5", NULL);
+    assert_int_equal(p.code, 0);
+    assert_non_null(strstr(p.out, "methods ran different lanes: no common set"));
+    proc_free(&p);
+
+    replace_column(path, "/points/dt", H5T_NATIVE_DOUBLE, rows - 1, dt);
+    p = run_in(f->dir, "summary", "r.h5", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: not a column of /points\n");
+    assert_string_equal(p.out, "");
+    proc_free(&p);
+    replace_column(path, "/points/dt", H5T_NATIVE_DOUBLE, rows, dt);
+    hid_t text_type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(text_type, 8);
+    replace_column(path, "/points/mass", text_type, rows, NULL);
+    H5Tclose(text_type);
+    p = run_in(f->dir, "summary", "r.h5", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench summary: r.h5: /points/mass: unreadable (of another "
+                               "type?)\n");
+    assert_string_equal(p.out, "");
+    proc_free(&p);
+    free(err), free(drag), free(dt), free(drift);
+}
+
 /* A results file summary cannot open is bad input, named with the system's reason: missing
  * (ENOENT), under a regular file (ENOTDIR), a directory (EISDIR: it used to be "cannot open as
  * an HDF5 file"), and unreadable (EACCES; root reads it anyway, so only when not root). */
@@ -4413,6 +4518,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_unopenable_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_damaged_points, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_json_and_foreign_lanes, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_run_output_path_too_long, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_paths_keep_the_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
