@@ -433,6 +433,22 @@ static void errors_beyond_the_cap_counted(void **state)
     }
 }
 
+/* Exactly one error beyond the 20 shown is "1 more error", singular (README: "N more errors
+ * not shown"). */
+static void one_more_error_is_singular(void **state)
+{
+    (void)state;
+    char text[1024] = "stiffness: 1\ndt: 0.1\nsteps: 1\n";
+    for (int i = 0; i < CONFIG_MAX_ERRORS + 1; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "bad%d: 1\n", i);
+    static char buf[CONFIG_ERRORS_BYTES];
+    osc_config cfg;
+    assert_int_equal(config_load_text("many.yaml", text, strlen(text), &cfg, buf, sizeof buf), 2);
+    const char *last = after_lines(buf, CONFIG_MAX_ERRORS);
+    if (!last || strcmp(last, "many.yaml: 1 more error not shown") != 0)
+        fail_msg("after %d lines, got '%.200s'", CONFIG_MAX_ERRORS, last ? last : "(nothing)");
+}
+
 static void method_typos_get_did_you_mean(void **state)
 {
     (void)state;
@@ -944,6 +960,44 @@ static void overflow_and_garbage(void **state)
     expect_error("stiffness: 1\ndt: 1e\nsteps: 3\n", ":2:5: dt: expected a number");
     expect_error("stiffness: 1\ndt: .\nsteps: 3\n", ":2:5: dt: expected a number");
     expect_error("stiffness: 1\ndt: 0.1\nsteps: 1e300\n", ":3:8: steps: expected a whole number");
+}
+
+/* -0 in the config reads as +0: k = -0 would give omega0 = sqrt(-0) = -0 (IEEE 754) and
+ * zeta = c / (2 sqrt(k m)) = -inf for c > 0, and "-0" in the results file. */
+static void minus_zero_reads_as_zero(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    if (load_text("stiffness: -0\ndrag: [-0.0, 1]\ngravity: -0e5\nx0: -0/3\nv0: -.0\n"
+                  "dt: 0.1\nsteps: 1\n", &cfg))
+        fail_msg("%s", err);
+    double got[] = {cfg.stiffness.values[0], cfg.drag.values[0], cfg.gravity, cfg.x0[0],
+                    cfg.v0[0]};
+    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
+        if (got[i] != 0 || signbit(got[i]))
+            fail_msg("value %zu read as %g (sign bit %d), wanted +0", i, got[i],
+                     signbit(got[i]) != 0);
+    config_free(&cfg);
+}
+
+/* The cap is "at most 16 MiB" (README): a config of exactly CONFIG_MAX_BYTES bytes loads. */
+static void file_of_the_cap_loads(void **state)
+{
+    (void)state;
+    size_t len = CONFIG_MAX_BYTES;
+    char *text = malloc(len);
+    assert_non_null(text);
+    size_t head = strlen(base);
+    memcpy(text, base, head);
+    text[head] = '#'; /* the rest one comment line */
+    memset(text + head + 1, 'x', len - head - 2);
+    text[len - 1] = '\n';
+    osc_config cfg;
+    int rc = load_bytes(text, len, &cfg);
+    free(text);
+    if (rc)
+        fail_msg("a file of %zu bytes refused: %s", len, err);
+    config_free(&cfg);
 }
 
 static void bad_choices(void **state)
@@ -1597,6 +1651,34 @@ static void long_paths_keep_the_location(void **state)
     }
 }
 
+/* An error line of L bytes in a buffer of errlen: whole while L < errlen; from errlen = L down,
+ * the path loses its middle and the line keeps its start (tmpdir) and its whole tail, at most
+ * errlen - 1 bytes. errlen = L is the boundary: the whole path needs one byte more than there
+ * is. */
+static void error_line_at_the_buffer_boundary(void **state)
+{
+    (void)state;
+    const char *tail = ":4:1: dtt: unknown key (did you mean 'dt'?)";
+    char text[512], small[400];
+    snprintf(text, sizeof text, "%sdtt: 1\n", base);
+    write_bytes(cfgpath, text, strlen(text));
+    char *path = long_path(300, "c.yaml");
+    size_t whole = strlen(path) + strlen(tail);
+    osc_config cfg;
+    for (size_t errlen = whole - 3; errlen <= whole + 1; errlen++) {
+        assert_true(errlen <= sizeof small);
+        assert_int_equal(config_load(path, &cfg, small, errlen), 2);
+        size_t n = strlen(small);
+        bool fits = errlen > whole;
+        bool ok = fits ? n == whole && strncmp(small, path, strlen(path)) == 0
+                       : n < errlen && strncmp(small, tmpdir, strlen(tmpdir)) == 0 &&
+                             strstr(small, "...") != NULL;
+        if (!ok || n < strlen(tail) || strcmp(small + n - strlen(tail), tail) != 0)
+            fail_msg("line of %zu bytes in %zu: '%s'", whole, errlen, small);
+    }
+    free(path);
+}
+
 /* An include names a regular file: a FIFO (which would block) or a directory is refused, and
  * the path is relative to the including config's directory. */
 static void includes_are_regular_files(void **state)
@@ -1757,6 +1839,10 @@ int main(void)
         cmocka_unit_test(include_limits),
         cmocka_unit_test(family_slots_exhausted),
         cmocka_unit_test(config_check_knows_included_lines),
+        cmocka_unit_test(one_more_error_is_singular),
+        cmocka_unit_test(minus_zero_reads_as_zero),
+        cmocka_unit_test(file_of_the_cap_loads),
+        cmocka_unit_test(error_line_at_the_buffer_boundary),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
