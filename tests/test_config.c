@@ -459,6 +459,9 @@ static void method_typos_get_did_you_mean(void **state)
     /* nothing near: the list of valid names */
     expect_error_extra("methods: leapfrogging\n",
                        ":4:10: methods: unknown method 'leapfrogging' (valid: euler,");
+    /* two edits away (a transposition) still gets its suggestion */
+    expect_error_extra("methods: vrelet\n",
+                       ":4:10: methods: unknown method 'vrelet' (did you mean 'verlet'?)");
     /* a prefix of several names suggests none */
     expect_error_extra("methods: ve\n", ":4:10: methods: unknown method 've' (valid:");
 }
@@ -1241,6 +1244,26 @@ static const struct {
      "missing: the built-in method to compose"},
     {"{name: m, family: composition, order: 2, base: [verlet], weights: [1]}", "[verlet]", "base",
      "expected a method name (valid: "},
+    /* too few weights: b = (1, 0) would sum to 1 and pass */
+    {"{name: m, family: rk, order: 1, a: [[0], [1]], b: [1]}", "[1]}", "b",
+     "1 weights for 2 stages (a has 2 rows)"},
+    /* row 2 of a sums to 0.5 (its column 2 to 0) */
+    {"{name: m, family: rk, order: 1, a: [[0], [0.5, 0]], b: [0, 1], c: [0, 1]}", "1]}", "c",
+     "c is not the row sum of a: c of stage 2 is 1, the sum of a's row 2 is 0.5"},
+    /* a row of a missing: it would be a row of zeros */
+    {"{name: m, family: rkn, order: 2, abar: [[0], [0.5]], a: [[0]], bbar: [0.5, 0],"
+     " b: [0.5, 0.5]}", "[[0]], bbar", "a", "1 rows, but abar has 2 (one row per stage in each)"},
+    {"{name: m, family: composition, order: 1, base: verlet, weights: [1], symmetric: 'true'}",
+     "'true'", "symmetric", "expected true or false"},
+    {"{name: m, family: composition, order: 2, base: stormer, weights: [1]}", "stormer,", "base",
+     "'stormer' cannot be composed: its state is not (x, v)"},
+    /* mirrored: 0.5, 0.5, 0.5, three substeps summing to 1.5 */
+    {"{name: m, family: composition, order: 1, base: verlet, symmetric: true, weights: [0.5, 0.5]}",
+     "[0.5", "weights",
+     "the weights of the substeps do not sum to 1: the 3 substeps' weights sum to 1.5 (symmetric"},
+    /* README: a non-positive declared order is an error */
+    {"{name: m, family: rk, order: 0, a: [[0]], b: [1]}", "0, a", "order",
+     "expected a whole number from 1 to 32"},
 };
 
 static void definition_shape_errors(void **state)
@@ -1368,6 +1391,13 @@ static void definition_family_and_name_errors(void **state)
     expect_definition_error(def, name, "name",
                             "64 characters, at most 63: "
                             "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'");
+    /* README: a name that clashes with another definition's */
+    char text[512], where[512];
+    const char *q = "{name: q, family: rk, order: 1, a: [[0]], b: [1]}";
+    snprintf(text, sizeof text, "%smethods:\n  - %s\n  - %s\n", base, q, q);
+    snprintf(where, sizeof where, ":6:12: methods[1].name: 'q' is defined twice (first at %s:5)",
+             cfgpath);
+    expect_error(text, where);
 }
 
 /* A composition's orders with and without drag follow its base's: Yoshida's triple jump over
@@ -1401,6 +1431,37 @@ static void composition_orders_follow_the_base(void **state)
         assert_int_equal(um->linear_order_undamped, want[i].undamped);
         config_free(&cfg);
     }
+}
+
+/* Orders of definitions whose orders differ, derived by hand. rk: a = [[0], [1], [0, 1]],
+ * b = (1/2, 1/3, 1/6), c = (0, 1, 1): sum b = 1, b.c = 1/2, but b.c^2 = 1/2 != 1/3, so its
+ * coefficient order is 2; R(z) = 1 + z + (b.c) z^2 + (b.Ac) z^3 with b.Ac = 1/6 matches exp(z)
+ * to z^3 (the z^4 term is 0, not 1/24): linear order 3. rkn (2 stages, c2 = 2/3, b = (1/4, 3/4),
+ * abar21 = 2/9, bbar = (1/4, 1/4)): without drag b.c = 1/2, b.c^2 = 1/3, b.abar1 = 1/6,
+ * bbar.c = 1/6 (order 3; b.c^3 = 2/9 != 1/4); with drag v''' holds f_v f_v f, whose weight
+ * b.(a c) = 0 is not 1/6: order 2. */
+static void definition_orders_by_hand(void **state)
+{
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%smethods:\n"
+             "  - {name: r, family: rk, order: 2, a: [[0], [1], [0, 1]], b: [1/2, 1/3, 1/6]}\n"
+             "  - {name: n, family: rkn, order: 2, abar: [[0], [2/9]], a: [[0], [2/3]],\n"
+             "     bbar: [1/4, 1/4], b: [1/4, 3/4]}\n", base);
+    osc_config cfg;
+    if (load_text(text, &cfg) != 0)
+        fail_msg("%s", err);
+    const config_user_method *rk = config_user_method_of(&cfg, cfg.methods[0]);
+    const config_user_method *rkn = config_user_method_of(&cfg, cfg.methods[1]);
+    assert_non_null(rk), assert_non_null(rkn);
+    assert_int_equal(rk->coefficient_order, 2);
+    assert_int_equal(rk->coefficient_order_undamped, 2);
+    assert_int_equal(rk->linear_order, 3);
+    assert_int_equal(rk->linear_order_undamped, 3);
+    assert_int_equal(rkn->coefficient_order, 2);
+    assert_int_equal(rkn->coefficient_order_undamped, 3);
+    config_free(&cfg);
 }
 
 /* Every slot a config takes is given back by config_free, and by a load that fails: else the
@@ -1843,6 +1904,7 @@ int main(void)
         cmocka_unit_test(minus_zero_reads_as_zero),
         cmocka_unit_test(file_of_the_cap_loads),
         cmocka_unit_test(error_line_at_the_buffer_boundary),
+        cmocka_unit_test(definition_orders_by_hand),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
