@@ -29,6 +29,8 @@
  * after scribbling a directory's mode into *st, as nothing forbids a failed call to do; the
  * loader must report the failure and never read st. */
 static bool fstat_fails;
+/* when set, fstat succeeds but says size 0: a file that grows after it was looked at */
+static bool fstat_says_empty;
 int __real_fstat(int fd, struct stat *st);
 int __real_fstat64(int fd, struct stat *st);
 int __wrap_fstat(int fd, struct stat *st);
@@ -39,13 +41,19 @@ static int failing_fstat(struct stat *st)
     errno = EIO;
     return -1;
 }
+static int sized(int rc, struct stat *st)
+{
+    if (rc == 0 && fstat_says_empty)
+        st->st_size = 0;
+    return rc;
+}
 int __wrap_fstat(int fd, struct stat *st)
 {
-    return fstat_fails ? failing_fstat(st) : __real_fstat(fd, st);
+    return fstat_fails ? failing_fstat(st) : sized(__real_fstat(fd, st), st);
 }
 int __wrap_fstat64(int fd, struct stat *st)
 {
-    return fstat_fails ? failing_fstat(st) : __real_fstat64(fd, st);
+    return fstat_fails ? failing_fstat(st) : sized(__real_fstat64(fd, st), st);
 }
 
 static char tmpdir[] = "/tmp/oscbench-config-XXXXXX";
@@ -1190,6 +1198,29 @@ static void failed_fstat_reports_its_error(void **state)
     fstat_fails = false;
 }
 
+/* An include that outgrows the cap after fstat saw it small (a file being written) is refused
+ * like one that was large from the start; it was freed twice (abort). */
+static void include_growing_past_the_cap(void **state)
+{
+    (void)state;
+    char inc[300], text[512];
+    snprintf(inc, sizeof inc, "%s/m.yaml", tmpdir);
+    FILE *f = fopen(inc, "wb");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)CONFIG_MAX_BYTES + 1), 0); /* sparse */
+    fclose(f);
+    snprintf(text, sizeof text, "%smethods: [include: m.yaml]\n", base);
+    fstat_says_empty = true;
+    osc_config cfg;
+    int rc = load_text(text, &cfg);
+    fstat_says_empty = false;
+    assert_int_equal(rc, 2);
+    char want[800];
+    snprintf(want, sizeof want, "%s: larger than 16 MiB (included from %s:4:20)", inc, cfgpath);
+    assert_string_equal(err, want);
+    unlink(inc);
+}
+
 /* ---- methods defined by their coefficients ---------------------------------------------------- */
 
 /* base, then `count` one-stage definitions (explicit Euler as a tableau) named e0, e1, ... */
@@ -1844,6 +1875,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(minimal_config_gets_defaults),
         cmocka_unit_test(failed_fstat_reports_its_error),
+        cmocka_unit_test(include_growing_past_the_cap),
         cmocka_unit_test(full_config_loads_every_key),
         cmocka_unit_test(range_of_one_is_from_and_scalar_methods_work),
         cmocka_unit_test(default_name_is_sanitized_stem),

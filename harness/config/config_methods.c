@@ -726,8 +726,9 @@ static int read_include(const ctx *c, char **out, size_t *len)
     if (!e)
         e = cfg_read_capped(fd, (size_t)st.st_size, out, len);
     close(fd);
-    if (!e && *len > CONFIG_MAX_BYTES) {
+    if (!e && *len > CONFIG_MAX_BYTES) { /* grown since fstat: the caller frees *out too */
         free(*out);
+        *out = NULL;
         e = EFBIG;
     }
     if (e == EINVAL)
