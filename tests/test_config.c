@@ -1409,6 +1409,9 @@ static void definition_family_and_name_errors(void **state)
                             "family", "expected a family name, not a list (valid: " FAMILIES ")");
     expect_definition_error("{name: m, family: butcher, order: 1, a: [[0]], b: [1]}", "butcher",
                             "family", "unknown family 'butcher' (valid: " FAMILIES ")");
+    expect_definition_error("{name: m, family: compostiion, order: 1, a: [[0]], b: [1]}",
+                            "compostiion", "family",
+                            "unknown family 'compostiion' (did you mean 'composition'?)");
     expect_definition_error("{name: {m: 1}, family: rk, order: 1, a: [[0]], b: [1]}", "{m:",
                             "name", "expected a string, not a mapping");
     expect_definition_error("{name: .m, family: rk, order: 1, a: [[0]], b: [1]}", ".m", "name",
@@ -1475,6 +1478,13 @@ static void definition_orders_by_hand(void **state)
 {
     (void)state;
     char text[1024];
+    /* README: 1 to 8 stages; 8 stages of explicit Euler (b = e1) load */
+    osc_config cfg8;
+    if (load_text("stiffness: 1\ndt: 0.1\nsteps: 1\nmethods:\n  - {name: e8, family: rk, "
+                  "order: 1, a: [[0], [0], [0], [0], [0], [0], [0], [0]], "
+                  "b: [1, 0, 0, 0, 0, 0, 0, 0]}\n", &cfg8) != 0)
+        fail_msg("%s", err);
+    config_free(&cfg8);
     snprintf(text, sizeof text,
              "%smethods:\n"
              "  - {name: r, family: rk, order: 2, a: [[0], [1], [0, 1]], b: [1/2, 1/3, 1/6]}\n"
@@ -1565,6 +1575,9 @@ static void include_limits(void **state)
     write_bytes(inc, "- {include: other.yaml}\n", 24);
     expect_include_error(text, inc, ":1:3: methods[0]: an included file cannot include another",
                          20);
+    write_bytes(inc, "[]\n", 3); /* a list of no definitions: a mistake, not a no-op */
+    expect_include_error(text, inc, ":1:1: expected a list of method definitions (mappings "
+                         "with name, family, order and the family's coefficients)", 20);
     FILE *f = fopen(inc, "wb");
     assert_non_null(f);
     assert_int_equal(ftruncate(fileno(f), (off_t)(16u << 20) + 1), 0); /* sparse */
