@@ -1174,6 +1174,31 @@ static void too_many_nodes(void **state)
     free(text);
 }
 
+/* Exactly CONFIG_MAX_NODES nodes are allowed, one more is not: the root mapping, base's 6
+ * scalars, keys x and y with their lists (4) and N + M items, 11 + N + M nodes in all. */
+static void node_limit_is_inclusive(void **state)
+{
+    (void)state;
+    size_t items = (size_t)CONFIG_MAX_NODES - 11, cap = 2 * items + 64;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (size_t extra = 0; extra < 2; extra++) {
+        size_t n = (size_t)snprintf(text, cap, "%sx: [", base);
+        for (size_t i = 0; i + 1 < items + extra; i++) { /* then one more, the last */
+            if (i == items / 2)
+                n += (size_t)snprintf(text + n, cap - n, "0]\ny: [");
+            else
+                text[n++] = '0', text[n++] = ',';
+        }
+        n += (size_t)snprintf(text + n, cap - n, "0]\n");
+        osc_config cfg;
+        assert_int_equal(config_load_text("n.yaml", text, n, &cfg, err, sizeof err), 2);
+        if ((strstr(err, "too many YAML nodes") != NULL) != (extra == 1))
+            fail_msg("%zu nodes: %.200s", (size_t)CONFIG_MAX_NODES + extra, err);
+    }
+    free(text);
+}
+
 static void random_bytes(void **state)
 {
     (void)state;
@@ -1920,6 +1945,7 @@ int main(void)
         cmocka_unit_test(deep_nesting),
         cmocka_unit_test(huge_sequence),
         cmocka_unit_test(too_many_nodes),
+        cmocka_unit_test(node_limit_is_inclusive),
         cmocka_unit_test(random_bytes),
         cmocka_unit_test(omega0_and_zeta_axes),
         cmocka_unit_test(omega0_and_zeta_errors),
