@@ -1032,8 +1032,10 @@ static void temporary_in(const char *dir, char *path, size_t len)
     assert_non_null(d);
     int found = 0;
     for (struct dirent *e; (e = readdir(d));)
-        if (!strncmp(e->d_name, ".r.h5.tmp.", 10) && ++found)
-            snprintf(path, len, "%s/%s", dir, e->d_name);
+        if (!strncmp(e->d_name, ".r.h5.tmp.", 10) && ++found) {
+            int n = snprintf(path, len, "%s/%s", dir, e->d_name);
+            assert_true(n > 0 && (size_t)n < len);
+        }
     closedir(d);
     assert_int_equal(found, 1);
 }
