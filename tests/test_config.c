@@ -56,6 +56,29 @@ int __wrap_fstat64(int fd, struct stat *st)
     return fstat_fails ? failing_fstat(st) : sized(__real_fstat64(fd, st), st);
 }
 
+/* read, wrapped too: a read of the file read_fails_for names fails with EINVAL, as a read of
+ * /proc/self/pagemap (a regular file to fstat) does for a length it does not take. */
+static const char *read_fails_for;
+ssize_t __real_read(int fd, void *buf, size_t n);
+ssize_t __wrap_read(int fd, void *buf, size_t n);
+static bool fd_names(int fd, const char *path)
+{
+    char link[64], target[512];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t len = readlink(link, target, sizeof target - 1);
+    if (len < 0)
+        return false;
+    target[len] = '\0';
+    return strcmp(target, path) == 0;
+}
+ssize_t __wrap_read(int fd, void *buf, size_t n)
+{
+    if (!read_fails_for || !fd_names(fd, read_fails_for))
+        return __real_read(fd, buf, n);
+    errno = EINVAL;
+    return -1;
+}
+
 static char tmpdir[] = "/tmp/oscbench-config-XXXXXX";
 static char cfgpath[256];
 static char err[16384];
@@ -1246,6 +1269,28 @@ static void include_growing_past_the_cap(void **state)
     unlink(inc);
 }
 
+/* A regular file whose read fails says that its read failed (with the system's reason), not that
+ * it is no regular file: read_include coded both as EINVAL. */
+static void include_read_error_is_a_read_error(void **state)
+{
+    (void)state;
+    char inc[300], text[512];
+    snprintf(inc, sizeof inc, "%s/m.yaml", tmpdir);
+    const char *defs = "- {name: h, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n";
+    write_bytes(inc, defs, strlen(defs));
+    snprintf(text, sizeof text, "%smethods: [include: m.yaml]\n", base);
+    read_fails_for = inc;
+    osc_config cfg;
+    int rc = load_text(text, &cfg);
+    read_fails_for = NULL;
+    unlink(inc);
+    char want[800];
+    snprintf(want, sizeof want, "%s: cannot read: %s (included from %s:4:20)", inc,
+             strerror(EINVAL), cfgpath);
+    if (rc != 2 || strcmp(err, want) != 0)
+        fail_msg("rc %d, error '%s', wanted '%s'", rc, err, want);
+}
+
 /* ---- methods defined by their coefficients ---------------------------------------------------- */
 
 /* base, then `count` one-stage definitions (explicit Euler as a tableau) named e0, e1, ... */
@@ -1914,6 +1959,7 @@ int main(void)
         cmocka_unit_test(minimal_config_gets_defaults),
         cmocka_unit_test(failed_fstat_reports_its_error),
         cmocka_unit_test(include_growing_past_the_cap),
+        cmocka_unit_test(include_read_error_is_a_read_error),
         cmocka_unit_test(full_config_loads_every_key),
         cmocka_unit_test(range_of_one_is_from_and_scalar_methods_work),
         cmocka_unit_test(default_name_is_sanitized_stem),

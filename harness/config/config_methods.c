@@ -720,7 +720,11 @@ static int read_include(const ctx *c, char **out, size_t *len)
     if (fd < 0)
         return cfg_fail_at(c, 0, 0, NULL, "cannot open: %s", strerror(errno));
     struct stat st;
-    int e = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    int e = fstat(fd, &st) != 0 ? errno : 0;
+    if (!e && !S_ISREG(st.st_mode)) {
+        close(fd);
+        return cfg_fail_at(c, 0, 0, NULL, "cannot include: not a regular file");
+    }
     if (!e && st.st_size > (off_t)CONFIG_MAX_BYTES)
         e = EFBIG;
     if (!e)
@@ -731,8 +735,6 @@ static int read_include(const ctx *c, char **out, size_t *len)
         *out = NULL;
         e = EFBIG;
     }
-    if (e == EINVAL)
-        return cfg_fail_at(c, 0, 0, NULL, "cannot include: not a regular file");
     if (e == EFBIG)
         return cfg_fail_at(c, 0, 0, NULL, "larger than %u MiB", CONFIG_MAX_BYTES >> 20);
     return e ? cfg_fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(e)) : 0;
