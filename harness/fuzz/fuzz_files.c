@@ -29,6 +29,24 @@ int fuzz_input_is_split(const char *data, size_t size)
     return separator_at(data, size) < size;
 }
 
+/* Piece i of data (0 the config, then the files in piece_names' order: each up to the next
+ * separator, the last to data's end): 0 if data has no such piece, else 1 with its bytes at
+ * [*offset, *offset + *len). The files written and the lines judged both come from here. */
+static int piece_at(const char *data, size_t size, int i, size_t *offset, size_t *len)
+{
+    size_t at = 0;
+    for (int k = 0; at <= size; k++) {
+        size_t n = k < FUZZ_FILES ? separator_at(data + at, size - at) : size - at;
+        if (k == i) {
+            *offset = at;
+            *len = n;
+            return 1;
+        }
+        at += n + sizeof FUZZ_FILE_SEPARATOR - 1;
+    }
+    return 0;
+}
+
 static void path_in(const fuzz_dir *d, const char *name, char *out, size_t cap)
 {
     snprintf(out, cap, "%s/%s", d->dir, name);
@@ -63,20 +81,16 @@ static int write_file(const char *path, const char *bytes, size_t len)
 
 int fuzz_dir_write(const fuzz_dir *d, const char *data, size_t size, size_t *config_len)
 {
-    size_t sep = sizeof FUZZ_FILE_SEPARATOR - 1, at = 0;
     char path[sizeof d->config];
-    *config_len = separator_at(data, size);
-    for (size_t i = 0; i <= FUZZ_FILES; i++) {
+    size_t at, len;
+    piece_at(data, size, 0, &at, config_len); /* every input has a config, if empty */
+    for (int i = 0; i <= FUZZ_FILES; i++) {
         path_in(d, piece_names[i], path, sizeof path);
-        if (at > size) { /* no such piece: no such file */
+        if (!piece_at(data, size, i, &at, &len)) { /* no such piece: no such file */
             if (unlink(path) != 0 && errno != ENOENT)
                 return -1;
-            continue;
-        }
-        size_t len = i < FUZZ_FILES ? separator_at(data + at, size - at) : size - at;
-        if (write_file(path, data + at, len) != 0)
+        } else if (write_file(path, data + at, len) != 0)
             return -1;
-        at += len + sep;
     }
     return 0;
 }
@@ -85,21 +99,19 @@ int fuzz_dir_write(const fuzz_dir *d, const char *data, size_t size, size_t *con
  * as YAML breaks lines at \n, \r, \r\n and the UTF-8 NEL, LS and PS (bytes 0x85, 0xe2 ...). */
 static long piece_lines(const char *data, size_t size, const char *name)
 {
-    size_t sep = sizeof FUZZ_FILE_SEPARATOR - 1, at = 0;
-    for (size_t i = 0; i <= FUZZ_FILES && at <= size; i++) {
-        size_t len = i < FUZZ_FILES ? separator_at(data + at, size - at) : size - at;
-        if (strcmp(name, piece_names[i]) == 0) {
-            if (len >= 2 && ((unsigned char)data[at] | (unsigned char)data[at + 1]) == 0xff)
-                return LONG_MAX - 1; /* a UTF-16 BOM: its breaks are not these bytes */
-            long lines = 1;
-            for (size_t j = at; j < at + len; j++)
-                lines += data[j] == '\n' || data[j] == '\r' || (unsigned char)data[j] == 0x85 ||
-                         (unsigned char)data[j] == 0xe2;
-            return lines;
-        }
-        at += len + sep;
-    }
-    return 0;
+    int i = 0;
+    while (i <= FUZZ_FILES && strcmp(name, piece_names[i]) != 0)
+        i++;
+    size_t at, len;
+    if (i > FUZZ_FILES || !piece_at(data, size, i, &at, &len))
+        return 0;
+    const unsigned char *p = (const unsigned char *)data + at;
+    if (len >= 2 && (p[0] | p[1]) == 0xff)
+        return LONG_MAX - 1; /* a UTF-16 BOM: its breaks are not these bytes */
+    long lines = 1;
+    for (size_t j = 0; j < len; j++)
+        lines += p[j] == '\n' || p[j] == '\r' || p[j] == 0x85 || p[j] == 0xe2;
+    return lines;
 }
 
 /* The place "DIR/NAME:LINE" at s (s just past "DIR/"): whether LINE is one NAME's piece has. */
