@@ -9,7 +9,6 @@
 #include "exact.h"
 
 #include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
