@@ -146,12 +146,6 @@ static const char *const key_names[K_COUNT] = {
 };
 _Static_assert(K_COUNT == CONFIG_NKEYS, "config_loc table size");
 
-bool cfg_name_char_ok(char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           ch == '.' || ch == '_' || ch == '-' || ch == '+';
-}
-
 /* The file's stem made safe as a name. */
 static char *default_name(const char *path)
 {

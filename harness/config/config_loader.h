@@ -41,9 +41,6 @@ typedef struct loader {
     char defined_at[CONFIG_MAX_USER_METHODS][160]; /* "FILE:LINE" of each definition */
 } loader;
 
-/* config.c: a character a name (of the run or of a method) may hold */
-bool cfg_name_char_ok(char ch);
-
 /* config_methods.c: the methods key, into cfg->methods (and cfg->user_methods) */
 int cfg_load_methods(loader *L);
 

@@ -370,6 +370,13 @@ const char *cfg_shown(const ynode *n, char buf[48])
 
 const char *cfg_kind_name(ykind k) { return k == YN_SEQ ? "a list" : "a mapping"; }
 
+/* A character a name (of the run or of a method) may hold. */
+bool cfg_name_char_ok(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '.' || ch == '_' || ch == '-' || ch == '+';
+}
+
 /* YAML 1.1/1.2 and strtod spellings of NaN and Inf: [+-][.](nan|inf...) in any case. */
 static bool spells_nonfinite(const char *s)
 {

@@ -65,6 +65,7 @@ typedef enum { NUM_ANY, NUM_NONNEG, NUM_POSITIVE } num_rule;
 
 const char *cfg_shown(const ynode *n, char buf[48]);
 const char *cfg_kind_name(ykind k);
+bool cfg_name_char_ok(char ch);
 int cfg_number(const ctx *c, const ynode *n, const char *key, num_rule rule, double *out);
 int cfg_whole(const ctx *c, const ynode *n, const char *key, double lo, double hi, long *out);
 int cfg_one_of(const ctx *c, const ynode *n, const char *key, const char *what,
