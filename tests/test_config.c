@@ -79,6 +79,45 @@ ssize_t __wrap_read(int fd, void *buf, size_t n)
     return -1;
 }
 
+/* osc_method_from_tableau, _rkn and _composition, wrapped too: while library_refuses is set
+ * they return OSC_EINVAL, as for a definition the loader read as valid and the library did
+ * not (no input reaches that today: the loader checks all the library does, first). */
+static bool library_refuses;
+int __real_osc_method_from_tableau(const osc_tableau *t, const char *name, int declared_order,
+                                   osc_method *out);
+int __wrap_osc_method_from_tableau(const osc_tableau *t, const char *name, int declared_order,
+                                   osc_method *out);
+int __real_osc_method_from_rkn(const osc_rkn_tableau *t, const char *name, int declared_order,
+                               osc_method *out);
+int __wrap_osc_method_from_rkn(const osc_rkn_tableau *t, const char *name, int declared_order,
+                               osc_method *out);
+int __real_osc_method_from_composition(const osc_method *base, const double *weights,
+                                       int nweights, bool symmetric, const char *name,
+                                       int declared_order, osc_method *out);
+int __wrap_osc_method_from_composition(const osc_method *base, const double *weights,
+                                       int nweights, bool symmetric, const char *name,
+                                       int declared_order, osc_method *out);
+int __wrap_osc_method_from_tableau(const osc_tableau *t, const char *name, int declared_order,
+                                   osc_method *out)
+{
+    return library_refuses ? OSC_EINVAL
+                           : __real_osc_method_from_tableau(t, name, declared_order, out);
+}
+int __wrap_osc_method_from_rkn(const osc_rkn_tableau *t, const char *name, int declared_order,
+                               osc_method *out)
+{
+    return library_refuses ? OSC_EINVAL : __real_osc_method_from_rkn(t, name, declared_order, out);
+}
+int __wrap_osc_method_from_composition(const osc_method *base, const double *weights,
+                                       int nweights, bool symmetric, const char *name,
+                                       int declared_order, osc_method *out)
+{
+    return library_refuses ? OSC_EINVAL
+                           : __real_osc_method_from_composition(base, weights, nweights,
+                                                                symmetric, name,
+                                                                declared_order, out);
+}
+
 static char tmpdir[] = "/tmp/oscbench-config-XXXXXX";
 static char cfgpath[256];
 static char err[16384];
@@ -1614,7 +1653,10 @@ static void user_method_slots_given_back(void **state)
     osc_tableau one = {.stages = 1, .b = {1}};
     osc_method held;
     assert_int_equal(osc_method_from_tableau(&one, "held", 1, &held), OSC_OK);
-    expect_error(text, ":20:5: methods[15]: no free method slot");
+    static const char says[] = ":20:5: methods[15]: no free method slot: at most 16 methods "
+                               "defined by coefficients per process";
+    expect_error(text, says);
+    assert_string_equal(err + strlen(cfgpath), says);
     euler_definitions(text, sizeof text, CONFIG_MAX_USER_METHODS - 1);
     assert_int_equal(load_text(text, &cfg), 0);
     config_free(&cfg);
@@ -1767,6 +1809,40 @@ static void family_slots_exhausted(void **state)
         assert_int_equal(k == 0 ? osc_rkn_method_release(&held)
                                 : osc_composition_method_release(&held),
                          OSC_OK);
+    }
+}
+
+/* A definition of each family that the library refuses though the loader read it as valid
+ * (library_refuses) is one error at the definition, which names what could not be made; the
+ * same text loads once the library takes it. */
+static void library_refusal_located(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *def, *says;
+    } cases[] = {
+        {"{name: e, family: rk, order: 1, a: [[0]], b: [1]}",
+         ":5:5: methods[0]: cannot make a method of this tableau"},
+        {"{name: e, family: rkn, order: 1, abar: [[0]], a: [[0]], bbar: [0.5], b: [1]}",
+         ":5:5: methods[0]: cannot make a method of this tableau"},
+        {"{name: e, family: composition, order: 1, base: euler, weights: [1]}",
+         ":5:5: methods[0]: cannot make a method of this composition"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%smethods:\n  - %s\n", base, cases[i].def);
+        library_refuses = true;
+        osc_config cfg;
+        int rc = load_text(text, &cfg);
+        library_refuses = false;
+        assert_int_equal(rc, 2);
+        assert_memory_equal(err, cfgpath, strlen(cfgpath));
+        assert_string_equal(err + strlen(cfgpath), cases[i].says);
+        static const osc_config zero;
+        assert_memory_equal(&cfg, &zero, sizeof cfg);
+        if (load_text(text, &cfg) != 0)
+            fail_msg("%s", err);
+        config_free(&cfg);
     }
 }
 
@@ -2016,6 +2092,7 @@ int main(void)
         cmocka_unit_test(definition_family_and_name_errors),
         cmocka_unit_test(include_limits),
         cmocka_unit_test(family_slots_exhausted),
+        cmocka_unit_test(library_refusal_located),
         cmocka_unit_test(config_check_knows_included_lines),
         cmocka_unit_test(one_more_error_is_singular),
         cmocka_unit_test(minus_zero_reads_as_zero),

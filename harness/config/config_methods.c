@@ -117,6 +117,19 @@ static int coefficient_list(const definition *d, const ynode *n, const char *sub
     return bad;
 }
 
+/* What osc_method_from_tableau, _rkn or _composition returned (rc): 0 when it made the
+ * method, else CONFIG_BAD after saying why at the definition: every one of the family's `slots`
+ * (`what`, in the message) is taken, or the library refused this `of` the loader read as valid. */
+static int method_made(const definition *d, int rc, int slots, const char *what, const char *of)
+{
+    if (rc == OSC_ENOMEM)
+        return fail_node(d->c, d->map, d->prefix, "no free method slot: at most %d %s per process",
+                         slots, what);
+    if (rc != OSC_OK)
+        return fail_node(d->c, d->map, d->prefix, "cannot make a method of this %s", of);
+    return 0;
+}
+
 /* ---- family rk: explicit Runge-Kutta by its Butcher tableau ---- */
 
 enum { RK_A, RK_B, RK_C, RK_NKEYS };
@@ -267,12 +280,8 @@ static int define_rk(const definition *d, const ynode *const *v, config_user_met
     if (rk_validate(d, &t, &at))
         return CONFIG_BAD;
     int rc = osc_method_from_tableau(&t, d->name, d->order, &out->method);
-    if (rc == OSC_ENOMEM)
-        return fail_node(d->c, d->map, d->prefix,
-                         "no free method slot: at most %d methods defined by coefficients "
-                         "per process", OSC_TABLEAU_METHOD_SLOTS);
-    if (rc != OSC_OK)
-        return fail_node(d->c, d->map, d->prefix, "cannot make a method of this tableau");
+    if (method_made(d, rc, OSC_TABLEAU_METHOD_SLOTS, "methods defined by coefficients", "tableau"))
+        return CONFIG_BAD;
     out->family = "rk";
     out->release = osc_tableau_method_release;
     out->coefficient_order = out->coefficient_order_undamped = osc_tableau_coefficient_order(&t);
@@ -415,12 +424,8 @@ static int define_rkn(const definition *d, const ynode *const *v, config_user_me
     if (bad || rkn_validate(d, &t, &at))
         return CONFIG_BAD;
     int rc = osc_method_from_rkn(&t, d->name, d->order, &out->method);
-    if (rc == OSC_ENOMEM)
-        return fail_node(d->c, d->map, d->prefix,
-                         "no free method slot: at most %d Runge-Kutta-Nystrom methods per "
-                         "process", OSC_RKN_METHOD_SLOTS);
-    if (rc != OSC_OK)
-        return fail_node(d->c, d->map, d->prefix, "cannot make a method of this tableau");
+    if (method_made(d, rc, OSC_RKN_METHOD_SLOTS, "Runge-Kutta-Nystrom methods", "tableau"))
+        return CONFIG_BAD;
     out->family = "rkn";
     out->release = osc_rkn_method_release;
     /* with drag the force depends on v: the general (velocity-dependent) conditions */
@@ -517,12 +522,8 @@ static int define_composition(const definition *d, const ynode *const *v, config
                          def_key(d, "weights", key), "%s", osc_composition_error_text(e));
     int rc = osc_method_from_composition(base, w, (int)count, symmetric, d->name, d->order,
                                          &out->method);
-    if (rc == OSC_ENOMEM)
-        return fail_node(d->c, d->map, d->prefix,
-                         "no free method slot: at most %d compositions per process",
-                         OSC_COMPOSITION_METHOD_SLOTS);
-    if (rc != OSC_OK)
-        return fail_node(d->c, d->map, d->prefix, "cannot make a method of this composition");
+    if (method_made(d, rc, OSC_COMPOSITION_METHOD_SLOTS, "compositions", "composition"))
+        return CONFIG_BAD;
     out->family = "composition";
     out->release = osc_composition_method_release;
     out->base = base;
