@@ -104,6 +104,13 @@ static hid_t open_results(const char *path)
     return file;
 }
 
+/* Closes a file from open_results; fails the test if anything opened in it is still open. */
+static void close_results(hid_t file)
+{
+    assert_int_equal(H5Fget_obj_count(file, H5F_OBJ_ALL), 1); /* only the file itself */
+    H5Fclose(file);
+}
+
 /* Rank and dims of a dataset, asserted to be rank `rank`. */
 static void assert_dims(hid_t dset, int rank, hsize_t d0, hsize_t d1)
 {
@@ -176,11 +183,6 @@ static void assert_scale_attached(hid_t file, const char *col, const char *scale
     H5Dclose(dset);
 }
 
-static void assert_all_closed(hid_t file)
-{
-    assert_int_equal(H5Fget_obj_count(file, H5F_OBJ_ALL), 1); /* only the file itself */
-}
-
 /* ---- a sample table ---------------------------------------------------------------------------- */
 
 enum { ROWS = 3, WIDTH = 2 };
@@ -243,8 +245,7 @@ static void round_trip_numbers(void **state)
     dset = H5Dopen2(file, "points/dt", H5P_DEFAULT);
     assert_dims(dset, 1, ROWS, 0);
     H5Dclose(dset);
-    assert_all_closed(file);
-    H5Fclose(file);
+    close_results(file);
 }
 
 static void round_trip_strings_and_bools(void **state)
@@ -284,8 +285,7 @@ static void round_trip_strings_and_bools(void **state)
         assert_int_equal(flags[i], stable[i]);
     H5Tclose(type);
     H5Dclose(dset);
-    assert_all_closed(file);
-    H5Fclose(file);
+    close_results(file);
 }
 
 /* A table of views writes the same datasets as a table of copies, reads the caller's arrays
@@ -337,8 +337,7 @@ static void views_write_what_copies_write(void **state)
     H5Dclose(dset);
     assert_filters(file, "points/dt", true);
     assert_scale_attached(file, "points/stable", "points/row", 0);
-    assert_all_closed(file);
-    H5Fclose(file);
+    close_results(file);
 }
 
 /* Columns of many chunks (the chunk writer encodes them on the threads), with a partial last
@@ -387,8 +386,7 @@ static void many_chunks_round_trip(void **state)
     assert_true(nchunks >= 3);
     H5Sclose(space);
     H5Dclose(d);
-    assert_all_closed(file);
-    H5Fclose(file);
+    close_results(file);
     free(x), free(xy), free(back), free(k), free(kb), free(b), free(bb);
 }
 
@@ -501,8 +499,7 @@ static void filters_scales_and_attributes(void **state)
     hid_t group = H5Gopen2(file, "points", H5P_DEFAULT);
     assert_attr_str(group, "note", "t_end rounded");
     H5Gclose(group);
-    assert_all_closed(file);
-    H5Fclose(file);
+    close_results(file);
 }
 
 static void columns_keep_creation_order(void **state)
@@ -557,8 +554,7 @@ static void nested_tables_and_zero_rows(void **state)
     H5Dclose(dset);
     assert_scale_attached(file, "traces/rk4/5/t", "traces/rk4/5/row", 0);
     assert_scale_attached(file, "traces/rk4/5/x", "traces/rk4/5/axis", 1);
-    assert_all_closed(file);
-    H5Fclose(file);
+    close_results(file);
 }
 
 static void table_rejects_bad_names(void **state)
@@ -633,8 +629,7 @@ static void cf_attributes_follow_the_docs(void **state)
         H5Aclose(attr);
         H5Dclose(scale);
     }
-    assert_all_closed(file);
-    H5Fclose(file);
+    close_results(file);
 }
 
 /* Writing a table over an existing group fails with HDF5's innermost reason in the one line,
@@ -695,8 +690,7 @@ static void root_keeps_table_order_and_columns_are_fixed_size(void **state)
         H5Sclose(space);
         H5Dclose(dset);
     }
-    assert_all_closed(file);
-    H5Fclose(file);
+    close_results(file);
 }
 
 /* A root int64 array (h5out.h: n >= 1, int64 little-endian): one value per rank, kept exactly
@@ -721,8 +715,7 @@ static void root_int64_array_round_trips(void **state)
     H5Sclose(space);
     H5Tclose(type);
     H5Aclose(attr);
-    assert_all_closed(file);
-    H5Fclose(file);
+    close_results(file);
 
     assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
     assert_int_not_equal(h5_out_attr_i64_array(o, "threads_per_rank", per_rank, 0), 0);
@@ -761,8 +754,7 @@ static void root_numbers_keep_64_bits(void **state)
     H5Aclose(attr);
     assert_true(tolerance == 0.1);
     assert_int_equal(lanes, (int64_t)1 << 40);
-    assert_all_closed(file);
-    H5Fclose(file);
+    close_results(file);
 }
 
 static void abort_leaves_nothing(void **state)
