@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -115,23 +114,17 @@ static snap snapshot(const char *dir)
 {
     snap s = {calloc(1 << 20, 1), 0};
     assert_non_null(s.bytes);
-    char names[64][128];
-    size_t n = 0;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && n < 64)
-            snprintf(names[n++], sizeof names[0], "%.127s", e->d_name);
-    closedir(d);
-    qsort(names, n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
-    for (size_t i = 0; i < n; i++) {
+    static name_list l;
+    list_prefixed(dir, "", &l);
+    for (size_t i = 0; i < l.n; i++) {
+        const char *name = l.names[i];
         char path[512];
-        size_t flen = 0, nlen = strlen(names[i]) + 1;
-        path_in(path, sizeof path, dir, names[i]);
+        size_t flen = 0, nlen = strlen(name) + 1;
+        path_in(path, sizeof path, dir, name);
         char *bytes = slurp(path, &flen);
         assert_non_null(bytes);
         assert_true(s.len + nlen + flen < 1 << 20);
-        memcpy(s.bytes + s.len, names[i], nlen);
+        memcpy(s.bytes + s.len, name, nlen);
         memcpy(s.bytes + s.len + nlen, bytes, flen);
         s.len += nlen + flen;
         free(bytes);

@@ -1694,28 +1694,21 @@ static void test_resume_damaged_items(void **state)
 /* Every file below dir, names and bytes, as one block: to show it was left alone. */
 static char *tree_bytes(const char *dir, size_t *len)
 {
-    char names[64][256];
-    size_t n = 0;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    for (struct dirent *e; (e = readdir(d));)
-        if (e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")))
-            if (n < 64)
-                fmt(names[n++], sizeof names[0], "%.255s", e->d_name);
-    closedir(d);
-    qsort(names, n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    static name_list l;
+    list_prefixed(dir, "", &l);
     size_t cap = 1 << 22;
     char *all = malloc(cap);
     assert_non_null(all);
     *len = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < l.n; i++) {
+        const char *name = l.names[i];
         char path[PATHLEN];
-        size_t flen = 0, nlen = strlen(names[i]) + 1;
-        fmt(path, sizeof path, "%s/%s", dir, names[i]);
+        size_t flen = 0, nlen = strlen(name) + 1;
+        fmt(path, sizeof path, "%s/%s", dir, name);
         char *bytes = slurp(path, &flen);
         assert_non_null(bytes);
         assert_true(*len + nlen + flen <= cap);
-        memcpy(all + *len, names[i], nlen);
+        memcpy(all + *len, name, nlen);
         memcpy(all + *len + nlen, bytes, flen);
         *len += nlen + flen;
         free(bytes);

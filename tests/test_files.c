@@ -60,6 +60,30 @@ size_t count_prefixed(const char *dir, const char *prefix)
     return n;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+void list_prefixed(const char *dir, const char *prefix, name_list *l)
+{
+    l->n = 0;
+    l->overflow = false;
+    DIR *d = opendir(dir);
+    if (!d)
+        fail_msg("cannot read directory %s: %s", dir, strerror(errno));
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            strncmp(e->d_name, prefix, strlen(prefix)))
+            continue;
+        if (l->n == sizeof l->names / sizeof *l->names)
+            fail_msg("more than %zu entries in %s", l->n, dir);
+        fmt(l->names[l->n++], sizeof l->names[0], "%s", e->d_name);
+    }
+    closedir(d);
+    qsort(l->names, l->n, sizeof l->names[0], compare_names);
+}
+
 char *slurp(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");

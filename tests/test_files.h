@@ -21,6 +21,17 @@ void remove_tree(const char *root);
 /* How many entries of dir (".", ".." included) have names starting with prefix. */
 size_t count_prefixed(const char *dir, const char *prefix);
 
+/* Names: a directory's entries or the datasets below a group, at most 256 of 127 bytes. */
+typedef struct name_list {
+    char names[256][128];
+    size_t n;
+    bool overflow;
+} name_list;
+
+/* The entries of dir but "." and ".." whose names start with prefix ("": all of them), sorted
+ * (strcmp); fails the running test if dir cannot be read or the names do not fit in l. */
+void list_prefixed(const char *dir, const char *prefix, name_list *l);
+
 /* Sets `size` bytes at byte `at` of the checkpoint item file at path and makes its CRC32 (its
  * last 4 bytes) right again, as only a deliberate forger would (layout: checkpoint.h). */
 void forge_bytes(const char *path, size_t at, const void *value, size_t size);
@@ -50,11 +61,6 @@ hid_t vlen_str_type(void);
 char *attr_str(hid_t f, const char *name);
 
 /* The datasets anywhere below a group (names relative to it), at most 256. */
-typedef struct name_list {
-    char names[256][128];
-    size_t n;
-    bool overflow;
-} name_list;
 void list_datasets(hid_t f, const char *group, name_list *l);
 
 /* The dataset at path identical in both files: shape, type, bytes (strings as strings). */

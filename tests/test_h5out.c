@@ -27,6 +27,7 @@
 
 #include "h5chunks.h"
 #include "h5out.h"
+#include "test_files.h"
 
 /* ---- fixture: a fresh directory per test ------------------------------------------------------ */
 
@@ -67,13 +68,9 @@ static int teardown(void **state)
 
 static int count_entries(const char *dir)
 {
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
+    static name_list l;
+    list_prefixed(dir, "", &l);
+    return (int)l.n;
 }
 
 static void write_text(const char *path, const char *text)
@@ -1017,19 +1014,13 @@ static void commit_mode_follows_umask(void **state)
     }
 }
 
-/* The name of the one temporary in dir (".r.h5.tmp.XXXXXX"), into path. */
+/* The path of the one temporary in dir (".r.h5.tmp.XXXXXX"), into path. */
 static void temporary_in(const char *dir, char *path, size_t len)
 {
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int found = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (!strncmp(e->d_name, ".r.h5.tmp.", 10) && ++found) {
-            int n = snprintf(path, len, "%s/%s", dir, e->d_name);
-            assert_true(n > 0 && (size_t)n < len);
-        }
-    closedir(d);
-    assert_int_equal(found, 1);
+    static name_list l;
+    list_prefixed(dir, ".r.h5.tmp.", &l);
+    assert_int_equal(l.n, 1);
+    fmt(path, len, "%s/%s", dir, l.names[0]);
 }
 
 /* Whether another process can take a lock of this type over [start, start + len) of path. */
