@@ -3587,9 +3587,32 @@ static char *dataset_attr(hid_t d, const char *name)
     return copy;
 }
 
+/* The attribute `name` of the object at path (NULL: no such object or attribute). */
+static char *object_attr(hid_t h, const char *path, const char *name)
+{
+    hid_t o = H5Oopen(h, path, H5P_DEFAULT);
+    if (o < 0)
+        return NULL;
+    char *value = dataset_attr(o, name);
+    H5Oclose(o);
+    return value;
+}
+
+/* One thing wrong: printed as found (print_error) and counted, so that a run shows every one
+ * and the test fails once, at the end. */
+static void mismatch(size_t *count, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void mismatch(size_t *count, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    vprint_error(format, ap);
+    va_end(ap);
+    print_error("\n");
+    ++*count;
+}
+
 typedef struct cf_walk {
-    size_t datasets, traced;
-    char bad[512];
+    size_t datasets, traced, bad;
 } cf_walk;
 
 /* Every dataset: a string `units` and a non-empty `long_name`; every trace column but t names
@@ -3597,7 +3620,7 @@ typedef struct cf_walk {
 static herr_t check_cf(hid_t root, const char *name, const H5O_info_t *info, void *op)
 {
     cf_walk *w = op;
-    if (info->type != H5O_TYPE_DATASET || w->bad[0])
+    if (info->type != H5O_TYPE_DATASET)
         return 0;
     hid_t d = H5Dopen2(root, name, H5P_DEFAULT);
     char *units = dataset_attr(d, "units"), *long_name = dataset_attr(d, "long_name");
@@ -3606,11 +3629,10 @@ static herr_t check_cf(hid_t root, const char *name, const H5O_info_t *info, voi
     bool trace_column = starts_with(name, "traces/") && strcmp(base, "t") &&
                         strcmp(base, "row") && strncmp(base, "axis", 4);
     if (!units || !long_name || !long_name[0])
-        fmt(w->bad, sizeof w->bad, "%s: units '%s', long_name '%s'", name, units ? units : "(none)",
-            long_name ? long_name : "(none)");
-    else if (trace_column && (!coords || strcmp(coords, "t")))
-        fmt(w->bad, sizeof w->bad, "%s: coordinates '%s', expected 't'", name,
-            coords ? coords : "(none)");
+        mismatch(&w->bad, "%s: units '%s', long_name '%s'", name, units ? units : "(none)",
+                 long_name ? long_name : "(none)");
+    if (trace_column && (!coords || strcmp(coords, "t")))
+        mismatch(&w->bad, "%s: coordinates '%s', expected 't'", name, coords ? coords : "(none)");
     w->datasets++;
     w->traced += trace_column;
     free(units), free(long_name), free(coords);
@@ -3618,45 +3640,83 @@ static herr_t check_cf(hid_t root, const char *name, const H5O_info_t *info, voi
     return 0;
 }
 
-typedef struct root_walk {
-    size_t groups;
-    char other[256];
-} root_walk;
-
 static herr_t check_root_member(hid_t root, const char *name, const H5L_info_t *info, void *op)
 {
     (void)info;
-    root_walk *w = op;
     H5O_info_t oi;
     assert_true(H5Oget_info_by_name(root, name, &oi, H5P_DEFAULT) >= 0);
-    if (oi.type == H5O_TYPE_GROUP)
-        w->groups++;
-    else
-        fmt(w->other, sizeof w->other, "%s", name);
+    if (oi.type != H5O_TYPE_GROUP)
+        mismatch(op, "/%s at the root is not a table group", name);
     return 0;
+}
+
+/* The bool columns' type is the enum committed at /types/bool. */
+static void check_bool_type(hid_t h, size_t *bad)
+{
+    H5O_info_t oi;
+    if (H5Oget_info_by_name(h, "/types/bool", &oi, H5P_DEFAULT) < 0 ||
+        oi.type != H5O_TYPE_NAMED_DATATYPE) {
+        mismatch(bad, "/types/bool is not a named datatype");
+        return;
+    }
+    hid_t d = H5Dopen2(h, "/points/stable", H5P_DEFAULT), t = H5Dget_type(d);
+    hid_t named = H5Topen2(h, "/types/bool", H5P_DEFAULT);
+    if (H5Tcommitted(t) <= 0 || H5Tequal(t, named) <= 0)
+        mismatch(bad, "/points/stable's type is not the committed /types/bool");
+    H5Tclose(named), H5Tclose(t), H5Dclose(d);
 }
 
 /* A text naming the fit's interval ("N% t-interval") names the confidence lib/convergence.c
  * fits with: N parsed back equals 100 * OSC_FIT_CONFIDENCE (to rounding of the product). */
-static void assert_interval_percent(const char *what, const char *text)
+static void check_interval_percent(size_t *bad, const char *what, const char *text)
 {
-    if (!text)
-        fail_msg("%s: missing", what);
-    const char *pct = strstr(text, "% t-interval");
-    if (!pct)
-        fail_msg("%s names no \"%% t-interval\": %s", what, text);
+    const char *pct = text ? strstr(text, "% t-interval") : NULL;
+    if (!pct) {
+        mismatch(bad, "%s names no \"%% t-interval\": %s", what, text ? text : "(missing)");
+        return;
+    }
     const char *num = pct;
     while (num > text && (isdigit((unsigned char)num[-1]) || num[-1] == '.'))
         num--;
     double says = num < pct ? strtod(num, NULL) : NAN;
     if (!(fabs(says - 100 * OSC_FIT_CONFIDENCE) <= 1e-12 * 100))
-        fail_msg("%s says %g%%, the fit's confidence is %g%%: %s", what, says,
+        mismatch(bad, "%s says %g%%, the fit's confidence is %g%%: %s", what, says,
                  100 * OSC_FIT_CONFIDENCE, text);
+}
+
+/* /convergence's verdict attribute states lib/convergence.c's rule: only a declared order above
+ * the widened interval fails; one below it is inconclusive (it once said "fail: declared
+ * outside"), and the end-time and quarter-from-declared rules are named, with the constants
+ * lib/convergence.c decides with. */
+static void check_verdict_rule(hid_t h, size_t *bad)
+{
+    char *rule = object_attr(h, "/convergence", "verdict");
+    if (!rule) {
+        mismatch(bad, "/convergence has no verdict attribute");
+        return;
+    }
+    char says[9][96];
+    snprintf(says[0], sizeof says[0], "W = [low-%g, high+%g]", OSC_FIT_PASS_TOL, OSC_FIT_PASS_TOL);
+    snprintf(says[1], sizeof says[1], "range of %d usable points", OSC_FIT_RANGE_POINTS);
+    snprintf(says[2], sizeof says[2], "more than %g%% apart", 100 * OSC_FIT_HORIZON_TOL);
+    snprintf(says[3], sizeof says[3], "fewer than %d fitted", OSC_FIT_VERDICT_POINTS);
+    snprintf(says[4], sizeof says[4], "half-width above %g;", OSC_FIT_MAX_HALF_WIDTH);
+    snprintf(says[5], sizeof says[5], "more than %g from declared", OSC_FIT_PASS_TOL);
+    snprintf(says[6], sizeof says[6], "fail: declared above W");
+    snprintf(says[7], sizeof says[7], "inconclusive: declared below W");
+    snprintf(says[8], sizeof says[8], "pass = (verdict == pass)");
+    for (size_t i = 0; i < sizeof says / sizeof *says; i++)
+        if (!strstr(rule, says[i]))
+            mismatch(bad, "/convergence verdict attribute lacks \"%s\": %s", says[i], rule);
+    if (strstr(rule, "declared outside"))
+        mismatch(bad, "/convergence verdict attribute says \"declared outside\": %s", rule);
+    free(rule);
 }
 
 /* Every column of every table carries CF units and long_name (scales too); trace columns have
  * t as their coordinate; the root holds only groups, the bool enum type now in /types, and the
- * bool columns' type is still that committed enum. */
+ * bool columns' type is still that committed enum. Every mismatch is reported, then the test
+ * fails once. */
 static void test_cf_attributes(void **state)
 {
     fixture *f = *state;
@@ -3671,62 +3731,29 @@ static void test_cf_attributes(void **state)
     hid_t h = open_h5(f->dir, "cf.h5");
     cf_walk w = {0};
     assert_true(H5Ovisit(h, H5_INDEX_NAME, H5_ITER_NATIVE, check_cf, &w) >= 0);
-    if (w.bad[0])
-        fail_msg("%s", w.bad);
-    assert_true(w.datasets > 100 && w.traced >= 2 * 6);
-    root_walk r = {0};
-    assert_true(H5Literate(h, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, check_root_member, &r) >= 0);
-    if (r.other[0])
-        fail_msg("/%s at the root is not a table group", r.other);
-    H5O_info_t oi;
-    assert_true(H5Oget_info_by_name(h, "/types/bool", &oi, H5P_DEFAULT) >= 0);
-    assert_int_equal(oi.type, H5O_TYPE_NAMED_DATATYPE);
-    hid_t d = H5Dopen2(h, "/points/stable", H5P_DEFAULT), t = H5Dget_type(d);
-    hid_t named = H5Topen2(h, "/types/bool", H5P_DEFAULT);
-    assert_true(H5Tcommitted(t) > 0 && H5Tequal(t, named) > 0);
-    H5Tclose(named), H5Tclose(t), H5Dclose(d);
-    char *units = NULL;
-    d = H5Dopen2(h, "/points/dt", H5P_DEFAULT);
-    units = dataset_attr(d, "units");
-    assert_string_equal(units, "s");
+    size_t bad = w.bad;
+    if (w.datasets <= 100 || w.traced < 2 * 6)
+        mismatch(&bad, "%zu datasets, %zu trace columns: expected over 100 and at least 12",
+                 w.datasets, w.traced);
+    assert_true(H5Literate(h, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, check_root_member, &bad) >= 0);
+    check_bool_type(h, &bad);
+    char *units = object_attr(h, "/points/dt", "units");
+    if (!units || strcmp(units, "s"))
+        mismatch(&bad, "/points/dt: units '%s', expected 's'", units ? units : "(none)");
     free(units);
-    H5Dclose(d);
-    /* /convergence's verdict attribute states lib/convergence.c's rule: only a declared order
-     * above the widened interval fails; one below it is inconclusive (it once said "fail:
-     * declared outside"), and the end-time and quarter-from-declared rules are named. */
-    hid_t g = H5Gopen2(h, "/convergence", H5P_DEFAULT);
-    assert_true(g >= 0);
-    char *rule = dataset_attr(g, "verdict");
-    assert_non_null(rule);
-    /* its numbers are the constants lib/convergence.c decides with */
-    char says[9][96];
-    snprintf(says[0], sizeof says[0], "W = [low-%g, high+%g]", OSC_FIT_PASS_TOL, OSC_FIT_PASS_TOL);
-    snprintf(says[1], sizeof says[1], "range of %d usable points", OSC_FIT_RANGE_POINTS);
-    snprintf(says[2], sizeof says[2], "more than %g%% apart", 100 * OSC_FIT_HORIZON_TOL);
-    snprintf(says[3], sizeof says[3], "fewer than %d fitted", OSC_FIT_VERDICT_POINTS);
-    snprintf(says[4], sizeof says[4], "half-width above %g;", OSC_FIT_MAX_HALF_WIDTH);
-    snprintf(says[5], sizeof says[5], "more than %g from declared", OSC_FIT_PASS_TOL);
-    snprintf(says[6], sizeof says[6], "fail: declared above W");
-    snprintf(says[7], sizeof says[7], "inconclusive: declared below W");
-    snprintf(says[8], sizeof says[8], "pass = (verdict == pass)");
-    for (size_t i = 0; i < sizeof says / sizeof *says; i++)
-        if (!strstr(rule, says[i]))
-            fail_msg("/convergence verdict attribute lacks \"%s\": %s", says[i], rule);
-    assert_null(strstr(rule, "declared outside"));
-    free(rule);
-    char *interval = dataset_attr(g, "interval");
-    assert_interval_percent("/convergence interval attribute", interval);
+    check_verdict_rule(h, &bad);
+    char *interval = object_attr(h, "/convergence", "interval");
+    check_interval_percent(&bad, "/convergence interval attribute", interval);
     free(interval);
-    H5Gclose(g);
     static const char *const ends[] = {"/convergence/order_low", "/convergence/order_high"};
     for (size_t i = 0; i < 2; i++) {
-        d = H5Dopen2(h, ends[i], H5P_DEFAULT);
-        char *long_name = dataset_attr(d, "long_name");
-        assert_interval_percent(ends[i], long_name);
+        char *long_name = object_attr(h, ends[i], "long_name");
+        check_interval_percent(&bad, ends[i], long_name);
         free(long_name);
-        H5Dclose(d);
     }
     H5Fclose(h);
+    if (bad)
+        fail_msg("%zu mismatches in cf.h5 (each printed above)", bad);
 }
 
 /* ---- methods defined by their coefficients (Butcher tableaus) in the config ------------------ */
