@@ -1673,7 +1673,7 @@ static void expect_include_error(const char *text, const char *inc, const char *
     assert_int_equal(load_text(text, &cfg), 2);
     snprintf(want, sizeof want, "%s%s (included from %s:4:%d)", inc, at, cfgpath, col);
     assert_string_equal(err, want);
-    assert_null(config_check_outcome(2, cfgpath, &cfg, err, sizeof err));
+    assert_null(config_check_outcome(2, cfgpath, text, strlen(text), &cfg, err, sizeof err));
 }
 
 /* An included file that includes another, one larger than 16 MiB, and a 17th include (16 allowed)
@@ -1732,12 +1732,25 @@ static void include_limits(void **state)
     free(big);
 }
 
+/* config_check's verdict on err, a failed load of the config at path whose text is `text`. */
+static void expect_verdict(const char *path, const char *text, const char *err_text, bool passes)
+{
+    static const osc_config zero;
+    const char *broken = config_check_outcome(2, path, text, text ? strlen(text) : 0, &zero,
+                                              err_text, strlen(err_text) + 1);
+    if ((broken == NULL) != passes)
+        fail_msg("'%s': %s", err_text, broken ? broken : "passed");
+}
+
 /* config_check passes a line that names another file only when it ends "(included from
- * CONFIG:LINE:COL)" for this config: not any other config, nor a path that merely starts so. */
+ * CONFIG:LINE:COL)" for this config: not any other config, nor a path that merely starts so;
+ * and only when that file is the one the include at LINE:COL of the config reads (relative to
+ * the config's directory unless absolute): an error inside an included file is never named
+ * after the config, nor after a file the config does not include there. */
 static void config_check_knows_included_lines(void **state)
 {
     (void)state;
-    static const osc_config zero;
+    static const char text[] = "stiffness: 1\ndt: 0.1\nsteps: 2\nmethods: [include: m.yaml]\n";
     static const struct {
         const char *err;
         bool passes;
@@ -1753,13 +1766,39 @@ static void config_check_knows_included_lines(void **state)
         {"m.yaml:1:3: y (included from c.yaml:4:20)\nm.yaml:2:3: z", false},
         {"m.yaml:1:3: y (included from c.yaml:4:20)\nc.yaml:5:1: z", true},
         {"m.yaml:1:3: y\nc.yaml:5:1: z (included from c.yaml:4:20)", false}, /* line by line */
+        /* the error of m.yaml under the config's name */
+        {"c.yaml:1:3: x (included from c.yaml:4:20)", false},
+        {"c.yaml:1:1: x\nc.yaml:1:3: y (included from c.yaml:4:20)", false},
+        /* a file that merely starts so; no include at the place (a key, a column off, past
+         * the text) */
+        {"m.yaml.bak:1:3: x (included from c.yaml:4:20)", false},
+        {"m.yaml:1:3: x (included from c.yaml:4:11)", false},
+        {"m.yaml:1:3: x (included from c.yaml:4:21)", false},
+        {"m.yaml:1:3: x (included from c.yaml:9:20)", false},
+        {"m.yaml:1:3: x (included from c.yaml:4:20x)", false},
+        /* a lone line that fills err shows the file's start and "..." (cfg_shortened); a line
+         * that does not is whole */
+        {"m.y...ml:1:3: x (included from c.yaml:4:20)", true},
+        {"c.y...ml:1:3: x (included from c.yaml:4:20)", false},
+        {"c.yaml:1:1: x\nm.y...ml:1:3: y (included from c.yaml:4:20)", false},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *broken = config_check_outcome(2, "c.yaml", &zero, cases[i].err,
-                                                  strlen(cases[i].err) + 1);
-        if ((broken == NULL) != cases[i].passes)
-            fail_msg("'%s': %s", cases[i].err, broken ? broken : "passed");
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_verdict("c.yaml", text, cases[i].err, cases[i].passes);
+    /* no text, no include to name a file */
+    expect_verdict("c.yaml", NULL, "m.yaml:1:3: x (included from c.yaml:4:20)", false);
+    expect_verdict("c.yaml", NULL, "c.yaml:1:1: x", true);
+    /* a config in a directory: a relative include is read there, an absolute one as given */
+    expect_verdict("run/c.yaml", text, "run/m.yaml:1:3: x (included from run/c.yaml:4:20)", true);
+    expect_verdict("run/c.yaml", text, "m.yaml:1:3: x (included from run/c.yaml:4:20)", false);
+    static const char absolute[] = "steps: 2\nstiffness: 1\ndt: 0.1\nmethods: [include: /m/n.yaml]";
+    expect_verdict("run/c.yaml", absolute, "/m/n.yaml: x (included from run/c.yaml:4:20)", true);
+    expect_verdict("run/c.yaml", absolute, "run//m/n.yaml: x (included from run/c.yaml:4:20)",
+                 false);
+    /* the include's text as YAML gives it: quoted, escaped, in a block mapping */
+    expect_verdict("c.yaml", "methods:\n  - include: \"m\\x2eyaml\"\n", "m.yaml: x (included from "
+                 "c.yaml:2:14)", true);
+    expect_verdict("c.yaml", "methods:\n  - include: \"m\\x2eyaml\"\n", "\"m\\x2eyaml\": x "
+                 "(included from c.yaml:2:14)", false);
 }
 
 /* 16 definitions of family rkn or composition while a slot of that family is held elsewhere in

@@ -64,11 +64,11 @@ static size_t list_files(const char *dir, char ***out)
     return n;
 }
 
-/* One outcome held to config.h's promises; returns the status. */
-static int check_outcome(const char *path, int status, const osc_config *cfg, const char *err,
-                         size_t errlen)
+/* One outcome of the config text[0, len) held to config.h's promises; returns the status. */
+static int check_outcome(const char *path, const char *text, size_t len, int status,
+                         const osc_config *cfg, const char *err, size_t errlen)
 {
-    const char *broken = config_check_outcome(status, path, cfg, err, errlen);
+    const char *broken = config_check_outcome(status, path, text, len, cfg, err, errlen);
     if (broken)
         fail_msg("%s: status %d breaks '%s' (error '%s')", path, status, broken,
                  status ? err : "");
@@ -80,16 +80,16 @@ static int load_one(const char *path)
 {
     osc_config cfg;
     char err[1024], err_text[1024];
-    int status = check_outcome(path, config_load(path, &cfg, err, sizeof err), &cfg, err,
-                               sizeof err);
-    if (status == 0)
-        config_free(&cfg);
     size_t len = 0;
     struct stat st;
     char *bytes = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? slurp(path, &len) : NULL;
+    int status = check_outcome(path, bytes, len, config_load(path, &cfg, err, sizeof err), &cfg,
+                               err, sizeof err);
+    if (status == 0)
+        config_free(&cfg);
     if (bytes) {
         int again = config_load_text(path, bytes, len, &cfg, err_text, sizeof err_text);
-        check_outcome(path, again, &cfg, err_text, sizeof err_text);
+        check_outcome(path, bytes, len, again, &cfg, err_text, sizeof err_text);
         if (again != status || (status && strcmp(err, err_text) != 0))
             fail_msg("%s: from memory %d '%s', from the file %d '%s'", path, again, err_text,
                      status, err);

@@ -2,7 +2,10 @@
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "config_check.h"
 
+#include "config_yaml.h"
+
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Returns the broken condition's text from the enclosing function. */
@@ -128,20 +131,82 @@ static const char *check_config(const char *path, const osc_config *cfg)
     return broken ? broken : check_rest(cfg);
 }
 
-/* Whether the error line (up to its newline) ends "(included from PATH:...)". */
-static bool included_from(const char *line, const char *path)
+/* If the error line (up to its newline) ends "(included from PATH:...)", where its "LINE:COL)"
+ * starts, else NULL. */
+static const char *included_from(const char *line, const char *path)
 {
     size_t len = strcspn(line, "\n");
     const char *mark = " (included from ";
     for (const char *at = line; (at = strstr(at, mark)) && at < line + len; at++)
         if (strncmp(at + strlen(mark), path, strlen(path)) == 0 &&
             at[strlen(mark) + strlen(path)] == ':' && line[len - 1] == ')')
+            return at + strlen(mark) + strlen(path) + 1;
+    return NULL;
+}
+
+/* Whether line starts "FILE:", FILE the file an include of `given` in the config at path reads:
+ * given as it is if absolute, else after path's directory. A line that fills err was shortened
+ * (cfg_shortened): it shows FILE's start, "...", its end; `shortened` takes that start. */
+static bool names_include(const char *line, const char *path, const char *given, bool shortened)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = given[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1;
+    size_t at = 0;
+    for (char want; (want = at < dir ? path[at] : given[at - dir]) != '\0'; at++) {
+        if (shortened && strncmp(line + at, "...", 3) == 0)
+            return true;
+        if (line[at] != want)
+            return false;
+    }
+    return line[at] == ':';
+}
+
+/* Whether a scalar of the tree at line:col is an include whose file err_line names. */
+static bool include_at(const ynode *n, long line, long col, const char *path,
+                       const char *err_line, bool shortened)
+{
+    if (n->kind == YN_SCALAR)
+        return n->line == line && n->col == col &&
+               names_include(err_line, path, n->text, shortened);
+    for (size_t i = 0; i < n->nkids; i++)
+        if (include_at(n->kids[i], line, col, path, err_line, shortened))
             return true;
     return false;
 }
 
-static const char *check_error(const char *path, const osc_config *cfg, const char *err,
-                               size_t errlen)
+/* Every line "FILE...: ... (included from PATH:LINE:COL)" names as FILE the file that the
+ * include at LINE:COL of the config's text reads, so that an error inside an included file is
+ * never reported under the config's name (nor any other file's). */
+static const char *check_included_files(const char *path, const char *text, size_t len,
+                                        const char *err, bool full)
+{
+    ynode *root = NULL;
+    bool parsed = false, each_names_the_file_its_include_reads = true;
+    for (const char *line = err; line && each_names_the_file_its_include_reads;
+         line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        const char *place = included_from(line, path);
+        if (!place)
+            continue;
+        if (!parsed) {
+            ctx c = {.path = path};
+            if (!text || cfg_parse_tree(&c, text, len, &root) != 0)
+                root = NULL;
+            parsed = true;
+        }
+        char *end;
+        long at_line = strtol(place, &end, 10), at_col = *end == ':' ? strtol(end + 1, &end, 10)
+                                                                       : 0;
+        each_names_the_file_its_include_reads =
+            root && *end == ')' && (end[1] == '\n' || end[1] == '\0') &&
+            include_at(root, at_line, at_col, path, line, full);
+    }
+    cfg_ynode_free(root);
+    CHECK(each_names_the_file_its_include_reads);
+    return NULL;
+}
+
+static const char *check_error(const char *path, const char *text, size_t text_len,
+                               const osc_config *cfg, const char *err, size_t errlen)
 {
     static const osc_config zero;
     size_t len = strnlen(err, errlen);
@@ -155,12 +220,12 @@ static const char *check_error(const char *path, const osc_config *cfg, const ch
     }
     CHECK(lines <= CONFIG_MAX_ERRORS + 1); /* + "PATH: N more errors not shown" */
     CHECK(memcmp(cfg, &zero, sizeof *cfg) == 0);
-    return NULL;
+    return check_included_files(path, text, text_len, err, lines == 1 && len == errlen - 1);
 }
 
-const char *config_check_outcome(int status, const char *path, const osc_config *cfg,
-                                 const char *err, size_t errlen)
+const char *config_check_outcome(int status, const char *path, const char *text, size_t len,
+                                 const osc_config *cfg, const char *err, size_t errlen)
 {
     CHECK(status == 0 || status == 2);
-    return status == 0 ? check_config(path, cfg) : check_error(path, cfg, err, errlen);
+    return status == 0 ? check_config(path, cfg) : check_error(path, text, len, cfg, err, errlen);
 }

@@ -8,11 +8,14 @@
 #include "config.h"
 
 /* The outcome of config_load(path, cfg, err, errlen) (or config_load_text) that returned
- * `status`: NULL if it keeps every promise of config.h, else the first broken one (a static
- * string). On 0 the config's invariants (finite, in-range values, whole step counts, trace rows
- * inside the sweep, ...); on 2 a zeroed config and one non-empty line that starts with path;
- * any other status is broken. */
-const char *config_check_outcome(int status, const char *path, const osc_config *cfg,
-                                 const char *err, size_t errlen);
+ * `status`, for the config whose bytes are text[0, len) (those config_load read; NULL: none):
+ * NULL if it keeps every promise of config.h, else the first broken one (a static string). On 0
+ * the config's invariants (finite, in-range values, whole step counts, trace rows inside the
+ * sweep, ...); on 2 a zeroed config and one non-empty line per error that starts with path, or
+ * with the file an include reads, when the line ends "(included from PATH:LINE:COL)": the file
+ * that the include at LINE:COL of text names (as given if absolute, else in path's directory).
+ * Any other status is broken. */
+const char *config_check_outcome(int status, const char *path, const char *text, size_t len,
+                                 const osc_config *cfg, const char *err, size_t errlen);
 
 #endif

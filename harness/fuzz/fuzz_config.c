@@ -57,7 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(err, 'x', sizeof err);
     int status = config_load_text(d->config, (const char *)data, config_len, &cfg, err,
                                   sizeof err);
-    const char *broken = config_check_outcome(status, d->config, &cfg, err, sizeof err);
+    const char *broken = config_check_outcome(status, d->config, (const char *)data, config_len,
+                                              &cfg, err, sizeof err);
     if (!broken && status)
         broken = fuzz_check_places(d, (const char *)data, size, err);
     if (broken) {
