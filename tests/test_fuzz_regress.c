@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "config_check.h"
@@ -177,6 +178,95 @@ static void test_directory(void **state)
     assert_int_equal(load_one("tests/fuzz/seeds"), 2);
 }
 
+/* A fuzz_dir as a process that then dies leaves it: its pieces written (and `extra`, a file of
+ * that name, unless NULL), never removed; its path in dir. */
+static void leave_dir(const char *extra, char *dir, size_t size)
+{
+    int pipe_fds[2];
+    assert_int_equal(pipe(pipe_fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        static const char input[] = "methods: [include: a.yaml]\n#@file\n- rk4\n#@file\n";
+        fuzz_dir d;
+        size_t config_len;
+        char path[sizeof d.config];
+        int bad = fuzz_dir_make(&d) != 0 ||
+                  fuzz_dir_write(&d, input, sizeof input - 1, &config_len) != 0;
+        snprintf(path, sizeof path, "%s/%s", d.dir, extra ? extra : "a.yaml");
+        bad |= extra && !fopen(path, "w");
+        bad |= write(pipe_fds[1], d.dir, sizeof d.dir) != (ssize_t)sizeof d.dir;
+        _exit(bad);
+    }
+    char got[sizeof ((fuzz_dir *)0)->dir];
+    assert_int_equal(read(pipe_fds[0], got, sizeof got), (ssize_t)sizeof got);
+    close(pipe_fds[0]), close(pipe_fds[1]);
+    assert_int_equal(wait_child(pid), 0);
+    fmt(dir, size, "%s", got);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char path[512];
+    struct stat st;
+    fmt(path, sizeof path, "%s/%s", dir, name);
+    return lstat(path, &st) == 0;
+}
+
+static char sweep_root[256];
+static char *saved_tmpdir;
+
+/* TMPDIR set to a new directory of the test's own, for the fuzz_dirs of a test. */
+static int tmpdir_setup(void **state)
+{
+    (void)state;
+    const char *was = getenv("TMPDIR");
+    saved_tmpdir = was ? strdup(was) : NULL;
+    if (!make_temp_dir(sweep_root, sizeof sweep_root, "oscbench-fuzz-sweep"))
+        return -1;
+    return setenv("TMPDIR", sweep_root, 1);
+}
+
+static int tmpdir_teardown(void **state)
+{
+    (void)state;
+    remove_tree(sweep_root);
+    int rc = saved_tmpdir ? setenv("TMPDIR", saved_tmpdir, 1) : unsetenv("TMPDIR");
+    free(saved_tmpdir);
+    return rc;
+}
+
+/* fuzz_dir_sweep removes the directory a dead process left, and nothing else: not a living
+ * one's (this process's), not one that holds a file the target never writes, not the
+ * directory a link of that name points to, not an older target's oscbench-fuzz-XXXXXX. */
+static void test_sweep_stale_dirs(void **state)
+{
+    (void)state;
+    char dead[256], foreign[256], left[256], old[300], kept[300], link[300];
+    leave_dir(NULL, dead, sizeof dead);
+    leave_dir("core", foreign, sizeof foreign);
+    leave_dir(NULL, left, sizeof left);
+    fmt(old, sizeof old, "%s/oscbench-fuzz-Ab12Cd", sweep_root);
+    assert_int_equal(rename(left, old), 0);
+    leave_dir(NULL, left, sizeof left);
+    fmt(kept, sizeof kept, "%s/kept", sweep_root);
+    assert_int_equal(rename(left, kept), 0);
+    fmt(link, sizeof link, "%s/oscbench-fuzz-1-abcdef", sweep_root);
+    assert_int_equal(symlink(kept, link), 0);
+    fuzz_dir live;
+    assert_int_equal(fuzz_dir_make(&live), 0);
+    assert_true(exists(dead, "a.yaml") && exists(dead, "d"));
+
+    assert_int_equal(fuzz_dir_sweep(), 1);
+    assert_false(exists(dead, ""));
+    assert_true(exists(live.dir, "d"));
+    assert_true(exists(foreign, "core") && exists(foreign, "a.yaml") && exists(foreign, "d"));
+    assert_true(exists(old, "a.yaml") && exists(old, "d"));
+    assert_true(exists(link, "") && exists(kept, "a.yaml") && exists(kept, "d"));
+    assert_int_equal(fuzz_dir_sweep(), 0);
+    fuzz_dir_remove(&live);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_seeds),
         cmocka_unit_test(test_configs_load),
         cmocka_unit_test(test_directory),
+        cmocka_unit_test_setup_teardown(test_sweep_stale_dirs, tmpdir_setup, tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

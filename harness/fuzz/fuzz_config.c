@@ -3,7 +3,8 @@
  * config and a one-line error) without crashing, leaking, hanging or blowing the memory budget.
  * An input may carry files for `- include:` to read: split at the line "#@file", the config
  * first, then a.yaml, b.yaml, c.yaml (fuzz_files.h), written to a directory of this process's
- * own, where the config is loaded as fuzz.yaml. Built only with -Dfuzz=true and clang:
+ * own, where the config is loaded as fuzz.yaml (that of a run that crashed is removed by the next
+ * run: fuzz_dir_sweep). Built only with -Dfuzz=true and clang:
  *
  *   CC=clang meson setup build-fuzz -Dfuzz=true -Db_lundef=false
  *   ninja -C build-fuzz oscbench-fuzz-config
@@ -29,11 +30,16 @@ static void remove_dir(void)
     fuzz_dir_remove(&dir);
 }
 
-/* The directory, made at the first input and removed at exit. */
+/* The directory, made at the first input and removed at exit; first, those that runs which
+ * crashed or were killed left behind are removed. */
 static const fuzz_dir *the_dir(void)
 {
     static int made;
     if (!made) {
+        size_t stale = fuzz_dir_sweep();
+        if (stale)
+            fprintf(stderr, "oscbench-fuzz-config: removed %zu temporary directories of "
+                            "runs that crashed or were killed\n", stale);
         if (fuzz_dir_make(&dir) != 0) {
             perror("oscbench-fuzz-config: cannot make its temporary directory");
             abort();

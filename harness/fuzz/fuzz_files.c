@@ -1,15 +1,21 @@
 /* A fuzz input as a config and the files it may include (see fuzz_files.h). */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#define _DEFAULT_SOURCE /* flock */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, openat, fdopendir */
 #include "fuzz_files.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define DIR_PREFIX "oscbench-fuzz-"
 
 static const char *const piece_names[1 + FUZZ_FILES] = {"fuzz.yaml", "a.yaml", "b.yaml",
                                                          "c.yaml"};
@@ -52,12 +58,17 @@ static void path_in(const fuzz_dir *d, const char *name, char *out, size_t cap)
     snprintf(out, cap, "%s/%s", d->dir, name);
 }
 
-int fuzz_dir_make(fuzz_dir *d)
+static const char *tmp_root(void)
 {
     const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp)
-        tmp = "/tmp";
-    int n = snprintf(d->dir, sizeof d->dir, "%s/oscbench-fuzz-XXXXXX", tmp);
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+int fuzz_dir_make(fuzz_dir *d)
+{
+    d->lock = -1;
+    int n = snprintf(d->dir, sizeof d->dir, "%s/" DIR_PREFIX "%ld-XXXXXX", tmp_root(),
+                     (long)getpid());
     if (n < 0 || (size_t)n >= sizeof d->dir) {
         errno = ENAMETOOLONG;
         return -1;
@@ -67,7 +78,16 @@ int fuzz_dir_make(fuzz_dir *d)
     path_in(d, piece_names[0], d->config, sizeof d->config);
     char sub[sizeof d->config];
     path_in(d, "d", sub, sizeof sub);
-    return mkdir(sub, 0700);
+    /* locked before d exists: a sweep takes no directory without d, so never one being made */
+    d->lock = open(d->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d->lock >= 0 && flock(d->lock, LOCK_EX) == 0 && mkdir(sub, 0700) == 0)
+        return 0;
+    int e = errno;
+    if (d->lock >= 0)
+        close(d->lock);
+    rmdir(d->dir);
+    errno = e;
+    return -1;
 }
 
 static int write_file(const char *path, const char *bytes, size_t len)
@@ -156,4 +176,75 @@ void fuzz_dir_remove(const fuzz_dir *d)
     path_in(d, "d", path, sizeof path);
     rmdir(path);
     rmdir(d->dir);
+    close(d->lock);
+}
+
+/* A name fuzz_dir_make gives: the prefix, a pid, '-' and mkdtemp's six letters or digits. */
+static bool is_fuzz_dir_name(const char *name)
+{
+    const char *pid = name + strlen(DIR_PREFIX);
+    if (strncmp(name, DIR_PREFIX, strlen(DIR_PREFIX)) != 0)
+        return false;
+    size_t digits = strspn(pid, "0123456789");
+    const char *tail = pid + digits + 1;
+    return digits >= 1 && pid[digits] == '-' && strlen(tail) == 6 &&
+           strspn(tail, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == 6;
+}
+
+/* Whether the directory open at fd holds d and nothing else but the pieces' files. */
+static bool holds_only_pieces(int fd)
+{
+    int copy = dup(fd); /* closedir closes it; fd and its lock stay */
+    DIR *dir = copy >= 0 ? fdopendir(copy) : NULL;
+    if (!dir) {
+        if (copy >= 0)
+            close(copy);
+        return false;
+    }
+    bool has_d = false, only_pieces = true;
+    for (struct dirent *e; only_pieces && (e = readdir(dir));) {
+        const char *name = e->d_name;
+        bool piece = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+        if (strcmp(name, "d") == 0)
+            piece = has_d = true;
+        for (size_t i = 0; i <= FUZZ_FILES; i++)
+            piece |= strcmp(name, piece_names[i]) == 0;
+        only_pieces = piece;
+    }
+    closedir(dir);
+    return has_d && only_pieces;
+}
+
+/* The directory `name` of the directory open at parent, removed if a dead maker left it: 1 if
+ * it was, else 0. Its lock, taken here, proves the maker gone (a live one holds it); d is
+ * removed first, so a d that is not empty leaves all of it. */
+static size_t sweep_one(int parent, const char *name)
+{
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    bool stale = fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+                 flock(fd, LOCK_EX | LOCK_NB) == 0 && holds_only_pieces(fd) &&
+                 unlinkat(fd, "d", AT_REMOVEDIR) == 0;
+    if (stale) {
+        for (size_t i = 0; i <= FUZZ_FILES; i++)
+            unlinkat(fd, piece_names[i], 0);
+        stale = unlinkat(parent, name, AT_REMOVEDIR) == 0;
+    }
+    close(fd);
+    return stale;
+}
+
+size_t fuzz_dir_sweep(void)
+{
+    DIR *dir = opendir(tmp_root());
+    if (!dir)
+        return 0;
+    size_t removed = 0;
+    for (struct dirent *e; (e = readdir(dir));)
+        if (is_fuzz_dir_name(e->d_name))
+            removed += sweep_one(dirfd(dir), e->d_name);
+    closedir(dir);
+    return removed;
 }
