@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,34 @@ static void test_directory(void **state)
     assert_int_equal(load_one("tests/fuzz/seeds"), 2);
 }
 
+/* The seed include_absolute.yaml, as this (normal) build loads it: an absolute include is read
+ * as given, so its errors name that path, and config_check passes them (its rule's branch for
+ * an absolute include, which the fuzz build, refusing such includes, never reaches). */
+static void test_absolute_include(void **state)
+{
+    (void)state;
+    size_t len, config_len;
+    char *bytes = slurp("tests/fuzz/seeds/include_absolute.yaml", &len);
+    assert_non_null(bytes);
+    fuzz_dir d;
+    assert_int_equal(fuzz_dir_make(&d), 0);
+    assert_int_equal(fuzz_dir_write(&d, bytes, len, &config_len), 0);
+    osc_config cfg;
+    char err[1024], want[1024];
+    int status = config_load(d.config, &cfg, err, sizeof err);
+    const char *broken = config_check_outcome(status, d.config, bytes, config_len, &cfg, err,
+                                              sizeof err);
+    fmt(want, sizeof want,
+        "/dev/null: cannot include: not a regular file (included from %s:2:14)\n"
+        "/nonexistent-oscbench-fuzz/a.yaml: cannot open: %s (included from %s:3:14)",
+        d.config, strerror(ENOENT), d.config);
+    fuzz_dir_remove(&d);
+    free(bytes);
+    assert_int_equal(status, 2);
+    assert_string_equal(err, want);
+    assert_null(broken);
+}
+
 /* A fuzz_dir as a process that then dies leaves it: its pieces written (and `extra`, a file of
  * that name, unless NULL), never removed; its path in dir. */
 static void leave_dir(const char *extra, char *dir, size_t size)
@@ -274,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_seeds),
         cmocka_unit_test(test_configs_load),
         cmocka_unit_test(test_directory),
+        cmocka_unit_test(test_absolute_include),
         cmocka_unit_test_setup_teardown(test_sweep_stale_dirs, tmpdir_setup, tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

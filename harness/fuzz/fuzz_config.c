@@ -50,6 +50,19 @@ static const fuzz_dir *the_dir(void)
     return &dir;
 }
 
+/* This build reads no file outside d (config_methods.c refuses an include that is absolute or
+ * has ".."), so every error line names a file in d: an absolute include's error is the
+ * refusal's, on the config. NULL, or what is broken. */
+static const char *check_confined(const fuzz_dir *d, const char *err)
+{
+    size_t dir_len = strlen(d->dir);
+    for (const char *line = err; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+        if (strncmp(line, d->dir, dir_len) != 0 || line[dir_len] != '/')
+            return "every error names a file in the target's directory (no include outside it "
+                   "is read)";
+    return NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const fuzz_dir *d = the_dir();
@@ -67,6 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                               &cfg, err, sizeof err);
     if (!broken && status)
         broken = fuzz_check_places(d, (const char *)data, size, err);
+    if (!broken && status)
+        broken = check_confined(d, err);
     if (broken) {
         fprintf(stderr, "oscbench-fuzz-config: promise broken: %s (status %d, error '%.200s')\n",
                 broken, status, status ? err : "");
