@@ -266,14 +266,16 @@ static int tmpdir_teardown(void **state)
 }
 
 /* fuzz_dir_sweep removes the directory a dead process left, and nothing else: not a living
- * one's (this process's), not one that holds a file the target never writes, not the
- * directory a link of that name points to, not an older target's oscbench-fuzz-XXXXXX. */
+ * one's (this process's), not one that holds a file the target never writes (beside the pieces
+ * or in d), not the directory a link of that name points to, not an older target's
+ * oscbench-fuzz-XXXXXX. */
 static void test_sweep_stale_dirs(void **state)
 {
     (void)state;
-    char dead[256], foreign[256], left[256], old[300], kept[300], link[300];
+    char dead[256], foreign[256], inner[256], left[256], old[300], kept[300], link[300];
     leave_dir(NULL, dead, sizeof dead);
     leave_dir("core", foreign, sizeof foreign);
+    leave_dir("d/core", inner, sizeof inner);
     leave_dir(NULL, left, sizeof left);
     fmt(old, sizeof old, "%s/oscbench-fuzz-Ab12Cd", sweep_root);
     assert_int_equal(rename(left, old), 0);
@@ -290,6 +292,7 @@ static void test_sweep_stale_dirs(void **state)
     assert_false(exists(dead, ""));
     assert_true(exists(live.dir, "d"));
     assert_true(exists(foreign, "core") && exists(foreign, "a.yaml") && exists(foreign, "d"));
+    assert_true(exists(inner, "d/core") && exists(inner, "a.yaml"));
     assert_true(exists(old, "a.yaml") && exists(old, "d"));
     assert_true(exists(link, "") && exists(kept, "a.yaml") && exists(kept, "d"));
     assert_int_equal(fuzz_dir_sweep(), 0);

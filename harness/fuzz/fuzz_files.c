@@ -182,9 +182,9 @@ void fuzz_dir_remove(const fuzz_dir *d)
 /* A name fuzz_dir_make gives: the prefix, a pid, '-' and mkdtemp's six letters or digits. */
 static bool is_fuzz_dir_name(const char *name)
 {
-    const char *pid = name + strlen(DIR_PREFIX);
     if (strncmp(name, DIR_PREFIX, strlen(DIR_PREFIX)) != 0)
         return false;
+    const char *pid = name + strlen(DIR_PREFIX);
     size_t digits = strspn(pid, "0123456789");
     const char *tail = pid + digits + 1;
     return digits >= 1 && pid[digits] == '-' && strlen(tail) == 6 &&
