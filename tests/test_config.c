@@ -1696,6 +1696,13 @@ static void include_limits(void **state)
     fclose(f);
     expect_include_error(text, inc, ": larger than 16 MiB", 20);
     unlink(inc);
+    /* a control character in the name is refused before any read: errors inside the file would
+     * carry it in their FILE:LINE prefix, and a newline would split each into two lines */
+    snprintf(text, sizeof text, "%smethods: [include: \"m\\nyaml\"]\n", base);
+    static const char control[] = ":4:20: methods[0].include: expected a file name without "
+                                  "control characters, got 'm?yaml'";
+    expect_error(text, control);
+    assert_string_equal(err + strlen(cfgpath), control);
 
     /* 17 includes of files i0.yaml ... i16.yaml, each defining one method: the 17th is named */
     snprintf(text, sizeof text, "%smethods: [", base);

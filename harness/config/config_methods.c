@@ -790,6 +790,14 @@ static int define_included(loader *L, const ctx *ic, const ynode *root)
     return bad;
 }
 
+static bool has_control_char(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return true;
+    return false;
+}
+
 /* {include: PATH}: every definition of PATH's list. */
 static int include_methods(loader *L, const ynode *map, size_t index)
 {
@@ -802,14 +810,16 @@ static int include_methods(loader *L, const ynode *map, size_t index)
         return CONFIG_BAD;
     if (v->kind != YN_SCALAR || v->text[0] == '\0')
         return fail_node(&L->c, v, key, "expected a file name");
+    /* errors inside the file are prefixed with its name: a newline there would split them */
+    if (has_control_char(v->text))
+        return fail_node(&L->c, v, key, "expected a file name without control characters, got "
+                                        "'%s'", cfg_shown(v, buf));
     if (++L->includes > CONFIG_MAX_INCLUDES)
         return fail_node(&L->c, v, key, "more than %d includes", CONFIG_MAX_INCLUDES);
 #ifdef OSC_CONFIG_FUZZ /* the fuzz target's files are its own directory's, none elsewhere */
     if (v->text[0] == '/' || strstr(v->text, ".."))
         return fail_node(&L->c, v, key, "'%s' not read: the fuzz target reads only its own "
                                         "directory", cfg_shown(v, buf));
-#else
-    (void)buf;
 #endif
     snprintf(from, sizeof from, "%d:%d", v->line, v->col);
     char *path = include_path(L->c.path, v->text), *where = NULL;
