@@ -55,7 +55,9 @@ static int piece_at(const char *data, size_t size, int i, size_t *offset, size_t
 
 static void path_in(const fuzz_dir *d, const char *name, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s/%s", d->dir, name);
+    int n = snprintf(out, cap, "%s/%s", d->dir, name);
+    if (n < 0 || (size_t)n >= cap)
+        out[0] = '\0';
 }
 
 static const char *tmp_root(void)
