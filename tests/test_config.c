@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <float.h>
 
@@ -31,6 +32,8 @@
 static bool fstat_fails;
 /* when set, fstat succeeds but says size 0: a file that grows after it was looked at */
 static bool fstat_says_empty;
+/* like fstat_fails, for the file it names only (an include, the config read before it) */
+static const char *fstat_fails_for;
 int __real_fstat(int fd, struct stat *st);
 int __real_fstat64(int fd, struct stat *st);
 int __wrap_fstat(int fd, struct stat *st);
@@ -41,26 +44,6 @@ static int failing_fstat(struct stat *st)
     errno = EIO;
     return -1;
 }
-static int sized(int rc, struct stat *st)
-{
-    if (rc == 0 && fstat_says_empty)
-        st->st_size = 0;
-    return rc;
-}
-int __wrap_fstat(int fd, struct stat *st)
-{
-    return fstat_fails ? failing_fstat(st) : sized(__real_fstat(fd, st), st);
-}
-int __wrap_fstat64(int fd, struct stat *st)
-{
-    return fstat_fails ? failing_fstat(st) : sized(__real_fstat64(fd, st), st);
-}
-
-/* read, wrapped too: a read of the file read_fails_for names fails with EINVAL, as a read of
- * /proc/self/pagemap (a regular file to fstat) does for a length it does not take. */
-static const char *read_fails_for;
-ssize_t __real_read(int fd, void *buf, size_t n);
-ssize_t __wrap_read(int fd, void *buf, size_t n);
 static bool fd_names(int fd, const char *path)
 {
     char link[64], target[512];
@@ -71,6 +54,30 @@ static bool fd_names(int fd, const char *path)
     target[len] = '\0';
     return strcmp(target, path) == 0;
 }
+static bool fails(int fd)
+{
+    return fstat_fails || (fstat_fails_for && fd_names(fd, fstat_fails_for));
+}
+static int sized(int rc, struct stat *st)
+{
+    if (rc == 0 && fstat_says_empty)
+        st->st_size = 0;
+    return rc;
+}
+int __wrap_fstat(int fd, struct stat *st)
+{
+    return fails(fd) ? failing_fstat(st) : sized(__real_fstat(fd, st), st);
+}
+int __wrap_fstat64(int fd, struct stat *st)
+{
+    return fails(fd) ? failing_fstat(st) : sized(__real_fstat64(fd, st), st);
+}
+
+/* read, wrapped too: a read of the file read_fails_for names fails with EINVAL, as a read of
+ * /proc/self/pagemap (a regular file to fstat) does for a length it does not take. */
+static const char *read_fails_for;
+ssize_t __real_read(int fd, void *buf, size_t n);
+ssize_t __wrap_read(int fd, void *buf, size_t n);
 ssize_t __wrap_read(int fd, void *buf, size_t n)
 {
     if (!read_fails_for || !fd_names(fd, read_fails_for))
@@ -1330,6 +1337,121 @@ static void include_read_error_is_a_read_error(void **state)
         fail_msg("rc %d, error '%s', wanted '%s'", rc, err, want);
 }
 
+/* An include whose fstat fails is reported with fstat's reason, and the st it may have scribbled
+ * on (a directory's mode here) is not read: not 'not a regular file'. */
+static void include_failed_fstat_reports_its_error(void **state)
+{
+    (void)state;
+    char inc[300], text[512];
+    snprintf(inc, sizeof inc, "%s/m.yaml", tmpdir);
+    const char *defs = "- {name: h, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n";
+    write_bytes(inc, defs, strlen(defs));
+    snprintf(text, sizeof text, "%smethods: [include: m.yaml]\n", base);
+    fstat_fails_for = inc;
+    osc_config cfg;
+    int rc = load_text(text, &cfg);
+    fstat_fails_for = NULL;
+    unlink(inc);
+    char want[800];
+    snprintf(want, sizeof want, "%s: cannot read: %s (included from %s:4:20)", inc,
+             strerror(EIO), cfgpath);
+    if (rc != 2 || strcmp(err, want) != 0)
+        fail_msg("rc %d, error '%s', wanted '%s'", rc, err, want);
+}
+
+/* An include's size is judged by fstat before any byte is read (read fails here if it is
+ * read), and "at most 16 MiB" is inclusive: an include of exactly 16 MiB is read, and refused
+ * only for what it adds to the config (together over 16 MiB), not as "larger than 16 MiB". */
+static void include_size_cap_before_reading(void **state)
+{
+    (void)state;
+    char inc[300], text[512];
+    snprintf(inc, sizeof inc, "%s/m.yaml", tmpdir);
+    snprintf(text, sizeof text, "%smethods: [include: m.yaml]\n", base);
+    FILE *f = fopen(inc, "wb");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)CONFIG_MAX_BYTES + 1), 0); /* sparse */
+    fclose(f);
+    read_fails_for = inc;
+    osc_config cfg;
+    int rc = load_text(text, &cfg);
+    read_fails_for = NULL;
+    char want[800];
+    snprintf(want, sizeof want, "%s: larger than 16 MiB (included from %s:4:20)", inc, cfgpath);
+    if (rc != 2 || strcmp(err, want) != 0)
+        fail_msg("rc %d, error '%s', wanted '%s'", rc, err, want);
+
+    char *comment = malloc(CONFIG_MAX_BYTES);
+    assert_non_null(comment);
+    memset(comment, '#', CONFIG_MAX_BYTES);
+    write_bytes(inc, comment, CONFIG_MAX_BYTES);
+    free(comment);
+    expect_error(text, ":4:20: methods[0].include: the config and the files it includes exceed "
+                       "16 MiB together");
+    unlink(inc);
+}
+
+/* The descriptors open in this process. */
+static size_t open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    size_t n = 0;
+    for (const struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Loading closes every file it opened, whether the load succeeds or fails where it read: a
+ * config and its include; an include whose fstat fails, one too large, one that is a directory;
+ * a config that is a directory, one whose fstat fails. */
+static void loads_close_their_files(void **state)
+{
+    (void)state;
+    char inc[300], sub[300], text[512];
+    snprintf(inc, sizeof inc, "%s/m.yaml", tmpdir);
+    snprintf(sub, sizeof sub, "%s/sub", tmpdir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    const char *defs = "- {name: h, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n";
+    write_bytes(inc, defs, strlen(defs));
+    snprintf(text, sizeof text, "%smethods: [include: m.yaml]\n", base);
+    const char *loads[] = {"include", "include, fstat fails", "include, 16 MiB + 1",
+                           "include of a directory", "config, a directory", "config, fstat fails"};
+    int rc[6];
+    size_t fds[6], before = open_fds();
+    osc_config cfg;
+    rc[0] = load_text(text, &cfg);
+    if (rc[0] == 0)
+        config_free(&cfg);
+    fds[0] = open_fds();
+    fstat_fails_for = inc;
+    rc[1] = load_text(text, &cfg);
+    fstat_fails_for = NULL;
+    fds[1] = open_fds();
+    FILE *f = fopen(inc, "wb");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)CONFIG_MAX_BYTES + 1), 0); /* sparse */
+    fclose(f);
+    rc[2] = load_text(text, &cfg);
+    fds[2] = open_fds();
+    unlink(inc);
+    snprintf(text, sizeof text, "%smethods: [include: sub]\n", base);
+    rc[3] = load_text(text, &cfg);
+    fds[3] = open_fds();
+    rc[4] = config_load(sub, &cfg, err, sizeof err);
+    fds[4] = open_fds();
+    rmdir(sub);
+    fstat_fails_for = cfgpath;
+    rc[5] = config_load(cfgpath, &cfg, err, sizeof err);
+    fstat_fails_for = NULL;
+    fds[5] = open_fds();
+    for (size_t i = 0; i < 6; i++)
+        if (rc[i] != (i ? 2 : 0) || fds[i] != before)
+            fail_msg("%s: rc %d, %zu descriptors open after, %zu before", loads[i], rc[i],
+                     fds[i], before);
+}
+
 /* ---- methods defined by their coefficients ---------------------------------------------------- */
 
 /* base, then `count` one-stage definitions (explicit Euler as a tableau) named e0, e1, ... */
@@ -2082,6 +2204,9 @@ int main(void)
         cmocka_unit_test(failed_fstat_reports_its_error),
         cmocka_unit_test(include_growing_past_the_cap),
         cmocka_unit_test(include_read_error_is_a_read_error),
+        cmocka_unit_test(include_failed_fstat_reports_its_error),
+        cmocka_unit_test(include_size_cap_before_reading),
+        cmocka_unit_test(loads_close_their_files),
         cmocka_unit_test(full_config_loads_every_key),
         cmocka_unit_test(range_of_one_is_from_and_scalar_methods_work),
         cmocka_unit_test(default_name_is_sanitized_stem),
