@@ -942,6 +942,19 @@ static void unknown_keys(void **state)
     expect_error_extra("stability: [0.5]\n", ":4:12: stability: expected a mapping {zeta");
 }
 
+/* A key that takes a mapping says what it got instead, whole: a scalar quoted back, a list as
+ * a list. */
+static void not_a_mapping_says_what_it_got(void **state)
+{
+    (void)state;
+    const char *want[] = {":4:8: trace: expected a mapping {every: N, points: [row, ...]}, got '5'",
+                          ":4:12: stability: expected a mapping {zeta: ...}, not a list"};
+    expect_error_extra("trace: 5\n", want[0]);
+    assert_string_equal(err + strlen(cfgpath), want[0]);
+    expect_error_extra("stability: [0.5]\n", want[1]);
+    assert_string_equal(err + strlen(cfgpath), want[1]);
+}
+
 static void duplicate_keys(void **state)
 {
     (void)state;
@@ -1450,6 +1463,55 @@ static void loads_close_their_files(void **state)
         if (rc[i] != (i ? 2 : 0) || fds[i] != before)
             fail_msg("%s: rc %d, %zu descriptors open after, %zu before", loads[i], rc[i],
                      fds[i], before);
+}
+
+/* The errors of an included file join those of the config before it, and past the 20 shown
+ * they are counted on the config's last line like the config's own: a bad key, then 25
+ * definitions with an order of 0 show the key's line, 19 of the definitions', "6 more". */
+static void include_errors_collected_and_counted(void **state)
+{
+    (void)state;
+    char inc[300], text[512], defs[2048] = "";
+    snprintf(inc, sizeof inc, "%s/m.yaml", tmpdir);
+    for (int i = 0; i < 25; i++)
+        snprintf(defs + strlen(defs), sizeof defs - strlen(defs),
+                 "- {name: e%d, family: rk, order: 0, a: [[0]], b: [1]}\n", i);
+    write_bytes(inc, defs, strlen(defs));
+    snprintf(text, sizeof text, "%sbad: 1\nmethods: [include: m.yaml]\n", base);
+    osc_config cfg;
+    int rc = load_text(text, &cfg);
+    unlink(inc);
+    assert_int_equal(rc, 2);
+    char want[800];
+    const char *line = err;
+    snprintf(want, sizeof want, "%s:4:1: bad: unknown key", cfgpath);
+    if (strncmp(line, want, strlen(want)) != 0)
+        fail_msg("line 1: '%.300s', wanted '%s...'", line, want);
+    for (int i = 0; i < CONFIG_MAX_ERRORS - 1; i++) {
+        line = after_lines(line, 1);
+        int col = i < 10 ? 33 : 34; /* of the 0 after "- {name: e%d, family: rk, order: " */
+        snprintf(want, sizeof want, "%s:%d:%d: methods[%d].order: expected a whole number from "
+                 "1 to 32 (included from %s:5:20)\n", inc, i + 1, col, i, cfgpath);
+        if (!line || strncmp(line, want, strlen(want)) != 0)
+            fail_msg("line %d: '%.300s', wanted '%s'", i + 2, line ? line : "(none)", want);
+    }
+    line = after_lines(line, 1);
+    snprintf(want, sizeof want, "%s: 6 more errors not shown", cfgpath);
+    if (!line || strcmp(line, want) != 0)
+        fail_msg("last line: '%.300s', wanted '%s'", line ? line : "(none)", want);
+}
+
+/* An include names a file: an empty name (which would name the config's own directory) and a
+ * list are refused at the include, before anything is opened. */
+static void include_needs_a_file_name(void **state)
+{
+    (void)state;
+    expect_error_extra("methods: [include: \"\"]\n",
+                       ":4:20: methods[0].include: expected a file name");
+    assert_string_equal(err + strlen(cfgpath), ":4:20: methods[0].include: expected a file name");
+    expect_error_extra("methods: [include: [m.yaml]]\n",
+                       ":4:20: methods[0].include: expected a file name");
+    assert_string_equal(err + strlen(cfgpath), ":4:20: methods[0].include: expected a file name");
 }
 
 /* ---- methods defined by their coefficients ---------------------------------------------------- */
@@ -2207,6 +2269,8 @@ int main(void)
         cmocka_unit_test(include_failed_fstat_reports_its_error),
         cmocka_unit_test(include_size_cap_before_reading),
         cmocka_unit_test(loads_close_their_files),
+        cmocka_unit_test(include_errors_collected_and_counted),
+        cmocka_unit_test(include_needs_a_file_name),
         cmocka_unit_test(full_config_loads_every_key),
         cmocka_unit_test(range_of_one_is_from_and_scalar_methods_work),
         cmocka_unit_test(default_name_is_sanitized_stem),
@@ -2221,6 +2285,7 @@ int main(void)
         cmocka_unit_test(nul_escape),
         cmocka_unit_test(steps_overflow),
         cmocka_unit_test(unknown_keys),
+        cmocka_unit_test(not_a_mapping_says_what_it_got),
         cmocka_unit_test(duplicate_keys),
         cmocka_unit_test(missing_required_keys),
         cmocka_unit_test(both_t_end_and_steps),
