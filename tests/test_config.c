@@ -1328,26 +1328,34 @@ static void include_growing_past_the_cap(void **state)
     unlink(inc);
 }
 
-/* A regular file whose read fails says that its read failed (with the system's reason), not that
- * it is no regular file: read_include coded both as EINVAL. */
-static void include_read_error_is_a_read_error(void **state)
+/* Loads a config that includes one definition's file while *fails_for names that file (the
+ * wrapped read or fstat then fails for it alone, with errno errnum): the error must be that one
+ * line, the system's reason at the include's place. */
+static void expect_include_fails_with(const char **fails_for, int errnum)
 {
-    (void)state;
     char inc[300], text[512];
     snprintf(inc, sizeof inc, "%s/m.yaml", tmpdir);
     const char *defs = "- {name: h, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n";
     write_bytes(inc, defs, strlen(defs));
     snprintf(text, sizeof text, "%smethods: [include: m.yaml]\n", base);
-    read_fails_for = inc;
+    *fails_for = inc;
     osc_config cfg;
     int rc = load_text(text, &cfg);
-    read_fails_for = NULL;
+    *fails_for = NULL;
     unlink(inc);
     char want[800];
     snprintf(want, sizeof want, "%s: cannot read: %s (included from %s:4:20)", inc,
-             strerror(EINVAL), cfgpath);
+             strerror(errnum), cfgpath);
     if (rc != 2 || strcmp(err, want) != 0)
         fail_msg("rc %d, error '%s', wanted '%s'", rc, err, want);
+}
+
+/* A regular file whose read fails says that its read failed (with the system's reason), not that
+ * it is no regular file: read_include coded both as EINVAL. */
+static void include_read_error_is_a_read_error(void **state)
+{
+    (void)state;
+    expect_include_fails_with(&read_fails_for, EINVAL);
 }
 
 /* An include whose fstat fails is reported with fstat's reason, and the st it may have scribbled
@@ -1355,21 +1363,7 @@ static void include_read_error_is_a_read_error(void **state)
 static void include_failed_fstat_reports_its_error(void **state)
 {
     (void)state;
-    char inc[300], text[512];
-    snprintf(inc, sizeof inc, "%s/m.yaml", tmpdir);
-    const char *defs = "- {name: h, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n";
-    write_bytes(inc, defs, strlen(defs));
-    snprintf(text, sizeof text, "%smethods: [include: m.yaml]\n", base);
-    fstat_fails_for = inc;
-    osc_config cfg;
-    int rc = load_text(text, &cfg);
-    fstat_fails_for = NULL;
-    unlink(inc);
-    char want[800];
-    snprintf(want, sizeof want, "%s: cannot read: %s (included from %s:4:20)", inc,
-             strerror(EIO), cfgpath);
-    if (rc != 2 || strcmp(err, want) != 0)
-        fail_msg("rc %d, error '%s', wanted '%s'", rc, err, want);
+    expect_include_fails_with(&fstat_fails_for, EIO);
 }
 
 /* An include's size is judged by fstat before any byte is read (read fails here if it is
