@@ -132,7 +132,7 @@ char *attr_str(hid_t f, const char *name)
 {
     hid_t a = H5Aopen(f, name, H5P_DEFAULT);
     if (a < 0)
-        fail_msg("root attribute %s is missing", name);
+        fail_msg("attribute %s is missing", name);
     hid_t ft = H5Aget_type(a);
     assert_int_equal(H5Tget_class(ft), H5T_STRING);
     assert_true(H5Tis_variable_str(ft) > 0);

@@ -57,7 +57,7 @@ hid_t open_h5(const char *dir, const char *name);
 /* The variable-length UTF-8 string type the results file uses (close it). */
 hid_t vlen_str_type(void);
 
-/* A root string attribute (free() it). */
+/* The variable-length string attribute `name` of the file, group or dataset f (free() it). */
 char *attr_str(hid_t f, const char *name);
 
 /* The datasets anywhere below a group (names relative to it), at most 256. */

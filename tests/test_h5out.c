@@ -144,6 +144,22 @@ static void assert_attr_str(hid_t loc, const char *name, const char *want)
     H5Aclose(attr);
 }
 
+/* Reads the attribute `name` of loc into out as mem, after checking that it is stored as `stored`
+ * with `count` elements (a scalar has 1). */
+static void read_attr_as(hid_t loc, const char *name, hid_t stored, hid_t mem, hssize_t count,
+                         void *out)
+{
+    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+    assert_true(attr >= 0);
+    hid_t type = H5Aget_type(attr), space = H5Aget_space(attr);
+    assert_true(H5Tequal(type, stored) > 0);
+    assert_int_equal(H5Sget_simple_extent_npoints(space), count);
+    assert_true(H5Aread(attr, mem, out) >= 0);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Aclose(attr);
+}
+
 /* Chunked with shuffle + deflate(4) + fletcher32; string columns chunked only (HDF5 1.10.8
  * refuses filters on variable-length data). */
 static void assert_filters(hid_t file, const char *name, bool filtered)
@@ -616,14 +632,10 @@ static void cf_attributes_follow_the_docs(void **state)
     for (int i = 0; i < 2; i++) {
         hid_t scale = H5Dopen2(file, scales[i], H5P_DEFAULT);
         assert_attr_str(scale, "units", "1");
-        hid_t attr = H5Aopen(scale, "long_name", H5P_DEFAULT), type = H5Aget_type(attr);
-        char *long_name = NULL;
-        assert_true(H5Aread(attr, type, &long_name) >= 0);
+        char *long_name = attr_str(scale, "long_name");
         assert_non_null(strstr(long_name, words[i]));
         assert_null(strstr(long_name, words[1 - i]));
-        H5free_memory(long_name);
-        H5Tclose(type);
-        H5Aclose(attr);
+        free(long_name);
         H5Dclose(scale);
     }
     close_results(file);
@@ -702,16 +714,9 @@ static void root_int64_array_round_trips(void **state)
     assert_int_equal(h5_out_attr_i64_array(o, "threads_per_rank", per_rank, 2), 0);
     assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
     hid_t file = open_results(f->path);
-    hid_t attr = H5Aopen(file, "threads_per_rank", H5P_DEFAULT), type = H5Aget_type(attr);
-    hid_t space = H5Aget_space(attr);
-    assert_true(H5Tequal(type, H5T_STD_I64LE) > 0);
-    assert_int_equal(H5Sget_simple_extent_npoints(space), 2);
     int64_t back[2] = {0, 0};
-    assert_true(H5Aread(attr, H5T_NATIVE_INT64, back) >= 0);
+    read_attr_as(file, "threads_per_rank", H5T_STD_I64LE, H5T_NATIVE_INT64, 2, back);
     assert_memory_equal(back, per_rank, sizeof back);
-    H5Sclose(space);
-    H5Tclose(type);
-    H5Aclose(attr);
     close_results(file);
 
     assert_int_equal(h5_out_open(&o, f->path, err, sizeof err), 0);
@@ -733,22 +738,10 @@ static void root_numbers_keep_64_bits(void **state)
     assert_int_equal(h5_out_commit(o, err, sizeof err), 0);
 
     hid_t file = open_results(f->path);
-    const char *names[] = {"tolerance", "lanes"};
-    hid_t want[] = {H5T_IEEE_F64LE, H5T_STD_I64LE};
-    for (int i = 0; i < 2; i++) {
-        hid_t attr = H5Aopen(file, names[i], H5P_DEFAULT), type = H5Aget_type(attr);
-        assert_true(H5Tequal(type, want[i]) > 0);
-        H5Tclose(type);
-        H5Aclose(attr);
-    }
     double tolerance = 0;
     int64_t lanes = 0;
-    hid_t attr = H5Aopen(file, "tolerance", H5P_DEFAULT);
-    assert_true(H5Aread(attr, H5T_NATIVE_DOUBLE, &tolerance) >= 0);
-    H5Aclose(attr);
-    attr = H5Aopen(file, "lanes", H5P_DEFAULT);
-    assert_true(H5Aread(attr, H5T_NATIVE_INT64, &lanes) >= 0);
-    H5Aclose(attr);
+    read_attr_as(file, "tolerance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &tolerance);
+    read_attr_as(file, "lanes", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &lanes);
     assert_true(tolerance == 0.1);
     assert_int_equal(lanes, (int64_t)1 << 40);
     close_results(file);
