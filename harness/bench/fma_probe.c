@@ -86,14 +86,16 @@
         return sum;                                                                              \
     }
 
-DEFINE_CHAINS(double, d_wide, WIDE_BYTES)
 DEFINE_CHAINS(double, d_narrow, NARROW_BYTES)
-DEFINE_CHAINS(float, f_wide, WIDE_BYTES)
 DEFINE_CHAINS(float, f_narrow, NARROW_BYTES)
-DEFINE_KIND_CHAINS(double, d_wide, WIDE_BYTES)
 DEFINE_KIND_CHAINS(double, d_narrow, NARROW_BYTES)
-DEFINE_KIND_CHAINS(float, f_wide, WIDE_BYTES)
 DEFINE_KIND_CHAINS(float, f_narrow, NARROW_BYTES)
+#if PROBE_RUNTIME /* the wide chains serve only the x86-64-v4 path */
+DEFINE_CHAINS(double, d_wide, WIDE_BYTES)
+DEFINE_CHAINS(float, f_wide, WIDE_BYTES)
+DEFINE_KIND_CHAINS(double, d_wide, WIDE_BYTES)
+DEFINE_KIND_CHAINS(float, f_wide, WIDE_BYTES)
+#endif
 
 /* Operations (of `kind`, as kchains) done by one thread for `rounds` rounds. */
 static double ops_per_thread(int kind, int prec, long rounds)
