@@ -25,7 +25,10 @@ const osc_method osc_method_semi_implicit = {
  * add, then the drift x' = x + dt v', one FMA. 3 FMAs and an add per step instead of 4 FMAs (the
  * add runs on the FP-add pipes where a CPU has them), 11 cycles deep instead of 16. The drag
  * enters as the decrement d v inside fma(d, v, v), rounded once at the size of v: a product
- * with a rounded factor 1 - gam dt would bias the damping rate by u/(gam dt) (README). */
+ * with a rounded factor 1 - gam dt would bias the damping rate by u/(gam dt) (README).
+ * Without gravity r is -0 and fma(p, x, -0) is p x to the bit, so a second block kernel could
+ * drop r's load (2 loads a vector-step instead of 3): 1.026x double, 1.022x float on a Zen 3
+ * (harness/bench/ab.py, 2 threads, 2^20 lanes, 7 rounds, 2026-12-06), not worth a second kernel. */
 #define OSC_LANE_COEFS
 static inline void F(lane_coefs)(real w2, real gam, real g, real dt, real k[OSC_NCOEF])
 {
