@@ -104,21 +104,44 @@ int __real_osc_method_from_composition(const osc_method *base, const double *wei
 int __wrap_osc_method_from_composition(const osc_method *base, const double *weights,
                                        int nweights, bool symmetric, const char *name,
                                        int declared_order, osc_method *out);
+/* The coefficients the makers were given since `nmade` was last set to 0, as the loader read
+ * them (minus_zero_reads_as_zero_everywhere compares them bit for bit). */
+static double made[2 * OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES + 3 * OSC_RKN_MAX_STAGES];
+static size_t nmade;
+static bool made_overflow; /* more than `made` holds: the other tests' many definitions */
+static void keep_made(const double *v, size_t n)
+{
+    made_overflow |= nmade + n > sizeof made / sizeof made[0];
+    if (made_overflow)
+        return;
+    memcpy(made + nmade, v, n * sizeof *v);
+    nmade += n;
+}
 int __wrap_osc_method_from_tableau(const osc_tableau *t, const char *name, int declared_order,
                                    osc_method *out)
 {
+    keep_made(&t->a[0][0], OSC_TABLEAU_MAX_STAGES * OSC_TABLEAU_MAX_STAGES);
+    keep_made(t->b, OSC_TABLEAU_MAX_STAGES);
+    keep_made(t->c, OSC_TABLEAU_MAX_STAGES);
     return library_refuses ? OSC_EINVAL
                            : __real_osc_method_from_tableau(t, name, declared_order, out);
 }
 int __wrap_osc_method_from_rkn(const osc_rkn_tableau *t, const char *name, int declared_order,
                                osc_method *out)
 {
+    keep_made(&t->abar[0][0], OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES);
+    keep_made(&t->a[0][0], OSC_RKN_MAX_STAGES * OSC_RKN_MAX_STAGES);
+    keep_made(t->bbar, OSC_RKN_MAX_STAGES);
+    keep_made(t->b, OSC_RKN_MAX_STAGES);
+    keep_made(t->c, OSC_RKN_MAX_STAGES);
     return library_refuses ? OSC_EINVAL : __real_osc_method_from_rkn(t, name, declared_order, out);
 }
 int __wrap_osc_method_from_composition(const osc_method *base, const double *weights,
                                        int nweights, bool symmetric, const char *name,
                                        int declared_order, osc_method *out)
 {
+    if (nweights > 0 && nweights <= OSC_COMPOSITION_MAX_SUBSTEPS)
+        keep_made(weights, (size_t)nweights);
     return library_refuses ? OSC_EINVAL
                            : __real_osc_method_from_composition(base, weights, nweights,
                                                                 symmetric, name,
@@ -1055,22 +1078,236 @@ static void overflow_and_garbage(void **state)
     expect_error("stiffness: 1\ndt: 0.1\nsteps: 1e300\n", ":3:8: steps: expected a whole number");
 }
 
-/* -0 in the config reads as +0: k = -0 would give omega0 = sqrt(-0) = -0 (IEEE 754) and
- * zeta = c / (2 sqrt(k m)) = -inf for c > 0, and "-0" in the results file. */
-static void minus_zero_reads_as_zero(void **state)
+/* ---- -0 reads as +0 wherever a number is read ------------------------------------------ */
+
+/* k = -0 would give omega0 = sqrt(-0) = -0 (IEEE 754) and zeta = c / (2 sqrt(k m)) = -inf for
+ * c > 0, and "-0" in the results file. A number is written as 0 and as each spelling of -0 into
+ * the base config: `replaces` names the base key (if any) the case's lines take the place of,
+ * `text` holds "@" where the number goes (last on its line, so that no later column moves), and
+ * `loads` says whether the config with 0 loads (else 0 is out of range there). */
+typedef struct zero_case {
+    const char *key, *replaces, *text;
+    bool loads;
+} zero_case;
+
+static const char *const zero_base[][2] = {
+    {"methods", "methods: [euler]"}, {"stiffness", "stiffness: 1"}, {"dt", "dt: 0.1"},
+    {"steps", "steps: 3"}};
+
+#define RK "methods:\n  - {name: m, family: rk, "
+#define RKN "methods:\n  - {name: m, family: rkn, order: 1, "
+#define RKN_A "a: [[], [0]], bbar: [0.5, 0], b: [1, 0], "
+static const zero_case zero_cases[] = {
+    {"dim", "", "dim: @", false},
+    {"stiffness", "stiffness", "stiffness: @", true},
+    {"stiffness.from", "stiffness", "stiffness: {to: 1, count: 2, from: @}", true},
+    {"stiffness.from, log", "stiffness", "stiffness: {to: 1, count: 2, spacing: log, from: @}",
+     false},
+    {"omega0", "stiffness", "omega0: @", true},
+    {"drag", "", "drag: @", true},
+    {"drag[1]", "", "drag: [1, @]", true},
+    {"drag.to", "", "drag: {from: 1, count: 2, to: @}", true},
+    {"drag.count", "", "drag: {from: 0, to: 1, count: @}", false},
+    {"zeta", "", "zeta: @", true},
+    {"dt", "dt", "dt: @", false},
+    {"rate_hz", "dt", "rate_hz: @", false},
+    {"gravity", "", "gravity: @", true},
+    {"mass", "", "mass: @", true},
+    {"mass[1]", "", "mass: [1, @]", true},
+    {"mass[1], with omega0", "stiffness", "omega0: 1\nmass: [1, @]", false},
+    {"x0", "", "x0: @", true},
+    {"x0[1]", "", "dim: 2\nx0: [1, @]", true},
+    {"v0", "", "v0: @", true},
+    {"v0[2]", "", "dim: 3\nv0: [1, 1, @]", true},
+    {"t_end", "steps", "t_end: @", false},
+    {"steps", "steps", "steps: @", false},
+    {"trace.every", "", "trace: {every: @}", false},
+    {"trace.points", "", "trace: {points: [@]}", true},
+    {"trace.where.stiffness", "stiffness", "stiffness: [0, 1]\ntrace: {where: {stiffness: @}}",
+     true},
+    {"trace.where.omega0", "stiffness", "omega0: [0, 1]\ntrace: {where: {omega0: @}}", true},
+    {"trace.where.drag", "", "drag: [0, 1]\ntrace: {where: {drag: @}}", true},
+    {"trace.where.zeta", "", "zeta: [0, 1]\ntrace: {where: {zeta: @}}", true},
+    {"trace.where.dt", "dt", "dt: [0.1, 0.2]\ntrace: {where: {dt: @}}", true},
+    {"trace.where.rate_hz", "dt", "rate_hz: [10, 20]\ntrace: {where: {rate_hz: @}}", true},
+    {"trace.where.mass", "", "mass: [0, 1]\ntrace: {where: {mass: @}}", true},
+    {"stability.zeta", "", "stability: {zeta: @}", true},
+    {"stability.zeta[1]", "", "stability: {zeta: [1, @]}", true},
+    {"audit_every", "", "audit_every: @", false},
+    {"unstable_factor", "", "unstable_factor: @", false},
+    {"unstable_drift", "", "unstable_drift: @", false},
+    {"methods[0].order", "methods", RK "a: [[0]], b: [1], order: @}", false},
+    {"methods[0].a", "methods", RK "order: 1, b: [0.5, 0.5], a: [[0], [1, @]]}", true},
+    {"methods[0].b", "methods", RK "order: 1, a: [[0], [1]], b: [1, @]}", true},
+    {"methods[0].b, quoted", "methods", RK "order: 1, a: [[0], [1]], b: [1, \"@\"]}", true},
+    {"methods[0].c", "methods", RK "order: 1, a: [[0], [0]], b: [0.5, 0.5], c: [0, @]}", true},
+    {"methods[0].abar", "methods", RKN RKN_A "abar: [[], [@]]}", true},
+    {"methods[0].a, rkn", "methods", RKN "abar: [[], [0]], bbar: [0.5, 0], b: [1, 0], "
+                                         "a: [[], [@]]}", true},
+    {"methods[0].bbar", "methods", RKN "abar: [[], [0]], a: [[], [0]], b: [1, 0], "
+                                       "bbar: [0.5, @]}", true},
+    {"methods[0].b, rkn", "methods", RKN "abar: [[], [0]], a: [[], [0]], bbar: [0.5, 0], "
+                                         "b: [1, @]}", true},
+    {"methods[0].c, rkn", "methods", RKN "abar: [[], [0]], " RKN_A "c: [0, @]}", true},
+    {"methods[0].weights", "methods",
+     "methods:\n  - {name: m, family: composition, order: 1, base: euler, weights: [1, @]}",
+     true},
+};
+#undef RK
+#undef RKN
+#undef RKN_A
+
+/* The loader's keys that hold no number (their values are names and choices); the numbers
+ * inside `methods`, `trace` and `stability` have cases of their own above. */
+static const char *const keys_without_numbers[] = {"name", "precision", "analyses", "maxima"};
+
+/* What a config loaded to: its status, error, and every number of it (the makers' coefficients
+ * included), in a fixed order. */
+typedef struct zero_load {
+    int rc;
+    char message[sizeof err];
+    double v[512];
+    size_t n;
+} zero_load;
+
+static void add_numbers(zero_load *z, const double *v, size_t n)
+{
+    assert_true(z->n + n <= sizeof z->v / sizeof z->v[0]);
+    if (n)
+        memcpy(z->v + z->n, v, n * sizeof *v);
+    z->n += n;
+}
+
+static void config_numbers(const osc_config *cfg, zero_load *z)
+{
+    const sweep *sweeps[] = {&cfg->stiffness,   &cfg->drag, &cfg->dt,   &cfg->omega0_axis,
+                             &cfg->zeta_axis,   &cfg->rate_hz, &cfg->mass,
+                             &cfg->stability_zeta};
+    for (size_t i = 0; i < sizeof sweeps / sizeof sweeps[0]; i++)
+        add_numbers(z, sweeps[i]->values, sweeps[i]->count);
+    const double scalars[] = {cfg->gravity,         cfg->t_end,           cfg->unstable_factor,
+                              cfg->unstable_drift,  (double)cfg->dim,     (double)cfg->steps,
+                              (double)cfg->trace_every, (double)cfg->audit_every};
+    add_numbers(z, scalars, sizeof scalars / sizeof scalars[0]);
+    add_numbers(z, cfg->x0, OSC_MAX_DIM);
+    add_numbers(z, cfg->v0, OSC_MAX_DIM);
+    for (size_t i = 0; i < cfg->ntrace_points; i++) {
+        const double row = (double)cfg->trace_points[i];
+        add_numbers(z, &row, 1);
+    }
+    add_numbers(z, made, nmade);
+}
+
+/* text with each "@" replaced by `number`, loaded into *z. */
+static void load_with(const char *text, const char *number, zero_load *z)
+{
+    char yaml[1024];
+    size_t len = 0;
+    for (const char *s = text; *s; s++) {
+        const char *piece = *s == '@' ? number : s;
+        size_t n = *s == '@' ? strlen(number) : 1;
+        assert_true(len + n < sizeof yaml);
+        memcpy(yaml + len, piece, n);
+        len += n;
+    }
+    yaml[len] = '\0';
+    osc_config cfg;
+    *z = (zero_load){0};
+    nmade = 0;
+    made_overflow = false;
+    z->rc = load_text(yaml, &cfg);
+    assert_false(made_overflow);
+    if (z->rc)
+        memcpy(z->message, err, sizeof err);
+    if (z->rc == 0) {
+        config_numbers(&cfg, z);
+        config_free(&cfg);
+    }
+}
+
+/* The error with `number` written as 0 where the message quotes it (after a space or a quote,
+ * never inside the file's path). */
+static void quoted_as_zero(char *msg, const char *number)
+{
+    size_t n = strlen(number);
+    for (char *at = msg; (at = strstr(at, number)); at++)
+        if (at > msg && (at[-1] == ' ' || at[-1] == '\'' || at[-1] == '"')) {
+            memmove(at + 1, at + n, strlen(at + n) + 1);
+            at[0] = '0';
+        }
+}
+
+/* `text` (with its "@") loads with each spelling of -0 exactly as with 0: refused with the
+ * same message, or loaded to the same numbers, bit for bit, none of them -0. */
+static void expect_zero_everywhere(const char *what, const char *text, bool loads)
+{
+    static const char *const minus_zeros[] = {"-0", "-0.0", "-0/3", "-0e5", "-.0"};
+    zero_load zero, minus;
+    load_with(text, "0", &zero);
+    if ((zero.rc == 0) != loads)
+        fail_msg("%s: 0 %s, which this case does not expect: %s", what,
+                 zero.rc ? "is refused" : "loads", zero.message);
+    for (size_t s = 0; s < sizeof minus_zeros / sizeof minus_zeros[0]; s++) {
+        load_with(text, minus_zeros[s], &minus);
+        quoted_as_zero(minus.message, minus_zeros[s]);
+        if (minus.rc != zero.rc || strcmp(minus.message, zero.message) != 0)
+            fail_msg("%s: %s gives rc %d '%s', 0 gives rc %d '%s'", what, minus_zeros[s],
+                     minus.rc, minus.message, zero.rc, zero.message);
+        for (size_t i = 0; i < minus.n; i++)
+            if (minus.v[i] == 0 && signbit(minus.v[i]))
+                fail_msg("%s: %s loads as -0 (number %zu of the config)", what,
+                         minus_zeros[s], i);
+        if (minus.n != zero.n || memcmp(minus.v, zero.v, zero.n * sizeof zero.v[0]) != 0)
+            fail_msg("%s: %s loads to other numbers than 0", what, minus_zeros[s]);
+    }
+}
+
+/* The base without the keys `replaces` names, then the case's lines. */
+static void case_text(const zero_case *c, char *text, size_t size)
+{
+    size_t len = 0;
+    text[0] = '\0';
+    for (size_t i = 0; i < sizeof zero_base / sizeof zero_base[0]; i++)
+        if (strcmp(c->replaces, zero_base[i][0]) != 0)
+            len += (size_t)snprintf(text + len, size - len, "%s\n", zero_base[i][1]);
+    assert_true(len + strlen(c->text) + 2 <= size);
+    snprintf(text + len, size - len, "%s\n", c->text);
+}
+
+/* Whether a case reads a number inside top-level key `key` ("mass[1], ...", "trace.every"). */
+static bool case_of_key(const zero_case *c, const char *key)
+{
+    size_t n = strlen(key);
+    return strncmp(c->key, key, n) == 0 && strchr(".[, ", c->key[n]);
+}
+
+/* README: "-0 is read as +0 wherever a number is read". Every top-level key of the loader's own
+ * table (cfg.loc, as record_locations fills it: a key added to the table is checked here) holds
+ * no number or has a case above that writes a number where it reads one; then every case. */
+static void minus_zero_reads_as_zero_everywhere(void **state)
 {
     (void)state;
     osc_config cfg;
-    if (load_text("stiffness: -0\ndrag: [-0.0, 1]\ngravity: -0e5\nx0: -0/3\nv0: -.0\n"
-                  "dt: 0.1\nsteps: 1\n", &cfg))
+    if (load_text(base, &cfg))
         fail_msg("%s", err);
-    double got[] = {cfg.stiffness.values[0], cfg.drag.values[0], cfg.gravity, cfg.x0[0],
-                    cfg.v0[0]};
-    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
-        if (got[i] != 0 || signbit(got[i]))
-            fail_msg("value %zu read as %g (sign bit %d), wanted +0", i, got[i],
-                     signbit(got[i]) != 0);
+    for (int k = 0; k < CONFIG_NKEYS; k++) {
+        const char *key = cfg.loc[k].key;
+        assert_non_null(key);
+        bool covered = false;
+        for (size_t i = 0; i < sizeof zero_cases / sizeof zero_cases[0]; i++)
+            covered |= case_of_key(&zero_cases[i], key);
+        for (size_t i = 0; i < sizeof keys_without_numbers / sizeof keys_without_numbers[0]; i++)
+            covered |= strcmp(key, keys_without_numbers[i]) == 0;
+        if (!covered)
+            fail_msg("config key %s: no case writes a number into it (add one to zero_cases, "
+                     "or the key to keys_without_numbers)", key);
+    }
     config_free(&cfg);
+    for (size_t i = 0; i < sizeof zero_cases / sizeof zero_cases[0]; i++) {
+        char text[1024];
+        case_text(&zero_cases[i], text, sizeof text);
+        expect_zero_everywhere(zero_cases[i].key, text, zero_cases[i].loads);
+    }
 }
 
 /* The cap is "at most 16 MiB" (README): a config of exactly CONFIG_MAX_BYTES bytes loads. */
@@ -2325,7 +2562,7 @@ int main(void)
         cmocka_unit_test(library_refusal_located),
         cmocka_unit_test(config_check_knows_included_lines),
         cmocka_unit_test(one_more_error_is_singular),
-        cmocka_unit_test(minus_zero_reads_as_zero),
+        cmocka_unit_test(minus_zero_reads_as_zero_everywhere),
         cmocka_unit_test(file_of_the_cap_loads),
         cmocka_unit_test(error_line_at_the_buffer_boundary),
         cmocka_unit_test(definition_orders_by_hand),
