@@ -22,6 +22,7 @@
 #include "config.h"
 #include "composition.h"
 #include "config_check.h"
+#include "diag.h"
 #include "layout.h"
 #include "rkn.h"
 #include "tableau.h"
@@ -2565,6 +2566,7 @@ int main(void)
         cmocka_unit_test(minus_zero_reads_as_zero_everywhere),
         cmocka_unit_test(file_of_the_cap_loads),
         cmocka_unit_test(error_line_at_the_buffer_boundary),
+        cmocka_unit_test(shown_text_rules),
         cmocka_unit_test(definition_orders_by_hand),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);

@@ -12,6 +12,34 @@
 
 _Static_assert(ERROR_LINE_BYTES >= 3 * PATH_MAX, "an error line holds two paths and a message");
 
+/* The bytes of the printable UTF-8 character that starts at s, 0 if none starts there: not
+ * a C1 control (U+0080 to U+009F), an overlong form, a surrogate, beyond U+10FFFF or cut. */
+static size_t printable_utf8(const unsigned char *s)
+{
+    size_t n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+             : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++) /* stops at the NUL, which is no continuation byte */
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if (!n || (s[0] == 0xc2 && s[1] < 0xa0) || (s[0] == 0xe0 && s[1] < 0xa0) ||
+        (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+        (s[0] == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return n;
+}
+
+char *shown_text(char *s)
+{
+    for (unsigned char *c = (unsigned char *)s; *c;) {
+        size_t n = *c >= 0x80 ? printable_utf8(c) : *c >= 0x20 && *c != 0x7f;
+        if (n)
+            c += n;
+        else
+            *c++ = '?';
+    }
+    return s;
+}
+
 void error_line(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)
@@ -20,9 +48,40 @@ void error_line(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
-    for (char *c = err; *c; c++) /* one line, whatever the pieces held */
-        if (*c == '\n' || *c == '\r')
-            *c = ' ';
+    shown_text(err); /* one line, whatever the pieces held */
+}
+
+void vprint_shown(FILE *out, const char *fmt, va_list ap)
+{
+    char small[1024], *text = small;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n < 0)
+        small[0] = '\0';
+    else if ((size_t)n >= sizeof small && (text = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
+    fputs(shown_text(text ? text : small), out); /* out of memory: its start */
+    if (text != small)
+        free(text);
+}
+
+void print_shown(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_shown(out, fmt, ap);
+    va_end(ap);
+}
+
+void print_line(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_shown(out, fmt, ap);
+    va_end(ap);
+    fputc('\n', out);
 }
 
 void test_pause(const char *phase)

@@ -4,8 +4,10 @@
 #ifndef OSCBENCH_DIAG_H
 #define OSCBENCH_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Room for any one error line of the harness: up to two paths of PATH_MAX bytes (the -o path is
  * held below it, its checkpoint directory adds ".ckpt", a config that opened is shorter) and
@@ -14,9 +16,22 @@
  * checks it against PATH_MAX). */
 #define ERROR_LINE_BYTES (3 * 4096)
 
-/* Formats one line of error into err (newlines become spaces); err may be NULL. */
+/* s as a message shows it, in place: each byte of a control character (C0, DEL, C1) or of
+ * malformed UTF-8 becomes '?', so that text the user chose (a path, an argument, a value) keeps
+ * its message on one line and sends the terminal nothing it would act on. Printable ASCII and
+ * UTF-8 are unchanged, and so is the length. Returns s. */
+char *shown_text(char *s);
+
+/* Formats one line of error into err (shown_text's '?' for control characters, newlines
+ * included); err may be NULL. */
 void error_line(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* fmt's output on out as shown_text shows it, whole however long; print_line adds a newline:
+ * how a message that quotes the user's text is printed. */
+void vprint_shown(FILE *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+void print_shown(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void print_line(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* If OSCBENCH_TEST_PAUSE names this phase ("stepping", "write", "rename"), say so on stderr
  * ("oscbench: paused at PHASE (pid N)": under mpirun, N names the rank's own process) and wait

@@ -11,6 +11,7 @@
 #include "config_yaml.h"
 
 #include "config.h"
+#include "diag.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -354,17 +355,14 @@ int cfg_reject_nul(const ctx *c, const char *buf, size_t len)
 
 /* ---- scalars ------------------------------------------------------------------------------ */
 
-/* A short printable rendering of a scalar for messages. */
+/* A short printable rendering of a scalar for messages: its first 40 bytes as shown_text shows
+ * them, "..." after them if there were more. */
 const char *cfg_shown(const ynode *n, char buf[48])
 {
-    size_t j = 0;
-    for (const char *s = n->text; *s && j < 40; s++)
-        buf[j++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
-    if (strlen(n->text) > 40) {
-        memcpy(buf + j, "...", 3);
-        j += 3;
-    }
-    buf[j] = '\0';
+    snprintf(buf, 41, "%s", n->text); /* (a character cut at 40 bytes shows as '?') */
+    shown_text(buf);
+    if (strlen(n->text) > 40)
+        memcpy(buf + 40, "...", 4);
     return buf;
 }
 
