@@ -2392,6 +2392,105 @@ static void error_line_at_the_buffer_boundary(void **state)
     free(path);
 }
 
+/* Lines of err: its newlines, and one. */
+static size_t err_lines(const char *text)
+{
+    size_t n = 1;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+/* shown_text, the one rule by which every message shows the user's text (cfg_shown's values,
+ * the config's FILE prefix, error_line's paths, the command line's arguments): each byte of a
+ * control character (C0, DEL, C1 as UTF-8) or of malformed UTF-8 (an overlong form, a
+ * surrogate, beyond U+10FFFF, a byte no character starts with, a cut sequence) becomes '?';
+ * printable ASCII and UTF-8 of one to four bytes stay as they are. */
+static void shown_text_rules(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"plain name-1.yaml", "plain name-1.yaml"},
+        {"a\nb\rc\td\x1b[2J\x7f" "e\x01", "a?b?c?d?[2J?e?"},
+        {"\xc2\x80\xc2\x9b" "1\xc2\x9f", "????1??"},          /* C1: U+0080, U+009B, U+009F */
+        /* U+00A0, u-umlaut, the euro sign, U+1F600, U+10FFFF */
+        {"\xc2\xa0\xc3\xbc\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf",
+         "\xc2\xa0\xc3\xbc\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf"},
+        {"\xc0\xaf\xe0\x80\xaf\xf0\x80\x80\xaf", "?????????"}, /* '/' overlong in 2, 3, 4 */
+        {"\xed\xa0\x80\xf4\x90\x80\x80", "???????"},           /* a surrogate, U+110000 */
+        {"\x80" "a\xf5\x80" "b\xff", "?a??b?"},                /* no character starts so */
+        {"x\xe2\x82" "y\xe2\x82", "x??y??"},                   /* cut, by a byte and the end */
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(buf, sizeof buf, "%s", cases[i][0]);
+        assert_ptr_equal(shown_text(buf), buf);
+        if (strcmp(buf, cases[i][1]) != 0)
+            fail_msg("case %zu: '%s', wanted '%s'", i, buf, cases[i][1]);
+    }
+    error_line(buf, sizeof buf, "%s: %s", "o\nut.h5", "cannot \x1b[2Jcreate");
+    assert_string_equal(buf, "o?ut.h5: cannot ?[2Jcreate");
+}
+
+/* A config or an included file whose path holds a control character (a directory "d\ne", a
+ * config "c\x1b[2J.yaml") is read by its real name, and each of its errors (the closing count
+ * too) is one line that shows each byte of the character as '?', as an include name's refusal
+ * does: a newline would split the line, an ESC would reach the terminal. A printable UTF-8 name
+ * or value shows unchanged; a C1 control in UTF-8 (U+009B, CSI) does not. */
+static void control_characters_in_paths_shown(void **state)
+{
+    (void)state;
+    char dir[300], path[320], want[1024], text[512];
+    snprintf(dir, sizeof dir, "%s/d\ne", tmpdir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    const char *names[] = {"c\x1b[2J.yaml", "c\x7f.yaml", "c\xc2\x9b" "2J.yaml",
+                           "\xc3\xbc" "ber.yaml"};
+    const char *shown[] = {"c?[2J.yaml", "c?.yaml", "c??2J.yaml", "\xc3\xbc" "ber.yaml"};
+    osc_config cfg;
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(text, sizeof text, "%sdtt: 1\n", base);
+        write_bytes(path, text, strlen(text));
+        assert_int_equal(config_load(path, &cfg, err, sizeof err), 2);
+        snprintf(want, sizeof want, "%s/d?e/%s:4:1: dtt: unknown key (did you mean 'dt'?)", tmpdir,
+                 shown[i]);
+        assert_string_equal(err, want);
+        write_bytes(path, base, strlen(base)); /* without the mistake: read, and loaded */
+        if (config_load(path, &cfg, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        config_free(&cfg);
+        unlink(path);
+    }
+    /* an included file's errors: its path and the including config's, both shown */
+    char inc[320];
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    snprintf(inc, sizeof inc, "%s/m.yaml", dir);
+    write_bytes(inc, "- 5\n", 4);
+    snprintf(text, sizeof text, "%smethods: [include: m.yaml]\n", base);
+    write_bytes(path, text, strlen(text));
+    assert_int_equal(config_load(path, &cfg, err, sizeof err), 2);
+    snprintf(want, sizeof want, "%s/d?e/m.yaml:1:3: methods[0]: expected a method definition (a "
+             "mapping) (included from %s/d?e/c.yaml:4:20)", tmpdir, tmpdir);
+    assert_string_equal(err, want);
+    unlink(inc), unlink(path), rmdir(dir);
+    /* the closing count names the config too */
+    snprintf(text, sizeof text, "%s", base);
+    for (int i = 0; i <= CONFIG_MAX_ERRORS; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "bad%d: 1\n", i);
+    assert_int_equal(config_load_text("m\x1b]0;x\a.yaml", text, strlen(text), &cfg, err,
+                                      sizeof err), 2);
+    assert_int_equal(err_lines(err), CONFIG_MAX_ERRORS + 1);
+    const char *first = "m?]0;x?.yaml:4:1: bad0: unknown key";
+    assert_true(strncmp(err, first, strlen(first)) == 0);
+    assert_string_equal(after_lines(err, CONFIG_MAX_ERRORS),
+                        "m?]0;x?.yaml: 1 more error not shown");
+    /* values quoted in a message: UTF-8 as it is, U+009B's two bytes as '?' */
+    snprintf(text, sizeof text, "%smethods: [\"k\\u00fc\"]\n", base);
+    expect_error(text, ":4:11: methods: unknown method 'k\xc3\xbc' (valid: ");
+    snprintf(text, sizeof text, "%smethods: [\"a\\x9b[2J\"]\n", base);
+    expect_error(text, ":4:11: methods: unknown method 'a??[2J' (valid: ");
+}
+
 /* An include names a regular file: a FIFO (which would block) or a directory is refused, and
  * the path is relative to the including config's directory. */
 static void includes_are_regular_files(void **state)
@@ -2567,6 +2666,7 @@ int main(void)
         cmocka_unit_test(file_of_the_cap_loads),
         cmocka_unit_test(error_line_at_the_buffer_boundary),
         cmocka_unit_test(shown_text_rules),
+        cmocka_unit_test(control_characters_in_paths_shown),
         cmocka_unit_test(definition_orders_by_hand),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);

@@ -153,7 +153,9 @@ typedef struct osc_config {
  * wrong", or
  * "FILE:LINE:COL: what is wrong" for an error of the YAML itself, or "FILE: what is wrong" for
  * one of the file. LINE:COL is that of the offending value; of the key itself for an unknown
- * or duplicate key; of the top mapping for a missing key. */
+ * or duplicate key; of the top mapping for a missing key. The paths and values in a line are
+ * shown as shown_text (diag.h) shows them: a control character in a file's name is a '?' there,
+ * while the file is read by its real name. */
 int config_load(const char *path, osc_config *cfg, char *err, size_t errlen);
 /* The same for a config held in memory: `len` bytes of `text` (NUL bytes in them are an error),
  * reported and recorded as if read from `path` (which is not opened). */

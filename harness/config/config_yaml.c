@@ -47,9 +47,11 @@ static size_t tally_line_bytes(const error_tally *t)
 void cfg_append_tally(const ctx *c)
 {
     size_t used = strlen(c->err);
-    if (c->tally->unshown && used + tally_line_bytes(c->tally) <= c->errlen)
+    if (c->tally->unshown && used + tally_line_bytes(c->tally) <= c->errlen) {
         snprintf(c->err + used, c->errlen - used, "\n" TALLY_FORMAT, c->tally->config,
                  c->tally->unshown, c->tally->unshown == 1 ? "" : "s");
+        shown_text(c->err + used + 1);
+    }
 }
 
 /* s as it is when shorter than cap bytes, else its start, "..." and its end in cap - 1 bytes of
@@ -65,12 +67,15 @@ const char *cfg_shortened(const char *s, char *buf, size_t cap)
     return buf;
 }
 
-/* One error line into dst (cap bytes); its length, as snprintf's. */
+/* One error line into dst (cap bytes); its length, as snprintf's. The paths are the user's:
+ * shown_text keeps a newline or an ESC in them from splitting the line or reaching a terminal. */
 static size_t put_line(char *dst, size_t cap, const char *path, const char *where,
                        const char *key, const char *msg, const char *from)
 {
     int n = snprintf(dst, cap, "%s%s: %s%s%s%s%s%s", path, where, key ? key : "", key ? ": " : "",
                      msg, from ? " (included from " : "", from ? from : "", from ? ")" : "");
+    if (dst && cap)
+        shown_text(dst);
     return n > 0 ? (size_t)n : 0;
 }
 
