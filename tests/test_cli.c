@@ -3480,6 +3480,141 @@ static void test_long_paths_keep_the_message(void **state)
     assert_false(exists(f->dir, "res.h5"));
 }
 
+/* s holds no control character but the newlines ending its lines: no C0 byte, DEL, or C1
+ * control in UTF-8 (0xc2 0x80 to 0xc2 0x9f), which a terminal would act on. */
+static void assert_no_control_chars(const char *s, const char *what)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if ((*c < 0x20 && *c != '\n') || *c == 0x7f || (c[0] == 0xc2 && c[1] >= 0x80 &&
+                                                         c[1] <= 0x9f))
+            fail_msg("%s: byte 0x%02x at %td of: %s", what, *c, (const char *)c - s, s);
+}
+
+/* A config named with a newline or an ESC runs by that name: exit 0, its warning one line and
+ * the summary's header naming it with '?' for each such byte, as an include name's refusal
+ * shows it; `methods --config` lists it so too; with a misspelt key it fails in one line, exit
+ * 2. Nothing oscbench prints holds a control character. */
+static void test_config_named_with_control_characters(void **state)
+{
+    fixture *f = *state;
+    const char *names[] = {"bad\nname.yaml", "esc\x1b[31m.yaml"};
+    const char *shown[] = {"bad?name.yaml", "esc?[31m.yaml"};
+    for (size_t i = 0; i < 2; i++) {
+        char want[256];
+        write_file(f->dir, names[i], "name: one\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\n"
+                                     "steps: 10\nanalyses: convergence\n");
+        proc p = run_in(f->dir, "run", names[i], "-o", "r.h5", NULL);
+        if (p.code != 0)
+            fail_msg("%s: exit %d: %s", shown[i], p.code, p.err);
+        assert_one_line(p.err);
+        fmt(want, sizeof want, "oscbench run: warning: %s:6:11: analyses: convergence needs 2 "
+            "or more dt values", shown[i]);
+        if (!starts_with(p.err, want))
+            fail_msg("stderr: %s", p.err);
+        assert_no_control_chars(p.err, "run's stderr");
+        assert_no_control_chars(p.out, "run's stdout");
+        fmt(want, sizeof want, ": %s, ", shown[i]); /* "oscbench VERSION: CONFIG, N points..." */
+        char *header_end = strchr(p.out, '\n'), *at = strstr(p.out, want);
+        if (!at || !header_end || at > header_end)
+            fail_msg("the header does not name %s: %s", shown[i], p.out);
+        p = run_in(f->dir, "methods", "--config", names[i], NULL);
+        assert_int_equal(p.code, 0);
+        assert_no_control_chars(p.out, "methods' stdout");
+        fmt(want, sizeof want, "\nmethods %s defines by their coefficients:\n", shown[i]);
+        assert_non_null(strstr(p.out, want));
+        write_file(f->dir, names[i], "stiffness: 1\ndt: 0.1\nsteps: 10\ndtt: 1\n");
+        p = run_in(f->dir, "run", names[i], "-o", "r.h5", NULL);
+        assert_int_equal(p.code, 2);
+        fmt(want, sizeof want, "%s:4:1: dtt: unknown key (did you mean 'dt'?)\n", shown[i]);
+        assert_string_equal(p.err, want);
+        assert_string_equal(p.out, "");
+    }
+}
+
+/* What else of the user's a message quotes: a command, an option, an argument, an option's
+ * value, a results file, -o paths and their checkpoints, an environment variable. */
+typedef struct quoted_case {
+    const char *args[8];
+    const char *isa; /* OSCBENCH_ISA for the run, NULL: as the suite has it */
+    int code;
+    const char *head, *tail; /* stderr starts with head and ends with tail (NULL: "\n"); head
+                              * NULL: stderr empty */
+    const char *out;         /* in stdout, NULL: anything */
+} quoted_case;
+
+static const quoted_case quoted_cases[] = {
+    {{"fr\x1b" "ob"}, NULL, 2, "oscbench: unknown command 'fr?ob' (try oscbench --help)\n", NULL,
+     NULL},
+    {{"run", "--b\nogus", "ok.yaml"}, NULL, 2,
+     "oscbench run: unknown option '--b?ogus' (see oscbench run --help)\n", NULL, NULL},
+    {{"run", "ok.yaml", "x\ny"}, NULL, 2,
+     "oscbench run: unexpected argument 'x?y' (see oscbench run --help)\n", NULL, NULL},
+    {{"methods", "x\x1b[2J"}, NULL, 2,
+     "oscbench methods: takes no arguments, got 'x?[2J' (see oscbench methods --help)\n", NULL,
+     NULL},
+    {{"summary", "--format", "t\x1bxt", "r.h5"}, NULL, 2,
+     "oscbench summary: --format: expected text, csv or json, got 't?xt' (see oscbench summary "
+     "--help)\n", NULL, NULL},
+    {{"summary", "no\nfile.h5"}, NULL, 2,
+     "oscbench summary: no?file.h5: No such file or directory\n", NULL, NULL},
+    {{"plot", "no\x1b[2Jfile.h5"}, NULL, 2,
+     "oscbench plot: no?[2Jfile.h5: cannot open: No such file or directory\n", NULL, NULL},
+    {{"run", "no\nfile.yaml"}, NULL, 2, "no?file.yaml: cannot open: No such file or directory\n",
+     NULL, NULL},
+    {{"run", "ok.yaml", "-q"}, "v3\x1b[2J", 2,
+     "oscbench run: " OSC_ISA_ENV "=v3?[2J: expected " OSC_ISA_ENV_VALUES "\n", NULL, NULL},
+    {{"run", "ok.yaml", "-q", "-o", "f\nile/x.h5"}, NULL, 1,
+     "oscbench run: f?ile/x.h5: cannot create directory f?ile: Not a directory\n", NULL, NULL},
+    {{"run", "c\x1b.yaml", "-q", "-o", "c\x1b.yaml"}, NULL, 2,
+     "oscbench run: c?.yaml: is the config file itself: not overwritten\n", NULL, NULL},
+    {{"run", "ok.yaml", "-q", "-o", "o\nut.h5"}, NULL, 0,
+     "oscbench run: note: o?ut.h5.ckpt holds finished work of an earlier run of this output; "
+     "left alone (add --resume to continue from it)\n", NULL, NULL},
+    {{"run", "ok.yaml", "-q", "--resume", "-o", "o\nut.h5"}, NULL, 2,
+     "oscbench run: o?ut.h5.ckpt: not a checkpoint of this run: ",
+     "; left alone (remove it to start afresh)\n", NULL},
+    {{"run", "ok.yaml", "--resume", "-o", "r\x1b.h5"}, NULL, 0, NULL, NULL,
+     "checkpoint r?.h5.ckpt: 0 of "},
+    {{"run", "ok.yaml", "-o", "r\x1b.h5"}, NULL, 0, NULL, NULL, "\nwrote r?.h5 ("},
+};
+
+static void check_quoted_case(const fixture *f, const quoted_case *c)
+{
+    char *argv[10] = {"oscbench"};
+    for (size_t n = 0; c->args[n]; n++)
+        argv[n + 1] = (char *)c->args[n];
+    char *saved = getenv(OSC_ISA_ENV) ? strdup(getenv(OSC_ISA_ENV)) : NULL;
+    if (c->isa)
+        assert_int_equal(setenv(OSC_ISA_ENV, c->isa, 1), 0);
+    proc p = finish(spawn(f->dir, argv, exe));
+    assert_int_equal(saved ? setenv(OSC_ISA_ENV, saved, 1) : unsetenv(OSC_ISA_ENV), 0);
+    free(saved);
+    const char *tail = c->tail ? c->tail : "\n";
+    size_t len = strlen(p.err);
+    bool err_ok = c->head ? lines(p.err) == 1 && starts_with(p.err, c->head) &&
+                                len >= strlen(tail) && !strcmp(p.err + len - strlen(tail), tail)
+                          : len == 0;
+    if (p.code != c->code || !err_ok || (c->out && !strstr(p.out, c->out)))
+        fail_msg("oscbench %s ...: exit %d (expected %d), stderr '%s', stdout '%.300s'",
+                 c->args[0], p.code, c->code, p.err, p.out);
+    assert_no_control_chars(p.err, "stderr");
+    assert_no_control_chars(p.out, "stdout");
+}
+
+static void test_quoted_text_shown_on_one_line(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    write_file(f->dir, "c\x1b.yaml", valid_config);
+    write_file(f->dir, "f\nile", "a file, not a directory\n");
+    char ck[PATHLEN];
+    fmt(ck, sizeof ck, "%s/o\nut.h5.ckpt", f->dir);
+    assert_int_equal(mkdir(ck, 0700), 0);
+    write_file(ck, "manifest", "not a manifest\n");
+    for (size_t i = 0; i < sizeof quoted_cases / sizeof *quoted_cases; i++)
+        check_quoted_case(f, &quoted_cases[i]);
+}
+
 /* A convergence analysis over one dt used to end with exit 0, an empty table and no word. */
 static void test_skips_warned(void **state)
 {
@@ -4542,6 +4677,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_run_output_path_too_long, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_paths_keep_the_message, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_config_named_with_control_characters, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_quoted_text_shown_on_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_that_is_not_a_results_file, setup, teardown),

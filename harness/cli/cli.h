@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include "diag.h" /* print_line: what the user typed, on one line */
+
 enum { EXIT_RUNTIME = 1, EXIT_BADINPUT = 2 };
 
 int cmd_methods(int argc, char **argv, FILE *out);

@@ -53,6 +53,6 @@ int main(int argc, char **argv)
         return cmd_plot(argc - 1, argv + 1);
     if (!strcmp(cmd, "summary"))
         return cmd_summary(argc - 1, argv + 1);
-    fprintf(stderr, "oscbench: unknown command '%s' (try oscbench --help)\n", cmd);
+    print_line(stderr, "oscbench: unknown command '%s' (try oscbench --help)", cmd);
     return EXIT_BADINPUT;
 }

@@ -47,7 +47,8 @@ static void print_registry(FILE *out)
 
 static void print_user_methods(FILE *out, const osc_config *cfg)
 {
-    fprintf(out, "\nmethods %s defines by their coefficients:\n", cfg->path);
+    fputc('\n', out);
+    print_line(out, "methods %s defines by their coefficients:", cfg->path);
     fprintf(out, "%-20s %-11s %8s %17s %12s %6s %5s\n", "method", "family", "declared",
             "coefficient_order", "linear_order", "forces", "fma");
     for (size_t i = 0; i < cfg->nuser_methods; i++) {

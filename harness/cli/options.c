@@ -29,7 +29,7 @@ int cli_error(const cli_command *cmd, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "oscbench %s: ", cmd->name);
-    vfprintf(stderr, fmt, ap); /* whole: it may quote a long argument */
+    vprint_shown(stderr, fmt, ap); /* whole: it may quote a long argument */
     fprintf(stderr, " (see oscbench %s --help)\n", cmd->name);
     va_end(ap);
     return EXIT_BADINPUT;

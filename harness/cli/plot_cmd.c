@@ -35,7 +35,7 @@ static int check_readable(const char *path)
     int err = cli_unreadable(path);
     if (!err)
         return 0;
-    fprintf(stderr, "oscbench plot: %s: cannot open: %s\n", path, strerror(err));
+    print_line(stderr, "oscbench plot: %s: cannot open: %s", path, strerror(err));
     return EXIT_BADINPUT;
 }
 
@@ -84,13 +84,13 @@ int cmd_plot(int argc, char **argv)
     /* before -o's directory is made: bad input leaves nothing */
     const char *why = NULL, *script = plot_script(&why);
     if (why) {
-        fprintf(stderr, "oscbench plot: OSCBENCH_PLOT_SCRIPT=%s: cannot read: %s\n",
-                getenv("OSCBENCH_PLOT_SCRIPT"), why);
+        print_line(stderr, "oscbench plot: OSCBENCH_PLOT_SCRIPT=%s: cannot read: %s",
+                   getenv("OSCBENCH_PLOT_SCRIPT"), why);
         return EXIT_BADINPUT;
     }
     if (outdir && cli_make_dirs(outdir) != 0) {
-        fprintf(stderr, "oscbench plot: %s: cannot create directory: %s\n", outdir,
-                strerror(errno));
+        print_line(stderr, "oscbench plot: %s: cannot create directory: %s", outdir,
+                   strerror(errno));
         return EXIT_RUNTIME;
     }
     if (!script) {
@@ -102,6 +102,6 @@ int cmd_plot(int argc, char **argv)
     char *args[] = {(char *)python, (char *)script, (char *)results,
                     outdir ? "--output-dir" : NULL, (char *)outdir, NULL};
     execvp(python, args);
-    fprintf(stderr, "oscbench plot: cannot run %s: %s\n", python, strerror(errno));
+    print_line(stderr, "oscbench plot: cannot run %s: %s", python, strerror(errno));
     return EXIT_RUNTIME;
 }

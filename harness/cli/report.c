@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "analysis.h"
+#include "diag.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -625,11 +626,12 @@ void report_print(FILE *out, const osc_config *cfg, const sweep_result *res,
     char masses[48] = ""; /* one mass: the header as before mass was an axis */
     if (cfg->mass.count > 1)
         snprintf(masses, sizeof masses, " x %zu mass", cfg->mass.count);
-    fprintf(out, "oscbench %s: %s, %zu points (%zu methods x %zu dt x %zu stiffness x %zu drag%s), "
-                 "%s, dim %d\n\n",
-            OSC_VERSION, cfg->path, res->points.rows, cfg->nmethods, cfg->dt.count,
-            cfg->stiffness.count, cfg->drag.count, masses, osc_precision_name(cfg->precision),
-            cfg->dim);
+    print_line(out, "oscbench %s: %s, %zu points (%zu methods x %zu dt x %zu stiffness x %zu "
+                    "drag%s), %s, dim %d",
+               OSC_VERSION, cfg->path, res->points.rows, cfg->nmethods, cfg->dt.count,
+               cfg->stiffness.count, cfg->drag.count, masses, osc_precision_name(cfg->precision),
+               cfg->dim);
+    fputc('\n', out);
     print_methods(out, cfg, res);
     points_view view = report_points_view(&res->points);
     if (report_per_dt(out, &view, SUMMARY_TEXT))
@@ -639,7 +641,7 @@ void report_print(FILE *out, const osc_config *cfg, const sweep_result *res,
     if (res->t_end_rounded)
         fprintf(out, "\nnote: t_end is not a whole number of steps for some dt; those runs last "
                      "steps*dt (the t_end column)\n");
-    fprintf(out, "\nwrote %s (sweep %.2f s, analyses %.2f s)\n", path, res->seconds,
-            ana->seconds);
+    fputc('\n', out);
+    print_line(out, "wrote %s (sweep %.2f s, analyses %.2f s)", path, res->seconds, ana->seconds);
     print_memory(out, cfg);
 }

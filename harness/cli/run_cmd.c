@@ -138,7 +138,7 @@ static int parse_args(int argc, char **argv, run_args *a)
 static int make_results_dir(void)
 {
     if (mkdir("results", 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "oscbench run: results: cannot create directory: %s\n", strerror(errno));
+        print_line(stderr, "oscbench run: results: cannot create directory: %s", strerror(errno));
         return EXIT_RUNTIME;
     }
     return 0;
@@ -152,15 +152,15 @@ static int open_checkpoint(const run_args *a, const osc_config *cfg, const char 
     *ck = NULL;
     if (!a->resume) {
         if (ckpt_exists(out_path))
-            fprintf(stderr, "oscbench run: note: %s.ckpt holds finished work of an earlier run "
-                            "of this output; left alone (add --resume to continue from it)\n",
-                    out_path);
+            print_line(stderr, "oscbench run: note: %s.ckpt holds finished work of an earlier "
+                               "run of this output; left alone (add --resume to continue from it)",
+                       out_path);
         return 0;
     }
     char err[ERROR_LINE_BYTES];
     int rc = ckpt_open(ck, out_path, cfg, err, sizeof err);
     if (rc)
-        fprintf(stderr, "oscbench run: %s\n", err);
+        print_line(stderr, "oscbench run: %s", err);
     return rc == CKPT_EFOREIGN ? EXIT_BADINPUT : rc ? EXIT_RUNTIME : 0;
 }
 
@@ -174,8 +174,8 @@ static int sweep_resumed(const run_args *a, const osc_config *cfg, ckpt *ck, swe
     if (!done)
         snprintf(err, errlen, "%s: out of memory", ckpt_dir(ck));
     if (!rc && !a->quiet) {
-        printf("checkpoint %s: %zu of %zu work items restored, %zu to compute", ckpt_dir(ck),
-               restored, res->nitems, res->nitems - restored);
+        print_shown(stdout, "checkpoint %s: %zu of %zu work items restored, %zu to compute",
+                    ckpt_dir(ck), restored, res->nitems, res->nitems - restored);
         if (ignored)
             printf(" (%zu damaged or foreign item files ignored)", ignored);
         printf("\n");
@@ -215,8 +215,8 @@ static int make_parent(const char *out_path)
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - out_path), out_path);
     if (cli_make_dirs(dir) == 0)
         return 0;
-    fprintf(stderr, "oscbench run: %s: cannot create directory %s: %s\n", out_path, dir,
-            strerror(errno));
+    print_line(stderr, "oscbench run: %s: cannot create directory %s: %s", out_path, dir,
+               strerror(errno));
     return -1;
 }
 
@@ -234,7 +234,7 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
     /* Open the output before the sweep, so that an unwritable place fails in a second rather
      * than after an hour of stepping. */
     if (h5_out_open(&out, out_path, err, sizeof err)) {
-        fprintf(stderr, "oscbench run: %s\n", err);
+        print_line(stderr, "oscbench run: %s", err);
         ckpt_close(ck);
         return EXIT_RUNTIME;
     }
@@ -247,14 +247,14 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
         rc = results_write(out, cfg, &res, &ana, err, sizeof err);
     if (rc) {
         h5_out_abort(out);
-        fprintf(stderr, "oscbench run: %s\n", err);
+        print_line(stderr, "oscbench run: %s", err);
     } else if (h5_out_commit(out, err, sizeof err)) {
-        fprintf(stderr, "oscbench run: %s\n", err);
+        print_line(stderr, "oscbench run: %s", err);
         rc = EXIT_RUNTIME;
     } else {
         /* The results are safe: the checkpoint has done its work. */
         if (ck && ckpt_remove(ck, err, sizeof err))
-            fprintf(stderr, "oscbench run: note: %s (the results file is complete)\n", err);
+            print_line(stderr, "oscbench run: note: %s (the results file is complete)", err);
         if (!a->quiet)
             report_print(stdout, cfg, &res, &ana, out_path);
     }
@@ -274,19 +274,19 @@ static void warn_skips(const osc_config *cfg)
         config_error(cfg, "analyses", line, sizeof line,
                      "convergence needs 2 or more %s values, the sweep has 1: no fits "
                      "(/convergence will be empty)", dt_key);
-        fprintf(stderr, "oscbench run: warning: %s\n", line);
+        print_line(stderr, "oscbench run: warning: %s", line);
     } else if (cfg->convergence && cfg->dt.count < 4) {
         config_error(cfg, "analyses", line, sizeof line,
                      "convergence with %zu %s values: a verdict needs at least 4 fitted points, "
                      "so every fit will be inconclusive", cfg->dt.count, dt_key);
-        fprintf(stderr, "oscbench run: warning: %s\n", line);
+        print_line(stderr, "oscbench run: warning: %s", line);
     }
     if (cfg->convergence && cfg->dt.count >= 2 && cfg->steps > 0) {
         config_error(cfg, "steps", line, sizeof line,
                      "convergence with a fixed step count: each %s ends at a different time "
                      "(steps * dt), so the errors are not comparable and every fit will be "
                      "inconclusive; give t_end instead", dt_key);
-        fprintf(stderr, "oscbench run: warning: %s\n", line);
+        print_line(stderr, "oscbench run: warning: %s", line);
     }
     if (cfg->t_end > 0 && cfg->dt.values) {
         double largest = 0;
@@ -296,13 +296,13 @@ static void warn_skips(const osc_config *cfg)
             config_error(cfg, dt_key, line, sizeof line,
                          "a dt of %g exceeds t_end %g: such lanes take one step, to t = dt", largest,
                          cfg->t_end);
-            fprintf(stderr, "oscbench run: warning: %s\n", line);
+            print_line(stderr, "oscbench run: warning: %s", line);
         }
     }
     if (cfg->has_stability_zeta && !cfg->stability) {
         config_error(cfg, "stability", line, sizeof line,
                      "ignored: analyses does not list stability");
-        fprintf(stderr, "oscbench run: warning: %s\n", line);
+        print_line(stderr, "oscbench run: warning: %s", line);
     }
 }
 
@@ -314,15 +314,15 @@ static int load_run(int argc, char **argv, run_args *a, osc_config *cfg)
     if (rc)
         return rc;
     if (osc_isa_env_status() != OSC_OK) {
-        fprintf(stderr, "oscbench run: %s=%s: expected %s\n", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
-                OSC_ISA_ENV_VALUES);
+        print_line(stderr, "oscbench run: %s=%s: expected %s", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
+                   OSC_ISA_ENV_VALUES);
         return EXIT_BADINPUT;
     }
     if (a->threads) {
         omp_set_num_threads(a->threads);
     } else if (!omp_num_threads_valid(getenv("OMP_NUM_THREADS"))) {
-        fprintf(stderr, "oscbench run: OMP_NUM_THREADS=%s: expected 1 to %d threads, or a list "
-                "of such counts (or --threads N)\n", getenv("OMP_NUM_THREADS"), MAX_THREADS);
+        print_line(stderr, "oscbench run: OMP_NUM_THREADS=%s: expected 1 to %d threads, or a "
+                   "list of such counts (or --threads N)", getenv("OMP_NUM_THREADS"), MAX_THREADS);
         return EXIT_BADINPUT;
     } else if (omp_get_max_threads() > MAX_THREADS) {
         fprintf(stderr, "oscbench run: %d cores: at most %d threads (--threads N)\n",
@@ -350,14 +350,14 @@ static int check_output(const char *out_path, const char *config_path)
     }
     char err[ERROR_LINE_BYTES];
     if (commit_check_target(out_path, err, sizeof err)) {
-        fprintf(stderr, "oscbench run: %s\n", err);
+        print_line(stderr, "oscbench run: %s", err);
         return EXIT_BADINPUT;
     }
     struct stat out, in;
     if (stat(out_path, &out) == 0 && stat(config_path, &in) == 0 && in.st_dev == out.st_dev &&
         in.st_ino == out.st_ino) {
-        fprintf(stderr, "oscbench run: %s: is the config file itself: not overwritten\n",
-                out_path);
+        print_line(stderr, "oscbench run: %s: is the config file itself: not overwritten",
+                   out_path);
         return EXIT_BADINPUT;
     }
     return 0;

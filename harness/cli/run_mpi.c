@@ -172,9 +172,9 @@ static bool all_ok(const rank_run *rr, bool ok)
 static void report_error(const rank_run *rr)
 {
     if (rr->ranks > 1)
-        fprintf(stderr, "oscbench run: rank %d: %s\n", rr->rank, rr->err);
+        print_line(stderr, "oscbench run: rank %d: %s", rr->rank, rr->err);
     else
-        fprintf(stderr, "oscbench run: %s\n", rr->err);
+        print_line(stderr, "oscbench run: %s", rr->err);
 }
 
 /* Rank 0 makes the temporary (commit.c: the same name and lock as a serial run's, after
@@ -240,8 +240,8 @@ static bool restore_checkpoint(rank_run *rr)
     for (size_t i = 0; i < n; i++)
         restored += rr->done[i];
     if (rr->rank == 0 && !rr->quiet) {
-        printf("checkpoint %s: %zu of %zu work items restored, %zu to compute", ckpt_dir(rr->ckpt),
-               restored, n, n - restored);
+        print_shown(stdout, "checkpoint %s: %zu of %zu work items restored, %zu to compute",
+                    ckpt_dir(rr->ckpt), restored, n, n - restored);
         if (ignored)
             printf(" (%zu damaged or foreign item files ignored)", ignored);
         printf("\n");
@@ -384,7 +384,7 @@ static void remove_checkpoint(rank_run *rr, int rc)
         ckpt_close(rr->ckpt), rr->ckpt = NULL;
     MPI_Barrier(rr->comm);
     if (rr->rank == 0 && !rc && ckpt_remove(rr->ckpt, rr->err, sizeof rr->err))
-        fprintf(stderr, "oscbench run: note: %s (the results file is complete)\n", rr->err);
+        print_line(stderr, "oscbench run: note: %s (the results file is complete)", rr->err);
     ckpt_close(rr->ckpt);
     rr->ckpt = NULL;
 }

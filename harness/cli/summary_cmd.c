@@ -156,13 +156,13 @@ int cmd_summary(int argc, char **argv)
     const char *path = cli_args(&p, &n)[0];
     int unreadable = cli_unreadable(path);
     if (unreadable) {
-        fprintf(stderr, "oscbench summary: %s: %s\n", path, strerror(unreadable));
+        print_line(stderr, "oscbench summary: %s: %s", path, strerror(unreadable));
         return EXIT_BADINPUT;
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, in one line */
     hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
     if (f < 0) {
-        fprintf(stderr, "oscbench summary: %s: cannot open as an HDF5 file\n", path);
+        print_line(stderr, "oscbench summary: %s: cannot open as an HDF5 file", path);
         return EXIT_BADINPUT;
     }
     points_read pts = {0};
@@ -170,7 +170,7 @@ int cmd_summary(int argc, char **argv)
     int rc = read_points(f, &pts, &column, &why);
     H5Fclose(f);
     if (rc) {
-        fprintf(stderr, "oscbench summary: %s: /points/%s: %s\n", path, column, why);
+        print_line(stderr, "oscbench summary: %s: /points/%s: %s", path, column, why);
         points_read_free(&pts);
         return strcmp(why, "out of memory") ? EXIT_BADINPUT : EXIT_RUNTIME;
     }
@@ -178,7 +178,7 @@ int cmd_summary(int argc, char **argv)
                      pts.stiffness, pts.drag,          pts.max_error,
                      pts.max_abs_drift, pts.stable,    pts.mass};
     if (format == SUMMARY_TEXT)
-        printf("oscbench summary of %s: %zu points\n", path, pts.rows);
+        print_line(stdout, "oscbench summary of %s: %zu points", path, pts.rows);
     rc = report_per_dt(stdout, &v, format);
     points_read_free(&pts);
     if (rc) {
