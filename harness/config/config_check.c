@@ -1,10 +1,12 @@
 /* The promises of config.h, checked (see config_check.h). */
-#define _POSIX_C_SOURCE 200809L /* strnlen */
+#define _POSIX_C_SOURCE 200809L /* strnlen, strdup */
 #include "config_check.h"
 
 #include "config_yaml.h"
+#include "diag.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +207,24 @@ static const char *check_included_files(const char *path, const char *text, size
     return NULL;
 }
 
+/* Whether each line of err shows what it quotes as shown_text does: no control character but
+ * the newlines between the lines. (true when there is no memory to judge.) */
+static bool shown_as_text(const char *err)
+{
+    char *copy = strdup(err);
+    if (!copy)
+        return true;
+    for (char *c = copy; *c; c++)
+        if (*c == '\n')
+            *c = ' ';
+    shown_text(copy);
+    bool same = true;
+    for (size_t i = 0; err[i]; i++)
+        same = same && copy[i] == (err[i] == '\n' ? ' ' : err[i]);
+    free(copy);
+    return same;
+}
+
 static const char *check_error(const char *path, const char *text, size_t text_len,
                                const osc_config *cfg, const char *err, size_t errlen)
 {
@@ -212,6 +232,7 @@ static const char *check_error(const char *path, const char *text, size_t text_l
     size_t len = strnlen(err, errlen);
     CHECK(len > 0 && len < errlen);
     CHECK(strchr(err, '\r') == NULL && err[len - 1] != '\n');
+    CHECK(shown_as_text(err));
     size_t lines = 0; /* one error per line, each naming the file (or a file it includes, and
                        * then the place of the include: "(included from PATH:LINE:COL)") */
     for (const char *line = err; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {

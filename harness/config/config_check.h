@@ -11,10 +11,12 @@
  * `status`, for the config whose bytes are text[0, len) (those config_load read; NULL: none):
  * NULL if it keeps every promise of config.h, else the first broken one (a static string). On 0
  * the config's invariants (finite, in-range values, whole step counts, trace rows inside the
- * sweep, ...); on 2 a zeroed config and one non-empty line per error that starts with path, or
- * with the file an include reads, when the line ends "(included from PATH:LINE:COL)": the file
- * that the include at LINE:COL of text names (as given if absolute, else in path's directory).
- * Any other status is broken. */
+ * sweep, ...); on 2 a zeroed config and one non-empty line per error, with no control
+ * character (shown_text shows each as '?'), that starts with path, or with the file an include
+ * reads, when the line ends "(included from PATH:LINE:COL)": the file that the include at
+ * LINE:COL of text names (as given if absolute, else in path's directory). Any other status is
+ * broken. (path holds no control character, as the fuzz target's do: a line would show it with
+ * '?'.) */
 const char *config_check_outcome(int status, const char *path, const char *text, size_t len,
                                  const osc_config *cfg, const char *err, size_t errlen);
 
