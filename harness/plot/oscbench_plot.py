@@ -10,6 +10,7 @@ import argparse
 import math
 import os
 import sys
+import unicodedata
 
 try:
     import h5py
@@ -140,6 +141,21 @@ def table(f, name):
                              for d in data], dtype=str)
         cols[key] = data
     return cols
+
+
+def shown(text):
+    """text as oscbench's messages show it (shown_text in harness/common/diag.c, the same rule):
+    each byte of a control character, or of a name that is not UTF-8, as '?'; printable text,
+    UTF-8 included, as it is."""
+    return "".join("?" if "\udc80" <= ch <= "\udcff"  # a byte no UTF-8 (surrogateescape)
+                   else "?" * len(ch.encode()) if unicodedata.category(ch) == "Cc" else ch
+                   for ch in text)
+
+
+def say(line):
+    """One line on stderr, whatever the paths in it hold: a newline in a file's name would
+    split it, an ESC would reach the terminal."""
+    sys.stderr.write(shown(line) + "\n")
 
 
 def one_line(exc):
@@ -562,8 +578,7 @@ def draw(f, stem, results):
             path = plot(f, stem)
         except (ValueError, OverflowError, RuntimeError, FloatingPointError) as exc:
             plt.close("all")
-            sys.stderr.write(f"oscbench plot: {results}: note: no {what} figure: "
-                             f"{one_line(exc)}\n")
+            say(f"oscbench plot: {results}: note: no {what} figure: {one_line(exc)}")
             continue
         if path:
             made.append(path)
@@ -575,8 +590,7 @@ def plot_file(results, outdir):
     try:
         f = h5py.File(results, "r")
     except OSError as exc:
-        sys.stderr.write(f"oscbench plot: {results}: cannot open as an HDF5 file: "
-                         f"{one_line(exc)}\n")
+        say(f"oscbench plot: {results}: cannot open as an HDF5 file: {one_line(exc)}")
         return 2
     with f:
         check_results(f)
@@ -584,9 +598,9 @@ def plot_file(results, outdir):
         stem = os.path.join(outdir, os.path.splitext(os.path.basename(results))[0])
         made = draw(f, stem, results)
     for p in made:
-        print(f"wrote {p}")
+        print(shown(f"wrote {p}"))
     if not made:
-        sys.stderr.write(f"oscbench plot: {results}: nothing to plot\n")
+        say(f"oscbench plot: {results}: nothing to plot")
         return 1
     return 0
 
@@ -601,10 +615,10 @@ def main(argv):
     try:
         return plot_file(a.results, outdir)
     except BadResults as exc:
-        sys.stderr.write(f"oscbench plot: {a.results}: {exc}\n")
+        say(f"oscbench plot: {a.results}: {exc}")
         return 2
     except Exception as exc:  # a failure of the machine or of this script: one line, not a trace
-        sys.stderr.write(f"oscbench plot: {a.results}: {type(exc).__name__}: {one_line(exc)}\n")
+        say(f"oscbench plot: {a.results}: {type(exc).__name__}: {one_line(exc)}")
         return 1
 
 
