@@ -60,6 +60,7 @@ typedef struct proc {
     int code;   /* exit code, or -1 if the process died of a signal */
     int signal; /* the signal, or 0 */
     char *out, *err;
+    char cmd[256]; /* the command line (run_in), for messages; ends in "..." if cut short */
 } proc;
 
 /* The captured outputs belong to the test that ran the process and are freed by its teardown,
@@ -159,6 +160,21 @@ static proc finish(pid_t pid)
     return p;
 }
 
+/* argv joined by spaces into cmd (size bytes), ending in "..." where it does not fit. */
+static void command_line(char *cmd, size_t size, char *const argv[])
+{
+    size_t used = 0;
+    cmd[0] = '\0';
+    for (size_t i = 0; argv[i]; i++) {
+        int n = snprintf(cmd + used, size - used, "%s%s", i ? " " : "", argv[i]);
+        if (n < 0 || (size_t)n >= size - used) {
+            memcpy(cmd + size - 4, "...", 4);
+            return;
+        }
+        used += (size_t)n;
+    }
+}
+
 /* Run `oscbench ARGS...` (args: the rest of a NULL-ended list) in cwd and wait for it. */
 static proc run_in_v(const char *cwd, va_list args)
 {
@@ -167,7 +183,9 @@ static proc run_in_v(const char *cwd, va_list args)
     for (char *a; (a = va_arg(args, char *));)
         argv[n++] = a, assert_true(n < 31);
     argv[n] = NULL;
-    return finish(spawn(cwd, argv, exe));
+    proc p = finish(spawn(cwd, argv, exe));
+    command_line(p.cmd, sizeof p.cmd, argv);
+    return p;
 }
 
 /* Run `oscbench ARGS... NULL` in cwd and wait for it. */
@@ -177,6 +195,46 @@ static proc run_in(const char *cwd, ...)
     va_start(ap, cwd);
     proc p = run_in_v(cwd, ap);
     va_end(ap);
+    return p;
+}
+
+/* One of a run's outputs under its name, "(nothing)" if empty, ended by a newline. */
+static void print_output(const char *name, const char *text)
+{
+    size_t len = strlen(text);
+    if (!len)
+        print_error("%s: (nothing)\n", name);
+    else
+        print_error("%s:\n%s%s", name, text, text[len - 1] == '\n' ? "" : "\n");
+}
+
+/* assert_exit_0(&p): fails the running test unless run p exited 0, naming its command and how
+ * it ended and showing what it printed. A macro, so that cmocka reports the caller's line. */
+#define assert_exit_0(p) exit_0_at(__FILE__, __LINE__, (p))
+
+static void exit_0_at(const char *file, int line, const proc *p)
+{
+    if (p->code == 0)
+        return;
+    if (p->signal)
+        print_error("ERROR: %s: exit %d (signal %d)\n", p->cmd, p->code, p->signal);
+    else
+        print_error("ERROR: %s: exit %d\n", p->cmd, p->code);
+    print_output("stderr", p->err);
+    print_output("stdout", p->out);
+    _fail(file, line); /* what fail() expands to, with the caller's place */
+}
+
+/* run_ok(cwd, ARGS..., NULL): run_in, and assert_exit_0 on the run, which it returns. */
+#define run_ok(...) run_ok_at(__FILE__, __LINE__, __VA_ARGS__)
+
+static proc run_ok_at(const char *file, int line, const char *cwd, ...)
+{
+    va_list ap;
+    va_start(ap, cwd);
+    proc p = run_in_v(cwd, ap);
+    va_end(ap);
+    exit_0_at(file, line, &p);
     return p;
 }
 
@@ -902,9 +960,7 @@ static void test_end_to_end_dim1(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "e2e1.yaml", e2e1_config);
-    proc p = run_in(f->dir, "run", "e2e1.yaml", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "run", "e2e1.yaml", NULL);
     assert_string_equal(p.err, ""); /* stderr is not a terminal: no progress bar */
     assert_non_null(strstr(p.out, "wrote results/e2e1.h5"));
     proc_free(&p);
@@ -1002,9 +1058,7 @@ static void test_end_to_end_dim2_output(void **state)
     char sub[PATHLEN];
     fmt(sub, sizeof sub, "%s/out", f->dir);
     assert_int_equal(mkdir(sub, 0777), 0);
-    proc p = run_in(f->dir, "run", "e2e2.yaml", "-o", "out/custom.h5", "--quiet", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "run", "e2e2.yaml", "-o", "out/custom.h5", "--quiet", NULL);
     assert_string_equal(p.out, ""); /* --quiet */
     assert_string_equal(p.err, "");
     proc_free(&p);
@@ -1048,10 +1102,7 @@ static void test_trace_dim1_x_exact(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "tr1.yaml", trace1_config);
-    proc p = run_in(f->dir, "run", "tr1.yaml", "-o", "tr1.h5", "--quiet", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
-    proc_free(&p);
+    run_ok(f->dir, "run", "tr1.yaml", "-o", "tr1.h5", "--quiet", NULL);
     hid_t h = open_h5(f->dir, "tr1.h5");
     double *drag = read_f64(h, "/points/drag", 2);
     assert_true(drag[0] == 0 && drag[1] == 0.4);
@@ -1097,11 +1148,8 @@ static void test_threads_identical(void **state)
     write_file(f->dir, "thr.yaml", threads_config);
     const char *runs[][2] = {{"1", "t1.h5"}, {"2", "t2.h5"}, {"2", "t2b.h5"}};
     for (size_t i = 0; i < 3; i++) {
-        proc p = run_in(f->dir, "run", "thr.yaml", "--threads", runs[i][0], "-o", runs[i][1],
-                        "--quiet", NULL);
-        if (p.code != 0)
-            fail_msg("--threads %s: exit %d: %s", runs[i][0], p.code, p.err);
-        proc_free(&p);
+        run_ok(f->dir, "run", "thr.yaml", "--threads", runs[i][0], "-o", runs[i][1],
+               "--quiet", NULL);
         hid_t h = open_h5(f->dir, runs[i][1]);
         check_root_attrs(h, threads_config, atoi(runs[i][0]));
         /* 1200 lanes per batch: three tiles of at most OSC_TILE_LANES (512), so two threads
@@ -1201,8 +1249,7 @@ static void test_launched_without_mpi(void **state)
     proc p = run_in(f->dir, "run", "ok.yaml", "-o", "out.h5", "--quiet", NULL);
     unsetenv("OMPI_COMM_WORLD_SIZE");
     unsetenv("OMPI_COMM_WORLD_RANK");
-    if (p.code != 0)
-        fail_msg("one process under a launcher: exit %d: %s", p.code, p.err);
+    assert_exit_0(&p);
     proc_free(&p);
     assert_true(exists(f->dir, "out.h5"));
 #endif
@@ -1261,14 +1308,8 @@ static void test_name_stays_in_results(void **state)
     /* No name: the file's stem, made safe. */
     write_file(cwd, "we ird$.yaml", valid_config + strlen("name: ok\n"));
     write_file(cwd, "..yaml", valid_config + strlen("name: ok\n"));
-    proc p = run_in(cwd, "run", "we ird$.yaml", "--quiet", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
-    proc_free(&p);
-    p = run_in(cwd, "run", "..yaml", "--quiet", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
-    proc_free(&p);
+    run_ok(cwd, "run", "we ird$.yaml", "--quiet", NULL);
+    run_ok(cwd, "run", "..yaml", "--quiet", NULL);
     struct stat st;
     assert_int_equal(stat("/tmp/evil_abs.h5", &st), -1);
     tree_count t = count_tree(f->dir);
@@ -1338,10 +1379,7 @@ static void test_sigkill_leaves_no_file(void **state)
             fail_msg("%s: %d files, %d temporaries: expected the config and one temporary",
                      phases[i], t.files, t.temporaries);
         /* The next run with the same output succeeds and clears the stale temporary. */
-        p = run_in(f->dir, "run", "ok.yaml", "--quiet", NULL);
-        if (p.code != 0)
-            fail_msg("exit %d: %s", p.code, p.err);
-        proc_free(&p);
+        run_ok(f->dir, "run", "ok.yaml", "--quiet", NULL);
         t = count_tree(f->dir);
         assert_int_equal(t.temporaries, 0);
         assert_int_equal(t.files, 2);
@@ -1572,8 +1610,7 @@ static void assert_resumed(const proc *p, const char *out, int restored, int ign
 /* A finished run: exit 0, its results file there, its checkpoint gone, no temporary left. */
 static void assert_finished(const fixture *f, const proc *p, const char *out)
 {
-    if (p->code != 0)
-        fail_msg("exit %d: %s", p->code, p->err);
+    assert_exit_0(p);
     char ck[PATHLEN];
     fmt(ck, sizeof ck, "%s.ckpt", out);
     assert_true(exists(f->dir, out));
@@ -1613,15 +1650,12 @@ static void test_resume_after_kill(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "res.yaml", resume_config);
-    proc p = run_in(f->dir, "run", "res.yaml", "--threads", "2", "-o", "full.h5", "--quiet",
-                    NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    run_ok(f->dir, "run", "res.yaml", "--threads", "2", "-o", "full.h5", "--quiet", NULL);
     assert_false(exists(f->dir, "full.h5.ckpt")); /* without --resume: no checkpoint at all */
 
     char *killed[] = {"oscbench", "run", "res.yaml", "-o", "res.h5", "--threads", "1",
                       "--resume", NULL};
-    p = run_killed_at(f->dir, "stepping", killed);
+    proc p = run_killed_at(f->dir, "stepping", killed);
     assert_resumed(&p, "res.h5", 0, 0);
     assert_int_equal(checkpoint_items(f, "res.h5"), 1);
     p = run_killed_at(f->dir, "stepping", killed);
@@ -1647,12 +1681,10 @@ static void test_resume_damaged_items(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "res.yaml", resume_config);
-    proc p = run_in(f->dir, "run", "res.yaml", "-o", "full.h5", "--quiet", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    run_ok(f->dir, "run", "res.yaml", "-o", "full.h5", "--quiet", NULL);
     char *killed[] = {"oscbench", "run", "res.yaml", "-o", "res.h5", "--threads", "2",
                       "--resume", "--quiet", NULL};
-    p = run_killed_at(f->dir, "write", killed);
+    proc p = run_killed_at(f->dir, "write", killed);
     assert_int_equal(checkpoint_items(f, "res.h5"), RESUME_ITEMS);
     assert_int_equal(count_tree(f->dir).temporaries, 1); /* the results file's */
 
@@ -1691,35 +1723,10 @@ static void test_resume_damaged_items(void **state)
     free(got), free(want);
 }
 
-/* Every file below dir, names and bytes, as one block: to show it was left alone. */
-static char *tree_bytes(const char *dir, size_t *len)
-{
-    static name_list l;
-    list_prefixed(dir, "", &l);
-    size_t cap = 1 << 22;
-    char *all = malloc(cap);
-    assert_non_null(all);
-    *len = 0;
-    for (size_t i = 0; i < l.n; i++) {
-        const char *name = l.names[i];
-        char path[PATHLEN];
-        size_t flen = 0, nlen = strlen(name) + 1;
-        fmt(path, sizeof path, "%s/%s", dir, name);
-        char *bytes = slurp(path, &flen);
-        assert_non_null(bytes);
-        assert_true(*len + nlen + flen <= cap);
-        memcpy(all + *len, name, nlen);
-        memcpy(all + *len + nlen, bytes, flen);
-        *len += nlen + flen;
-        free(bytes);
-    }
-    return all;
-}
-
 static void assert_tree_unchanged(const char *dir, const char *before, size_t before_len)
 {
     size_t len;
-    char *now = tree_bytes(dir, &len);
+    char *now = dir_bytes(dir, &len);
     assert_int_equal(len, before_len);
     assert_memory_equal(now, before, len);
     free(now);
@@ -1743,7 +1750,7 @@ static void test_resume_refuses_foreign(void **state)
     char ck[PATHLEN];
     fmt(ck, sizeof ck, "%s/res.h5.ckpt", f->dir);
     size_t len;
-    char *before = tree_bytes(ck, &len);
+    char *before = dir_bytes(ck, &len);
     const tree_count was = count_tree(f->dir);
 
     p = run_in(f->dir, "run", "other.yaml", "-o", "res.h5", "--resume", NULL);
@@ -1773,7 +1780,7 @@ static void test_resume_refuses_foreign(void **state)
     assert_int_equal(fclose(fp), 0);
     free(m);
     free(before);
-    before = tree_bytes(ck, &len);
+    before = dir_bytes(ck, &len);
     p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--resume", NULL);
     assert_int_equal(p.code, 2);
     assert_one_line(p.err);
@@ -1862,9 +1869,7 @@ static void test_stability_boundary(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "boundary.yaml", boundary_config);
-    proc p = run_in(f->dir, "run", "boundary.yaml", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "run", "boundary.yaml", NULL);
     hid_t h = open_h5(f->dir, "results/boundary.h5");
     points pt = read_points(h);
     assert_int_equal(pt.rows, 21);
@@ -1965,10 +1970,7 @@ static void test_instability_criteria(void **state)
     for (size_t i = 0; i < 3; i++) {
         char cfg[64];
         fmt(cfg, sizeof cfg, "%s.yaml", names[i]);
-        proc p = run_in(f->dir, "run", cfg, "--quiet", NULL);
-        if (p.code != 0)
-            fail_msg("%s: exit %d: %s", cfg, p.code, p.err);
-        proc_free(&p);
+        run_ok(f->dir, "run", cfg, "--quiet", NULL);
     }
     const double growth = log1p(1e-4);
 
@@ -2156,9 +2158,7 @@ static void test_zero_start_never_passes(void **state)
     fixture *f = *state;
     write_file(f->dir, "zs.yaml", zero_start_coarse);
     write_file(f->dir, "zsf.yaml", zero_start_fine);
-    proc p = run_in(f->dir, "run", "zs.yaml", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "run", "zs.yaml", NULL);
     /* 256 fits: one summary line for the group, with the counts and the majority verdict */
     const char *conv = strstr(p.out, "\nconvergence:");
     assert_non_null(conv);
@@ -2194,9 +2194,7 @@ static void test_zero_start_never_passes(void **state)
     H5Fclose(h);
     proc_free(&p);
 
-    p = run_in(f->dir, "run", "zsf.yaml", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    p = run_ok(f->dir, "run", "zsf.yaml", NULL);
     h = open_h5(f->dir, "results/zsf.h5");
     t = read_conv(h);
     pt = read_points(h);
@@ -2241,9 +2239,7 @@ static void test_free_fall_inconclusive(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "ff.yaml", free_fall_config);
-    proc p = run_in(f->dir, "run", "ff.yaml", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "run", "ff.yaml", NULL);
     hid_t h = open_h5(f->dir, "results/ff.h5");
     conv_table t = read_conv(h);
     points pt = read_points(h);
@@ -2292,9 +2288,7 @@ static void test_stability_intervals(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "ivals.yaml", intervals_config);
-    proc p = run_in(f->dir, "run", "ivals.yaml", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "run", "ivals.yaml", NULL);
     assert_non_null(strstr(p.out, "stable on more than one interval"));
     const char *note = strstr(p.out, "\n  verlet ");
     assert_non_null(note);
@@ -2390,10 +2384,7 @@ static void check_single_zeta_theory(fixture *f, const char *name, const char *z
         "steps: 10\nanalyses: [stability]\nstability: {zeta: %s}\n", name, list, zeta);
     fmt(out, sizeof out, "%s.yaml", name);
     write_file(f->dir, out, config);
-    proc p = run_in(f->dir, "run", out, "--quiet", NULL);
-    if (p.code != 0)
-        fail_msg("zeta %s: exit %d: %s", zeta, p.code, p.err);
-    proc_free(&p);
+    run_ok(f->dir, "run", out, "--quiet", NULL);
     fmt(out, sizeof out, "results/%s.h5", name);
     hid_t h = open_h5(f->dir, out);
     assert_int_equal(table_rows(h, "/stability_theory"), nmethods);
@@ -2438,8 +2429,7 @@ static void test_summary_of_many_fits(void **state)
     child_stack = 256 << 10;
     proc p = run_in(f->dir, "run", "many.yaml", "-o", "many.h5", NULL);
     child_stack = 0;
-    if (p.code != 0)
-        fail_msg("exit %d (signal %d): %.300s", p.code, p.signal, p.err);
+    assert_exit_0(&p);
     assert_non_null(strstr(p.out, "wrote many.h5"));
     assert_non_null(strstr(p.out, "\neuler "));
     proc_free(&p);
@@ -2479,13 +2469,8 @@ static void test_plot(void **state)
         skip();
     }
     write_file(f->dir, "pl.yaml", plot_config);
-    proc p = run_in(f->dir, "run", "pl.yaml", "--quiet", NULL);
-    if (p.code != 0)
-        fail_msg("run: exit %d: %s", p.code, p.err);
-    proc_free(&p);
-    p = run_in(f->dir, "plot", "results/pl.h5", "-o", "figs", NULL);
-    if (p.code != 0)
-        fail_msg("plot: exit %d: %s", p.code, p.err);
+    run_ok(f->dir, "run", "pl.yaml", "--quiet", NULL);
+    proc p = run_ok(f->dir, "plot", "results/pl.h5", "-o", "figs", NULL);
     static const char *const figs[] = {"convergence", "stability", "traces", "work_precision",
                                        "stability_map"};
     for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) {
@@ -2544,10 +2529,7 @@ static void test_maxima_modes(void **state)
                              {"mxs.yaml", "sampled.h5", "audits"}};
     points pts[2];
     for (size_t i = 0; i < 2; i++) {
-        proc p = run_in(f->dir, "run", runs[i][0], "-o", runs[i][1], "--quiet", NULL);
-        if (p.code != 0)
-            fail_msg("%s: exit %d: %s", runs[i][0], p.code, p.err);
-        proc_free(&p);
+        run_ok(f->dir, "run", runs[i][0], "-o", runs[i][1], "--quiet", NULL);
         hid_t h = open_h5(f->dir, runs[i][1]);
         char *mode = attr_str(h, "maxima");
         assert_string_equal(mode, runs[i][2]);
@@ -2672,12 +2654,10 @@ static void test_isa_paths_identical(void **state)
     write_file(f->dir, "isa.yaml", isa_config);
     char *saved = getenv(OSC_ISA_ENV) ? strdup(getenv(OSC_ISA_ENV)) : NULL;
     proc p = run_with_isa(f->dir, NULL, "native.h5");
-    if (p.code != 0)
-        fail_msg("OSCBENCH_ISA unset: exit %d: %s", p.code, p.err);
+    assert_exit_0(&p);
     proc_free(&p);
     p = run_with_isa(f->dir, "base", "base.h5");
-    if (p.code != 0)
-        fail_msg("OSCBENCH_ISA=base: exit %d: %s", p.code, p.err);
+    assert_exit_0(&p);
     proc_free(&p);
     /* which path ran: the CPU's best without a cap; the baseline, and why, with it */
     const int cpu = osc_isa_cpu_level();
@@ -2736,10 +2716,7 @@ static void test_user_terms_config(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "springs.yaml", user_terms_config);
-    proc p = run_in(f->dir, "run", "springs.yaml", "-o", "s.h5", "--quiet", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
-    proc_free(&p);
+    run_ok(f->dir, "run", "springs.yaml", "-o", "s.h5", "--quiet", NULL);
     hid_t h = open_h5(f->dir, "s.h5");
     size_t rows = table_rows(h, "/points");
     assert_int_equal(rows, 8); /* 1 method x 2 rates x 2 omega0 x 2 zeta */
@@ -2781,9 +2758,7 @@ static void test_mass_sweep(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "masses.yaml", mass_sweep_config);
-    proc p = run_in(f->dir, "run", "masses.yaml", "-o", "m.h5", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "run", "masses.yaml", "-o", "m.h5", NULL);
     assert_non_null(strstr(p.out, "48 points (2 methods x 2 dt x 2 stiffness x 2 drag x 3 mass)"));
     proc_free(&p);
     hid_t h = open_h5(f->dir, "m.h5");
@@ -2814,9 +2789,7 @@ static void test_mass_sweep(void **state)
         assert_true(fit_mass[i] == m[i / 4 % 3]);
     free(mass), free(k), free(c), free(err), free(drift), free(fit_mass);
     H5Fclose(h);
-    p = run_in(f->dir, "summary", "m.h5", "--format", "csv", NULL);
-    if (p.code != 0)
-        fail_msg("summary: exit %d: %s", p.code, p.err);
+    p = run_ok(f->dir, "summary", "m.h5", "--format", "csv", NULL);
     assert_non_null(strstr(p.out, ",semi-implicit,12,"));
     assert_non_null(strstr(p.out, ",rk4,12,"));
     /* a file of an older version has no mass column: the summary reads it as one mass, and
@@ -2829,9 +2802,7 @@ static void test_mass_sweep(void **state)
     h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     assert_true(h >= 0 && H5Ldelete(h, "/points/mass", H5P_DEFAULT) >= 0);
     H5Fclose(h);
-    p = run_in(f->dir, "summary", "m.h5", "--format", "csv", NULL);
-    if (p.code != 0)
-        fail_msg("summary without a mass column: exit %d: %s", p.code, p.err);
+    p = run_ok(f->dir, "summary", "m.h5", "--format", "csv", NULL);
     assert_string_equal(p.out, with_mass);
     free(with_mass);
     proc_free(&p);
@@ -2916,14 +2887,8 @@ static void test_cli_options(void **state)
         proc_free(&p);
     }
     write_file(f->dir, "ok.yaml", valid_config);
-    proc p = run_in(f->dir, "run", "ok.yaml", "--output=a/b/eq.h5", "-q", NULL);
-    if (p.code != 0)
-        fail_msg("--output=: exit %d: %s", p.code, p.err);
-    proc_free(&p);
-    p = run_in(f->dir, "run", "-o", "a/c/sp.h5", "ok.yaml", "--quiet", NULL);
-    if (p.code != 0)
-        fail_msg("-o PATH: exit %d: %s", p.code, p.err);
-    proc_free(&p);
+    run_ok(f->dir, "run", "ok.yaml", "--output=a/b/eq.h5", "-q", NULL);
+    run_ok(f->dir, "run", "-o", "a/c/sp.h5", "ok.yaml", "--quiet", NULL);
     assert_true(exists(f->dir, "a/b/eq.h5") && exists(f->dir, "a/c/sp.h5"));
     assert_false(exists(f->dir, "results"));
 }
@@ -3105,14 +3070,11 @@ static void test_summary_command(void **state)
     fixture *f = *state;
     write_file(f->dir, "sm.yaml", summary_config);
     proc p = run_in_full_probe(f->dir, "run", "sm.yaml", NULL); /* ns_per_osc_step checked */
-    if (p.code != 0)
-        fail_msg("run: exit %d: %s", p.code, p.err);
+    assert_exit_0(&p);
     assert_non_null(strstr(p.out, "which method at each dt"));
     assert_non_null(strstr(p.out, "dt = 0.05 (20 Hz): common set: "));
     proc_free(&p);
-    p = run_in(f->dir, "summary", "results/sm.h5", "--format", "csv", NULL);
-    if (p.code != 0)
-        fail_msg("summary: exit %d: %s", p.code, p.err);
+    p = run_ok(f->dir, "summary", "results/sm.h5", "--format", "csv", NULL);
     hid_t h = open_h5(f->dir, "results/sm.h5");
     size_t rows = table_rows(h, "/points"), lanes = 18;
     assert_int_equal(rows, 2 * 2 * lanes);
@@ -3172,17 +3134,14 @@ static void test_summary_text(void **state)
     fixture *f = *state;
     write_file(f->dir, "st.yaml", "name: st\nmethods: [euler, rk4]\nstiffness: [1, 4]\n"
                                   "dt: [0.1, 0.05]\nsteps: 10\n");
-    proc p = run_in(f->dir, "run", "st.yaml", "-q", NULL);
-    if (p.code != 0)
-        fail_msg("run: exit %d: %s", p.code, p.err);
-    proc_free(&p);
+    run_ok(f->dir, "run", "st.yaml", "-q", NULL);
     hid_t h = open_h5(f->dir, "results/st.h5");
     const size_t rows = table_rows(h, "/points"), lanes = 2;
     assert_int_equal(rows, 8);
     double *err = read_f64(h, "/points/max_error", rows);
     bool *stable = read_bool(h, "/points/stable", rows);
     H5Fclose(h);
-    p = run_in(f->dir, "summary", "results/st.h5", NULL);
+    proc p = run_in(f->dir, "summary", "results/st.h5", NULL);
     assert_int_equal(p.code, 0);
     assert_string_equal(p.err, "");
     assert_true(starts_with(p.out, "oscbench summary of results/st.h5: 8 points\n"));
@@ -3298,10 +3257,7 @@ static void test_summary_json_and_foreign_lanes(void **state)
     fixture *f = *state;
     write_file(f->dir, "st.yaml", "name: st\nmethods: [euler, rk4]\nstiffness: [1, 4]\n"
                                   "dt: [0.1, 0.05]\nsteps: 10\n");
-    proc p = run_in(f->dir, "run", "st.yaml", "-q", "-o", "r.h5", NULL);
-    if (p.code != 0)
-        fail_msg("run: exit %d: %s", p.code, p.err);
-    proc_free(&p);
+    run_ok(f->dir, "run", "st.yaml", "-q", "-o", "r.h5", NULL);
     hid_t h = open_h5(f->dir, "r.h5");
     const size_t rows = table_rows(h, "/points");
     assert_int_equal(rows, 8);
@@ -3309,7 +3265,7 @@ static void test_summary_json_and_foreign_lanes(void **state)
     double *dt = read_f64(h, "/points/dt", rows);
     double *drift = read_f64(h, "/points/max_abs_drift", rows);
     H5Fclose(h);
-    p = run_in(f->dir, "summary", "r.h5", "--format", "json", NULL);
+    proc p = run_in(f->dir, "summary", "r.h5", "--format", "json", NULL);
     assert_int_equal(p.code, 0);
     assert_true(starts_with(p.out, "{\"per_dt\": [\n  {\"dt\": 0.10000000000000001, "));
     const char *methods[] = {"euler", "rk4"};
@@ -3865,10 +3821,7 @@ static void test_cf_attributes(void **state)
                                   "drag: 0.1\ndt: [0.1, 0.05, 0.025, 0.0125]\nt_end: 2\n"
                                   "analyses: [convergence, stability]\nstability: {zeta: 0}\n"
                                   "trace: {every: 4, where: {stiffness: 1, dt: 0.1}}\n");
-    proc p = run_in(f->dir, "run", "cf.yaml", "-o", "cf.h5", "-q", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
-    proc_free(&p);
+    run_ok(f->dir, "run", "cf.yaml", "-o", "cf.h5", "-q", NULL);
     hid_t h = open_h5(f->dir, "cf.h5");
     cf_walk w = {0};
     assert_true(H5Ovisit(h, H5_INDEX_NAME, H5_ITER_NATIVE, check_cf, &w) >= 0);
@@ -3966,9 +3919,7 @@ static void test_user_methods_run(void **state)
 {
     fixture *f = *state;
     write_byo(f);
-    proc p = run_in(f->dir, "run", "byo.yaml", "-o", "byo.h5", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "run", "byo.yaml", "-o", "byo.h5", NULL);
     if (!strstr(p.out, "note: lin4: coefficient order 3, linear order 4") ||
         strstr(p.out, "note: kutta3") || strstr(p.out, "note: rk4"))
         fail_msg("the summary's order notes are wrong:\n%s", p.out);
@@ -4076,9 +4027,7 @@ static void test_user_families_run(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "fam.yaml", families_config);
-    proc p = run_in(f->dir, "run", "fam.yaml", "-o", "fam.h5", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    run_ok(f->dir, "run", "fam.yaml", "-o", "fam.h5", NULL);
     hid_t h = open_h5(f->dir, "fam.h5");
     size_t rows = table_rows(h, "/convergence");
     assert_int_equal(rows, 4);
@@ -4123,9 +4072,7 @@ static void test_methods_of_config(void **state)
 {
     fixture *f = *state;
     write_byo(f);
-    proc p = run_in(f->dir, "methods", "--config", "byo.yaml", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "methods", "--config", "byo.yaml", NULL);
     assert_non_null(strstr(p.out, "\nrk4 ")); /* the registry */
     const char *table = strstr(p.out, "methods byo.yaml defines by their coefficients:");
     assert_non_null(table);
@@ -4308,7 +4255,7 @@ static void test_resume_refuses_changed_include(void **state)
     char ck[PATHLEN];
     fmt(ck, sizeof ck, "%s/res.h5.ckpt", f->dir);
     size_t len;
-    char *before = tree_bytes(ck, &len);
+    char *before = dir_bytes(ck, &len);
     char changed[sizeof byo_methods];
     fmt(changed, sizeof changed, "%s", byo_methods);
     changed[strlen("# included")] = 'X'; /* a comment: the same methods, another file */
@@ -4504,9 +4451,7 @@ static void test_summary_empty_and_unbounded_cells(void **state)
     write_file(f->dir, "st.yaml", "name: st\nmethods: [implicit-midpoint, euler]\nstiffness: 1\n"
                                   "dt: [3, 4]\nt_end: 60\nanalyses: [stability]\n"
                                   "stability: {zeta: [0, 2]}\n");
-    proc p = run_in(f->dir, "run", "st.yaml", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "run", "st.yaml", NULL);
     char want[4][160];
     fmt(want[0], sizeof want[0], "\n%-20s %6d %6d  %20s  %20s  ", "euler", 2, 0, "-", "-");
     fmt(want[1], sizeof want[1], "\n%-20s %8.4g %12s %12s\n", "implicit-midpoint", 0.0, "always",
@@ -4595,9 +4540,7 @@ static void test_stable_to_infinity_printed(void **state)
                                   "    weights: [1.3512071919596578, -1.7024143839193153]\n"
                                   "    symmetric: true\nstiffness: 1\ndt: 0.1\nt_end: 1\n"
                                   "analyses: [stability]\nstability: {zeta: [1]}\n");
-    proc p = run_in(f->dir, "run", "ym.yaml", NULL);
-    if (p.code != 0)
-        fail_msg("exit %d: %s", p.code, p.err);
+    proc p = run_ok(f->dir, "run", "ym.yaml", NULL);
     const char *line = strstr(p.out, "\n  jump-mid             zeta 1      theory (0, ");
     double a = NAN, b = NAN;
     char tail[16];
