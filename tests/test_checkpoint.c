@@ -112,23 +112,8 @@ typedef struct snap {
 
 static snap snapshot(const char *dir)
 {
-    snap s = {calloc(1 << 20, 1), 0};
-    assert_non_null(s.bytes);
-    static name_list l;
-    list_prefixed(dir, "", &l);
-    for (size_t i = 0; i < l.n; i++) {
-        const char *name = l.names[i];
-        char path[512];
-        size_t flen = 0, nlen = strlen(name) + 1;
-        path_in(path, sizeof path, dir, name);
-        char *bytes = slurp(path, &flen);
-        assert_non_null(bytes);
-        assert_true(s.len + nlen + flen < 1 << 20);
-        memcpy(s.bytes + s.len, name, nlen);
-        memcpy(s.bytes + s.len + nlen, bytes, flen);
-        s.len += nlen + flen;
-        free(bytes);
-    }
+    snap s;
+    s.bytes = dir_bytes(dir, &s.len);
     return s;
 }
 

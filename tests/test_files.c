@@ -108,6 +108,38 @@ char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+char *dir_bytes(const char *dir, size_t *len)
+{
+    static name_list l;
+    list_prefixed(dir, "", &l);
+    size_t cap = 1 << 16;
+    char *all = malloc(cap);
+    assert_non_null(all);
+    *len = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        char path[PATHLEN];
+        fmt(path, sizeof path, "%s/%s", dir, l.names[i]);
+        size_t flen = 0, nlen = strlen(l.names[i]) + 1;
+        char *bytes = slurp(path, &flen);
+        if (!bytes) {
+            free(all);
+            fail_msg("cannot read %s", path);
+        }
+        while (*len + nlen + flen > cap) {
+            char *grown = realloc(all, cap *= 2);
+            if (!grown)
+                free(all), free(bytes);
+            assert_non_null(grown);
+            all = grown;
+        }
+        memcpy(all + *len, l.names[i], nlen);
+        memcpy(all + *len + nlen, bytes, flen);
+        *len += nlen + flen;
+        free(bytes);
+    }
+    return all;
+}
+
 /* ---- HDF5 results files ---- */
 
 hid_t open_h5(const char *dir, const char *name)

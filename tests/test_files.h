@@ -32,6 +32,11 @@ typedef struct name_list {
  * (strcmp); fails the running test if dir cannot be read or the names do not fit in l. */
 void list_prefixed(const char *dir, const char *prefix, name_list *l);
 
+/* Every entry of dir (list_prefixed(dir, "")), in that order, as its name, a NUL and its bytes,
+ * one after another: the directory as one block, to show that something left it alone; *len:
+ * the block's length. Fails the running test if an entry cannot be read. free() it. */
+char *dir_bytes(const char *dir, size_t *len);
+
 /* Sets `size` bytes at byte `at` of the checkpoint item file at path and makes its CRC32 (its
  * last 4 bytes) right again, as only a deliberate forger would (layout: checkpoint.h). */
 void forge_bytes(const char *path, size_t at, const void *value, size_t size);
