@@ -104,28 +104,6 @@ static void item_path(const fixture *f, size_t index, char *buf, size_t len)
     path_in(buf, len, f->ckdir, name);
 }
 
-/* Every file of a directory, names and bytes: to show it was left alone. */
-typedef struct snap {
-    char *bytes;
-    size_t len;
-} snap;
-
-static snap snapshot(const char *dir)
-{
-    snap s;
-    s.bytes = dir_bytes(dir, &s.len);
-    return s;
-}
-
-static void assert_same_snapshot(snap before, snap after)
-{
-    assert_true(before.len > 0);
-    assert_int_equal(before.len, after.len);
-    assert_memory_equal(before.bytes, after.bytes, before.len);
-    free(before.bytes);
-    free(after.bytes);
-}
-
 static void assert_one_line(const char *s)
 {
     assert_true(*s != '\0');
@@ -389,9 +367,11 @@ static void assert_open_refused(const fixture *f, const osc_config *cfg, const c
  * byte for byte as it was. */
 static void expect_refused(const fixture *f, const osc_config *cfg, const char *what)
 {
-    snap before = snapshot(f->ckdir);
+    size_t len;
+    char *before = dir_bytes(f->ckdir, &len);
     assert_open_refused(f, cfg, what);
-    assert_same_snapshot(before, snapshot(f->ckdir));
+    assert_dir_unchanged(f->ckdir, before, len);
+    free(before);
 }
 
 /* expect_refused for a manifest that is not a small file (a snapshot would read it): the
@@ -442,12 +422,14 @@ static void foreign_checkpoint_is_refused(void **state)
     expect_refused(f, &f->b, "different config");
 
     /* The same config, opened again: accepted, nothing changed. */
-    snap before = snapshot(f->ckdir);
+    size_t len;
+    char *before = dir_bytes(f->ckdir, &len);
     char err[1024];
     ckpt *c = NULL;
     assert_int_equal(ckpt_open(&c, f->out, &f->a, err, sizeof err), 0);
     ckpt_close(c);
-    assert_same_snapshot(before, snapshot(f->ckdir));
+    assert_dir_unchanged(f->ckdir, before, len);
+    free(before);
 
     refused_once(f, "\nversion " OSC_VERSION "\n", "\nversion 0.0.1-old\n",
                  "version differs (0.0.1-old there, " OSC_VERSION " here)");

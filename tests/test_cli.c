@@ -1723,15 +1723,6 @@ static void test_resume_damaged_items(void **state)
     free(got), free(want);
 }
 
-static void assert_tree_unchanged(const char *dir, const char *before, size_t before_len)
-{
-    size_t len;
-    char *now = dir_bytes(dir, &len);
-    assert_int_equal(len, before_len);
-    assert_memory_equal(now, before, len);
-    free(now);
-}
-
 /* A checkpoint of another config (or version) is refused with one line and exit 2 before
  * anything is written, and left byte for byte alone; without --resume it is not touched
  * either (a note says so). */
@@ -1760,7 +1751,7 @@ static void test_resume_refuses_foreign(void **state)
         !strstr(p.err, "other.yaml"))
         fail_msg("the refusal does not say which checkpoint and why: %s", p.err);
     assert_string_equal(p.out, "");
-    assert_tree_unchanged(ck, before, len);
+    assert_dir_unchanged(ck, before, len);
     assert_false(exists(f->dir, "res.h5"));
     const tree_count is = count_tree(f->dir);
     assert_int_equal(is.files, was.files);
@@ -1786,7 +1777,7 @@ static void test_resume_refuses_foreign(void **state)
     assert_one_line(p.err);
     if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "version differs"))
         fail_msg("the refusal does not say which checkpoint and why: %s", p.err);
-    assert_tree_unchanged(ck, before, len);
+    assert_dir_unchanged(ck, before, len);
     assert_false(exists(f->dir, "res.h5"));
 
     /* Without --resume the run ignores it, says so in one line, and leaves it alone. */
@@ -1796,7 +1787,7 @@ static void test_resume_refuses_foreign(void **state)
     if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "left alone") ||
         !strstr(p.err, "--resume"))
         fail_msg("expected a note that the checkpoint was left alone: %s", p.err);
-    assert_tree_unchanged(ck, before, len);
+    assert_dir_unchanged(ck, before, len);
     assert_true(exists(f->dir, "res.h5"));
     free(before);
 }
@@ -4266,7 +4257,7 @@ static void test_resume_refuses_changed_include(void **state)
     if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "different config") ||
         !strstr(p.err, "files it includes"))
         fail_msg("the refusal does not say why: %s", p.err);
-    assert_tree_unchanged(ck, before, len);
+    assert_dir_unchanged(ck, before, len);
     assert_false(exists(f->dir, "res.h5"));
     free(before);
 }

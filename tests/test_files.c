@@ -140,6 +140,43 @@ char *dir_bytes(const char *dir, size_t *len)
     return all;
 }
 
+/* The entry of dir (list_prefixed(dir, "")) whose part of dir_bytes holds byte `at`; "" if none. */
+static const char *entry_at(const char *dir, size_t at)
+{
+    static name_list l;
+    list_prefixed(dir, "", &l);
+    size_t start = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        char path[PATHLEN];
+        fmt(path, sizeof path, "%s/%s", dir, l.names[i]);
+        size_t flen = 0;
+        free(slurp(path, &flen));
+        start += strlen(l.names[i]) + 1 + flen;
+        if (at < start)
+            return l.names[i];
+    }
+    return "";
+}
+
+void dir_unchanged_at(const char *file, int line, const char *dir, const char *before,
+                      size_t len)
+{
+    assert_true(len > 0);
+    size_t now_len = 0;
+    char *now = dir_bytes(dir, &now_len);
+    size_t at = 0;
+    while (at < len && at < now_len && now[at] == before[at])
+        at++;
+    free(now);
+    if (at == len && at == now_len)
+        return;
+    const char *entry = entry_at(dir, at);
+    print_error("ERROR: %s changed: %zu bytes of names and contents before, %zu now, the first "
+                "difference at byte %zu, %s%s%s\n", dir, len, now_len, at,
+                *entry ? "in its entry '" : "after its last entry", entry, *entry ? "'" : "");
+    _fail(file, line); /* what fail() expands to, with the caller's place */
+}
+
 /* ---- HDF5 results files ---- */
 
 hid_t open_h5(const char *dir, const char *name)

@@ -37,6 +37,13 @@ void list_prefixed(const char *dir, const char *prefix, name_list *l);
  * the block's length. Fails the running test if an entry cannot be read. free() it. */
 char *dir_bytes(const char *dir, size_t *len);
 
+/* assert_dir_unchanged(dir, before, len): fails the running test, at the caller's line, unless
+ * dir_bytes(dir) is now `before` (len bytes, not 0), naming the entry where they first differ. */
+#define assert_dir_unchanged(dir, before, len) \
+    dir_unchanged_at(__FILE__, __LINE__, (dir), (before), (len))
+void dir_unchanged_at(const char *file, int line, const char *dir, const char *before,
+                      size_t len);
+
 /* Sets `size` bytes at byte `at` of the checkpoint item file at path and makes its CRC32 (its
  * last 4 bytes) right again, as only a deliberate forger would (layout: checkpoint.h). */
 void forge_bytes(const char *path, size_t at, const void *value, size_t size);
