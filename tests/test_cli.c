@@ -4569,6 +4569,70 @@ static void test_output_named_as_a_directory(void **state)
     assert_false(exists(f->dir, "results"));
 }
 
+/* An -o holding a newline (a legal file name character) still gets a one-line error: the
+ * newline is shown as a space. /proc takes no temporary of the output: exit 1, nothing left. */
+static void test_newline_in_output_one_line(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", "/proc/oscbench\nx.h5", NULL);
+    assert_int_equal(p.code, 1);
+    assert_one_line(p.err);
+    if (!starts_with(p.err, "oscbench run: /proc/oscbench x.h5: cannot create a temporary file "
+                            "in /proc: "))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+    assert_int_equal(count_tree(f->dir).files, 1); /* ok.yaml */
+}
+
+/* plot -o of more than PATH_MAX bytes: one line naming it, exit 1, and none of its directories
+ * made (they were made one by one until the path grew too long). */
+static void test_plot_output_dir_too_long(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "r.h5", "not read: the directory fails first\n");
+    static char outdir[PATH_MAX + 16], want[PATH_MAX + 128];
+    size_t len = 0;
+    while (len <= PATH_MAX)
+        len += (size_t)snprintf(outdir + len, sizeof outdir - len, "d/");
+    proc p = run_in(f->dir, "plot", "r.h5", "-o", outdir, NULL);
+    assert_int_equal(p.code, 1);
+    assert_one_line(p.err);
+    fmt(want, sizeof want, "oscbench plot: %s: cannot create directory: %s\n", outdir,
+        strerror(ENAMETOOLONG));
+    if (strcmp(p.err, want) != 0)
+        fail_msg("got ...%s", p.err + strlen(p.err) / 2);
+    proc_free(&p);
+    assert_false(exists(f->dir, "d"));
+    assert_int_equal(count_tree(f->dir).files, 1); /* r.h5 */
+}
+
+/* --resume where the checkpoint cannot be made: in /proc (no directory can be made there), and
+ * beside an -o whose checkpoint name (-o plus ".ckpt") is longer than PATH_MAX though -o is
+ * not. One line naming the checkpoint, exit 1, nothing made. */
+static void test_resume_checkpoint_cannot_be_made(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "--resume", "-o", "/proc/oscbench-x.h5", NULL);
+    assert_int_equal(p.code, 1);
+    assert_one_line(p.err);
+    if (!starts_with(p.err, "oscbench run: /proc/oscbench-x.h5.ckpt: cannot create the "
+                            "checkpoint: "))
+        fail_msg("stderr: %s", p.err);
+    proc_free(&p);
+    static char path[PATH_MAX], want[PATH_MAX + 128];
+    dotted_path(path, PATH_MAX - 4, f->dir, "res.h5");
+    p = run_in(f->dir, "run", "ok.yaml", "-q", "--resume", "-o", path, NULL);
+    assert_int_equal(p.code, 1);
+    fmt(want, sizeof want, "oscbench run: %s.ckpt: %s\n", path, strerror(ENAMETOOLONG));
+    if (strcmp(p.err, want) != 0)
+        fail_msg("got ...%s", p.err + strlen(p.err) / 2);
+    proc_free(&p);
+    assert_int_equal(count_tree(f->dir).files, 1); /* ok.yaml */
+    assert_false(exists(f->dir, "results"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -4646,6 +4710,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_full_disk_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stable_to_infinity_printed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_named_as_a_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_newline_in_output_one_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plot_output_dir_too_long, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resume_checkpoint_cannot_be_made, setup, teardown),
     };
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows as it happens in the test log */
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */
