@@ -51,11 +51,36 @@ static void test_eta_unknown(void **state)
         fail_msg("'%s'", line);
 }
 
+/* At most columns - 1 characters (1 for a width of 1 or less) at every width: a terminal
+ * narrower than the percentage and ETA gets them cut to fit; the returned length is the line's. */
+static void test_narrow_terminal_cuts_the_line(void **state)
+{
+    (void)state;
+    progress p;
+    progress_init(&p, 100, "u", false);
+    p.start = 0;
+    atomic_store(&p.done, 50);
+    for (int columns = 0; columns <= 40; columns++) {
+        char line[256];
+        int n = progress_format(&p, 42, columns, line, sizeof line);
+        size_t most = columns > 1 ? (size_t)columns - 1 : 1;
+        if (n < 0 || (size_t)n != strlen(line) || strlen(line) > most)
+            fail_msg("%d columns: returned %d for '%s'", columns, n, line);
+        /* the percentage and ETA (17 characters) come before anything else is given room */
+        static const char core[] = " 50%  ETA 42s    ";
+        if (most < strlen(core) ? strlen(line) != most || strncmp(line, core, most) != 0
+                                : !strstr(line, core))
+            fail_msg("%d columns: '%s' is not the percentage and ETA, or cut from them",
+                     columns, line);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eta_units),
         cmocka_unit_test(test_eta_unknown),
+        cmocka_unit_test(test_narrow_terminal_cuts_the_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
