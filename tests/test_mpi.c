@@ -651,12 +651,42 @@ static void test_tableau_methods_identical(void **state)
     check_ranks(f, "r2.h5", 2);
 }
 
+/* An output place that takes no temporary (/proc), and with --resume no checkpoint, under
+ * mpirun -n 1 and -n 2: exit 1, one line from rank 0 naming the output, the rank named only
+ * when there are several; nothing made. */
+static void test_unwritable_output_one_line(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ok.yaml", "name: ok\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\nt_end: 2\n");
+    const char *out = "/proc/oscbench-x.h5";
+    for (int ranks = 1; ranks <= 2; ranks++)
+        for (int resume = 0; resume < 2; resume++) {
+            assert_int_equal(run(f, ranks, "run", "ok.yaml", "-o", out, "--quiet",
+                                 resume ? "--resume" : NULL, NULL), 1);
+            char want[256];
+            snprintf(want, sizeof want, "oscbench run: %s%s%s", ranks > 1 ? "rank 0: " : "",
+                     out, resume ? ".ckpt: cannot create the checkpoint: "
+                                 : ": cannot create a temporary file in /proc: ");
+            char *err = read_err(f);
+            size_t lines = 0;
+            for (const char *c = err; *c; c++)
+                lines += *c == '\n';
+            if (lines != 1 || strncmp(err, want, strlen(want)) != 0)
+                fail_msg("-n %d%s: expected one line starting with '%s', got:\n%s", ranks,
+                         resume ? " --resume" : "", want, err);
+            free(err);
+        }
+    int temporaries;
+    assert_int_equal(count_entries(f, &temporaries), 1); /* ok.yaml */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ranks_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_config_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_directory_output_one_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unwritable_output_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ranks_disagree_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_write_cleaned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_rank_resumed, setup, teardown),
