@@ -190,11 +190,6 @@ static int set_lanes(osc_batch *b, const osc_config *cfg, size_t lane0, size_t l
     return OSC_OK;
 }
 
-int sweep_set_lanes(osc_batch *b, const osc_config *cfg)
-{
-    return set_lanes(b, cfg, 0, layout_lanes(layout_of(cfg)));
-}
-
 typedef struct audit_ctx {
     osc_audit *audit;
     progress *progress;

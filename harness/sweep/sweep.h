@@ -135,9 +135,6 @@ int sweep_finish(const osc_config *cfg, sweep_result *out, char *err, size_t err
 /* Steps a dt gets: `steps` as given, or t_end / dt rounded to the nearest whole step (>= 1). */
 long sweep_steps_for(const osc_config *cfg, double dt);
 
-/* Fill a (method, dt) batch's lanes: the mass x stiffness x drag grid, mass-major. */
-int sweep_set_lanes(osc_batch *b, const osc_config *cfg);
-
 /* The (method, dt) batch of the config, created, filled and started (*out NULL on failure). */
 int sweep_open_batch(const osc_config *cfg, const osc_method *m, double dt, osc_batch **out);
 
