@@ -51,27 +51,40 @@ void error_line(char *err, size_t errlen, const char *fmt, ...)
     shown_text(err); /* one line, whatever the pieces held */
 }
 
-void vprint_shown(FILE *out, const char *fmt, va_list ap)
+/* fmt's output as shown_text shows it, and a newline if asked, written with one fputs: on the
+ * unbuffered stderr that is one write, so that lines of ranks failing at once (run_mpi.c) do not
+ * interleave. */
+static void put_shown(FILE *out, bool newline, const char *fmt, va_list ap)
 {
     char small[1024], *text = small;
     va_list again;
     va_copy(again, ap);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    int n = vsnprintf(small, sizeof small - 1, fmt, ap); /* room for the newline */
     if (n < 0)
         small[0] = '\0';
-    else if ((size_t)n >= sizeof small && (text = malloc((size_t)n + 1)) != NULL)
+    else if ((size_t)n >= sizeof small - 1 && (text = malloc((size_t)n + 2)) != NULL)
         vsnprintf(text, (size_t)n + 1, fmt, again);
     va_end(again);
-    fputs(shown_text(text ? text : small), out); /* out of memory: its start */
+    if (!text)
+        text = small; /* out of memory: its start */
+    size_t len = strlen(shown_text(text));
+    if (newline)
+        text[len] = '\n', text[len + 1] = '\0';
+    fputs(text, out);
     if (text != small)
         free(text);
+}
+
+void vprint_shown(FILE *out, const char *fmt, va_list ap)
+{
+    put_shown(out, false, fmt, ap);
 }
 
 void print_shown(FILE *out, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vprint_shown(out, fmt, ap);
+    put_shown(out, false, fmt, ap);
     va_end(ap);
 }
 
@@ -79,9 +92,8 @@ void print_line(FILE *out, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vprint_shown(out, fmt, ap);
+    put_shown(out, true, fmt, ap);
     va_end(ap);
-    fputc('\n', out);
 }
 
 void test_pause(const char *phase)
