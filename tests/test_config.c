@@ -2443,9 +2443,9 @@ static void control_characters_in_paths_shown(void **state)
     char dir[300], path[320], want[1024], text[512];
     snprintf(dir, sizeof dir, "%s/d\ne", tmpdir);
     assert_int_equal(mkdir(dir, 0700), 0);
-    const char *names[] = {"c\x1b[2J.yaml", "c\x7f.yaml", "c\xc2\x9b" "2J.yaml",
-                           "\xc3\xbc" "ber.yaml"};
-    const char *shown[] = {"c?[2J.yaml", "c?.yaml", "c??2J.yaml", "\xc3\xbc" "ber.yaml"};
+    /* octal escapes end by themselves, where "\xc3\xbc" "ber" needs a concatenation */
+    const char *names[] = {"c\033[2J.yaml", "c\177.yaml", "c\302\2332J.yaml", "\303\274ber.yaml"};
+    const char *shown[] = {"c?[2J.yaml", "c?.yaml", "c??2J.yaml", "\303\274ber.yaml"};
     osc_config cfg;
     for (size_t i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
