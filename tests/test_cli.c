@@ -4570,6 +4570,42 @@ static void test_output_named_as_a_directory(void **state)
     assert_false(exists(f->dir, "results"));
 }
 
+/* Method names in a results file are its writer's, not oscbench's rules: in the text summary
+ * (for a terminal) each control character of one shows as '?', as in a message; csv and json
+ * keep the name (csv quotes a field with a newline, json escapes it). A name left unset (a
+ * column written with no data: its fill value, a null string) is bad input, not a crash. */
+static void test_summary_shows_foreign_method_names(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "st.yaml", "name: st\nmethods: [euler, rk4]\nstiffness: 1\n"
+                                  "dt: 0.1\nsteps: 10\n");
+    run_ok(f->dir, "run", "st.yaml", "-q", "-o", "r.h5", NULL);
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/r.h5", f->dir);
+    hid_t names = H5Tcopy(H5T_C_S1);
+    H5Tset_size(names, H5T_VARIABLE);
+    H5Tset_cset(names, H5T_CSET_UTF8);
+    const char *foreign[] = {"eu\x1b[2Jler", "r\nk4"};
+    replace_column(path, "/points/method", names, 2, foreign);
+    proc p = run_ok(f->dir, "summary", "r.h5", NULL);
+    if (!strstr(p.out, "\n  eu?[2Jler ") || !strstr(p.out, "\n  r?k4 "))
+        fail_msg("the names not shown with '?':\n%s", p.out);
+    assert_no_control_chars(p.out, "stdout");
+    proc_free(&p);
+    p = run_ok(f->dir, "summary", "r.h5", "--format", "csv", NULL);
+    assert_non_null(strstr(p.out, ",\"r\nk4\","));
+    proc_free(&p);
+    p = run_ok(f->dir, "summary", "r.h5", "--format", "json", NULL);
+    assert_non_null(strstr(p.out, "\"method\": \"r\\u000ak4\""));
+    proc_free(&p);
+    replace_column(path, "/points/method", names, 2, NULL);
+    H5Tclose(names);
+    p = run_in(f->dir, "summary", "r.h5", NULL);
+    assert_int_equal(p.code, 2);
+    assert_string_equal(p.err, "oscbench summary: r.h5: /points/method: a row with no name\n");
+    proc_free(&p);
+}
+
 /* plot -o of more than PATH_MAX bytes: one line naming it, exit 1, and none of its directories
  * made (they were made one by one until the path grew too long). */
 static void test_plot_output_dir_too_long(void **state)
@@ -4659,6 +4695,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trace_dim1_x_exact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stability_theory_one_zeta, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_shows_foreign_method_names, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_summary_unopenable_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_damaged_points, setup, teardown),

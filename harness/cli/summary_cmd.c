@@ -114,6 +114,11 @@ static int read_points(hid_t f, points_read *p, const char **column, const char 
     if (!p->method)
         return -1;
     p->rows = rows;
+    for (size_t i = 0; i < rows; i++)
+        if (!p->method[i]) { /* the fill value of a column written without data */
+            *why = "a row with no name";
+            return -1;
+        }
     const char *names[] = {"dt", "stiffness", "drag", "max_error", "max_abs_drift"};
     double **cols[] = {&p->dt, &p->stiffness, &p->drag, &p->max_error, &p->max_abs_drift};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -177,8 +182,11 @@ int cmd_summary(int argc, char **argv)
     points_view v = {pts.rows,      (const char *const *)pts.method, pts.dt,
                      pts.stiffness, pts.drag,          pts.max_error,
                      pts.max_abs_drift, pts.stable,    pts.mass};
-    if (format == SUMMARY_TEXT)
+    if (format == SUMMARY_TEXT) { /* for a terminal: names are the file writer's, not ours */
+        for (size_t i = 0; i < pts.rows; i++)
+            shown_text(pts.method[i]);
         print_line(stdout, "oscbench summary of %s: %zu points", path, pts.rows);
+    }
     rc = report_per_dt(stdout, &v, format);
     points_read_free(&pts);
     if (rc) {
