@@ -3240,7 +3240,8 @@ static void replace_column(const char *path, const char *name, hid_t t, size_t n
  * lanes_match), `--format text` (the default's bytes), and a file whose methods did not run the
  * same lanes at one dt (one drag changed by hand): that dt has lanes_match false and an empty
  * common set, the text says so. Then /points columns that cannot be read as the others: a dt
- * column one row short, a mass column of text: exit 2, one line naming the column. Rows of
+ * column one row short (both lengths named), a mass column of text: exit 2, one line naming the
+ * column. Rows of
  * st.yaml: method, then dt, then lane; every lane is stable, so the worst error (|drift|) of a
  * (dt, method) is the largest max_error (max_abs_drift) of its two rows, from /points. */
 static void test_summary_json_and_foreign_lanes(void **state)
@@ -3306,7 +3307,8 @@ static void test_summary_json_and_foreign_lanes(void **state)
     replace_column(path, "/points/dt", H5T_NATIVE_DOUBLE, rows - 1, dt);
     p = run_in(f->dir, "summary", "r.h5", NULL);
     assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: not a column of /points\n");
+    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: 7 rows, not 8 as "
+                               "/points/method\n");
     assert_string_equal(p.out, "");
     proc_free(&p);
     replace_column(path, "/points/dt", H5T_NATIVE_DOUBLE, rows, dt);
@@ -3321,6 +3323,55 @@ static void test_summary_json_and_foreign_lanes(void **state)
     assert_string_equal(p.out, "");
     proc_free(&p);
     free(err), free(drag), free(dt), free(drift);
+}
+
+/* The summary groups rows by their lane's coordinates (dt, stiffness, drag, mass): a NaN there
+ * equals nothing (each row was a dt of its own, a table of one-lane groups) and no oscbench run
+ * has a lane at an infinity, so each is bad input naming the column and row (README). A NaN
+ * error is data, an unstable lane: still summarized. */
+static void test_summary_refuses_coordinates_not_finite(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "st.yaml", "name: st\nmethods: [euler, rk4]\nstiffness: [1, 4]\n"
+                                  "mass: [1]\ndt: [0.1, 0.05]\nsteps: 10\n");
+    run_ok(f->dir, "run", "st.yaml", "-q", "-o", "r.h5", NULL);
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/r.h5", f->dir);
+    hid_t h = open_h5(f->dir, "r.h5");
+    const size_t rows = table_rows(h, "/points");
+    H5Fclose(h);
+    const char *columns[] = {"dt", "stiffness", "drag", "mass"};
+    const double bad[] = {NAN, INFINITY, -INFINITY};
+    const char *bad_text[] = {"nan", "inf", "-inf"};
+    for (size_t c = 0; c < 4; c++)
+        for (size_t b = 0; b < 3; b++) {
+            char column[32], want[128];
+            fmt(column, sizeof column, "/points/%s", columns[c]);
+            h = open_h5(f->dir, "r.h5");
+            double *col = read_f64(h, column, rows);
+            H5Fclose(h);
+            const size_t row = (c + b + 1) % rows;
+            const double kept = col[row];
+            col[row] = bad[b];
+            replace_column(path, column, H5T_NATIVE_DOUBLE, rows, col);
+            proc p = run_in(f->dir, "summary", "r.h5", NULL);
+            fmt(want, sizeof want, "oscbench summary: r.h5: %s: row %zu is %s, not a finite "
+                "number\n", column, row, bad_text[b]);
+            if (p.code != 2 || strcmp(p.err, want) || strcmp(p.out, ""))
+                fail_msg("%s row %zu = %s: exit %d, stderr '%s' (want exit 2, '%s'), "
+                         "stdout '%s'", column, row, bad_text[b], p.code, p.err, want, p.out);
+            proc_free(&p);
+            col[row] = kept;
+            replace_column(path, column, H5T_NATIVE_DOUBLE, rows, col);
+            free(col);
+        }
+    h = open_h5(f->dir, "r.h5");
+    double *err = read_f64(h, "/points/max_error", rows);
+    H5Fclose(h);
+    err[0] = NAN;
+    replace_column(path, "/points/max_error", H5T_NATIVE_DOUBLE, rows, err);
+    free(err);
+    run_ok(f->dir, "summary", "r.h5", NULL);
 }
 
 /* A results file summary cannot open is bad input, named with the system's reason: missing
@@ -4701,6 +4752,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_damaged_points, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_json_and_foreign_lanes, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_summary_refuses_coordinates_not_finite, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_run_output_path_too_long, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_paths_keep_the_message, setup, teardown),

@@ -2,6 +2,7 @@
  * summary, again, from the /points table of a results file (read with the HDF5 C API). */
 #define _POSIX_C_SOURCE 200809L
 #include <hdf5.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,10 +51,14 @@ static void points_read_free(points_read *p)
     free(p->max_abs_drift), free(p->stable), free(p->mass);
 }
 
-/* A 1-D dataset of `rows` rows read as `mem_type` into a new buffer of `size`-byte elements;
- * NULL (with the reason in why) if it is missing or of another length. */
+/* Room for the reason a column is refused, the line's last part. */
+#define WHY_LEN 96
+
+/* A 1-D dataset read as `mem_type` into a new buffer of `size`-byte elements, of `rows` rows
+ * unless that is SIZE_MAX (the first column read, /points/method, sets it); NULL (with the
+ * reason in why) if it is missing or of another length. */
 static void *read_column(hid_t f, const char *name, hid_t mem_type, size_t size, size_t *rows,
-                         const char **why)
+                         char why[WHY_LEN])
 {
     char path[64];
     snprintf(path, sizeof path, "/points/%s", name);
@@ -61,7 +66,7 @@ static void *read_column(hid_t f, const char *name, hid_t mem_type, size_t size,
                   ? H5Dopen2(f, path, H5P_DEFAULT)
                   : H5I_INVALID_HID;
     if (d < 0) {
-        *why = "missing";
+        snprintf(why, WHY_LEN, "missing");
         return NULL;
     }
     hid_t s = H5Dget_space(d);
@@ -70,12 +75,15 @@ static void *read_column(hid_t f, const char *name, hid_t mem_type, size_t size,
     H5Sget_simple_extent_dims(s, &n, NULL);
     H5Sclose(s);
     void *buf = NULL;
-    if (rank != 1 || (*rows != SIZE_MAX && n != *rows)) {
-        *why = "not a column of /points";
+    if (rank != 1) {
+        snprintf(why, WHY_LEN, "not a column of /points");
+    } else if (*rows != SIZE_MAX && n != *rows) {
+        snprintf(why, WHY_LEN, "%llu rows, not %zu as /points/method", (unsigned long long)n,
+                 *rows);
     } else if (!(buf = calloc(n ? n : 1, size))) {
-        *why = "out of memory";
+        snprintf(why, WHY_LEN, "out of memory");
     } else if (H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        *why = "unreadable (of another type?)";
+        snprintf(why, WHY_LEN, "unreadable (of another type?)");
         free(buf);
         buf = NULL;
     }
@@ -85,7 +93,7 @@ static void *read_column(hid_t f, const char *name, hid_t mem_type, size_t size,
 }
 
 /* stable: the int8 enum {FALSE, TRUE}, read through a memory enum of the same members. */
-static bool *read_stable(hid_t f, size_t *rows, const char **why)
+static bool *read_stable(hid_t f, size_t *rows, char why[WHY_LEN])
 {
     hid_t t = H5Tenum_create(H5T_NATIVE_INT8);
     int8_t no = 0, yes = 1;
@@ -97,12 +105,25 @@ static bool *read_stable(hid_t f, size_t *rows, const char **why)
     for (size_t i = 0; v && i < *rows; i++)
         v[i] = raw[i] == 1;
     if (raw && !v)
-        *why = "out of memory";
+        snprintf(why, WHY_LEN, "out of memory");
     free(raw);
     return v;
 }
 
-static int read_points(hid_t f, points_read *p, const char **column, const char **why)
+/* Whether every row of a lane coordinate (dt, stiffness, drag, mass) is a finite number: the
+ * table groups rows by them, and a NaN equals nothing (each row would be a dt of its own) while
+ * oscbench never writes a lane at an infinity. Either is a foreign or damaged file. */
+static bool coordinates_finite(const double *col, size_t rows, char why[WHY_LEN])
+{
+    for (size_t i = 0; i < rows; i++)
+        if (!isfinite(col[i])) {
+            snprintf(why, WHY_LEN, "row %zu is %g, not a finite number", i, col[i]);
+            return false;
+        }
+    return true;
+}
+
+static int read_points(hid_t f, points_read *p, const char **column, char why[WHY_LEN])
 {
     size_t rows = SIZE_MAX;
     hid_t str = H5Tcopy(H5T_C_S1);
@@ -116,14 +137,17 @@ static int read_points(hid_t f, points_read *p, const char **column, const char 
     p->rows = rows;
     for (size_t i = 0; i < rows; i++)
         if (!p->method[i]) { /* the fill value of a column written without data */
-            *why = "a row with no name";
+            snprintf(why, WHY_LEN, "a row with no name");
             return -1;
         }
     const char *names[] = {"dt", "stiffness", "drag", "max_error", "max_abs_drift"};
+    const bool coordinate[] = {true, true, true, false, false};
     double **cols[] = {&p->dt, &p->stiffness, &p->drag, &p->max_error, &p->max_abs_drift};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         *column = names[i];
         if (!(*cols[i] = read_column(f, names[i], H5T_NATIVE_DOUBLE, sizeof(double), &rows, why)))
+            return -1;
+        if (coordinate[i] && !coordinates_finite(*cols[i], rows, why))
             return -1;
     }
     *column = "stable";
@@ -131,7 +155,9 @@ static int read_points(hid_t f, points_read *p, const char **column, const char 
         return -1;
     *column = "mass"; /* optional: files of older versions have one mass and no column */
     p->mass = read_column(f, "mass", H5T_NATIVE_DOUBLE, sizeof(double), &rows, why);
-    return p->mass || !strcmp(*why, "missing") ? 0 : -1;
+    if (!p->mass)
+        return strcmp(why, "missing") ? -1 : 0;
+    return coordinates_finite(p->mass, rows, why) ? 0 : -1;
 }
 
 static int parse_format(const char *s, summary_format *format)
@@ -171,8 +197,9 @@ int cmd_summary(int argc, char **argv)
         return EXIT_BADINPUT;
     }
     points_read pts = {0};
-    const char *column = "", *why = "";
-    int rc = read_points(f, &pts, &column, &why);
+    const char *column = "";
+    char why[WHY_LEN] = "";
+    int rc = read_points(f, &pts, &column, why);
     H5Fclose(f);
     if (rc) {
         print_line(stderr, "oscbench summary: %s: /points/%s: %s", path, column, why);
