@@ -3,12 +3,15 @@
 to inf, or whose every stable drift is below round-off, are drawn (exit 0, a stability map, no
 message); a results file damaged with h5py, an HDF5 file that is not a results file and a
 missing one are each one line on stderr naming the file, exit status 2, no figure and, for the
-missing one, no -o directory made; an over-long method name is cut in the labels and drawn.
+missing one, no -o directory made; an over-long method name is cut in the labels and drawn,
+and one long name among many rows is drawn in bounded memory (it once asked for every row to be
+as wide as the longest: 22 GB for the default job's file).
 
 usage: check_plot.py OSCBENCH   (run with Debian's python3, which has h5py and matplotlib)
 """
 import importlib.util
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -26,7 +29,14 @@ CONFIGS = {
     # every stable |drift| below 1e-17, where the colour scale is floored
     "tiny": "methods: all\nstiffness: 1\ndt: 1e-9\nsteps: 5\n",
     "good": "methods: [euler, rk4]\nstiffness: [1, 4]\ndt: [0.1, 0.05]\nsteps: 20\n",
+    # 4096 /points rows, for one long name among many
+    "many": "methods: [euler]\nstiffness: {from: 1, to: 4, count: 4096}\ndt: 0.01\nsteps: 5\n",
 }
+# The address space the plot may take when drawing "many" with one long name: at 4 bytes a
+# character, 4096 rows as wide as a 2^18-character name would need 4 GiB; a few hundred MB
+# suffice to draw it.
+PLOT_MEMORY = 2 << 30
+LONG_NAME = 1 << 18
 
 
 def replace(f, path, data, **kw):
@@ -64,8 +74,17 @@ DAMAGES = {
 }
 
 
-def run(exe, *args, cwd):
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=240)
+def one_long_name(f):
+    names = f["points/method"][()].astype(object)
+    names[0] = "m" * LONG_NAME
+    replace(f, "points/method", names, dtype=h5py.string_dtype())
+
+
+def run(exe, *args, cwd, memory=None):
+    limit = None if memory is None else (
+        lambda: resource.setrlimit(resource.RLIMIT_AS, (memory, memory)))
+    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=240,
+                          preexec_fn=limit)
 
 
 def is_png(path):
@@ -79,9 +98,9 @@ def check(ok, what, r):
     return ok
 
 
-def check_drawn(exe, d, name):
+def check_drawn(exe, d, name, memory=None):
     """A file a run wrote (or one with over-long names) is drawn, with no message."""
-    r = run(exe, "plot", f"{name}.h5", "-o", f"figs_{name}", cwd=d)
+    r = run(exe, "plot", f"{name}.h5", "-o", f"figs_{name}", cwd=d, memory=memory)
     png = os.path.join(d, f"figs_{name}", f"{name}_stability_map.png")
     ok = r.returncode == 0 and r.stderr == "" and os.path.exists(png) and is_png(png)
     return check(ok, f"{name}: drawn", r)
@@ -96,9 +115,9 @@ def check_refused(exe, d, name, word, outdir="figs"):
     return check(ok, f"{name}: refused", r)
 
 
-def damage(d, name, how):
+def damage(d, name, how, source="good"):
     path = os.path.join(d, f"{name}.h5")
-    shutil.copy(os.path.join(d, "good.h5"), path)
+    shutil.copy(os.path.join(d, f"{source}.h5"), path)
     with h5py.File(path, "r+") as f:
         how(f)
 
@@ -126,6 +145,8 @@ def main():
         ok.append(not made)
         damage(d, "long", long_names)
         ok.append(check_drawn(exe, d, "long"))
+        damage(d, "one_long", one_long_name, source="many")
+        ok.append(check_drawn(exe, d, "one_long", memory=PLOT_MEMORY))
     return 0 if all(ok) else 1
 
 

@@ -137,8 +137,10 @@ def table(f, name):
         except OSError as exc:
             raise BadResults(f"/{name}/{key}: unreadable: {one_line(exc)}") from None
         if data.dtype.kind in "OS":
+            # dtype=object: a numpy str array is fixed-width, every row as wide as the longest,
+            # so one long name in a foreign file's 10^5 rows asked for gigabytes.
             data = np.array([d.decode(errors="replace") if isinstance(d, bytes) else str(d)
-                             for d in data], dtype=str)
+                             for d in data], dtype=object)
         cols[key] = data
     return cols
 
@@ -230,7 +232,7 @@ def plot_convergence(f, out):
             p = conv["measured_order"][c[0]] if c else float("nan")
             label = f"{short(m)}  p={p:.2f}" if math.isfinite(p) else f"{short(m)}  p=?"
             if c and "verdict" in conv:
-                label += f" {conv['verdict'][c[0]]}"
+                label += f" {short(conv['verdict'][c[0]])}"
             s = style(j)
             ax.loglog(dt[ok][order], err[ok][order], label=label, **s, ms=4, lw=1.2)
             if c and "dt_fit_min" in conv:
