@@ -447,6 +447,10 @@ static void foreign_checkpoint_is_refused(void **state)
     refused_once(f, revision, "\ngit_revision 0000000\n", "git_revision differs (0000000 there, ");
     /* Another /points layout (a column renamed, retyped or added): refused, not half-read. */
     refused_once(f, "\ncolumns dt:f64 ", "\ncolumns dt:i64 ", "columns differs");
+    /* ... shown from a little before where it differs, however far along the line that is */
+    refused_once(f, " max_rel_error_while_stable:f64\n", " max_rel_error_while_stable:f32\n",
+                 "columns differs (...error_while_stable:f32 there, ...error_while_stable:f64 "
+                 "here)");
     rewrite_manifest(f, "drag: [0, 0.7]", "drag: [0, 0.70]"); /* the text, not the values */
     expect_refused(f, &f->a, "different config");
     rewrite_manifest(f, "drag: [0, 0.70]", "drag: [0, 0.7]");

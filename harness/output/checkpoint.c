@@ -181,6 +181,18 @@ static size_t key_len(const char *line, size_t len)
     return sp ? (size_t)(sp - line) : len;
 }
 
+/* A manifest value in a message: at most DIFF_SHOWN bytes of it from `from`, with "..." where
+ * it is cut, into buf (DIFF_SHOWN + 8 bytes). */
+#define DIFF_SHOWN 60
+#define DIFF_CONTEXT 20
+static const char *diff_window(const char *v, size_t n, size_t from, char *buf)
+{
+    size_t shown = n - from > DIFF_SHOWN ? DIFF_SHOWN : n - from;
+    snprintf(buf, DIFF_SHOWN + 8, "%s%.*s%s", from ? "..." : "", (int)shown, v + from,
+             from + shown < n ? "..." : "");
+    return buf;
+}
+
 /* Compares a manifest found on disk with the one this run would write; "" if they match, else
  * what differs, into why. */
 static void manifest_diff(const char *found, size_t found_len, const char *want, size_t want_len,
@@ -213,10 +225,15 @@ static void manifest_diff(const char *found, size_t found_len, const char *want,
         }
         if (fn != wn || memcmp(wl, fl, wn) != 0) {
             const char *fv = fl + fk + (fk < fn), *wv = wl + wk + (wk < wn);
-            int fvn = (int)(fl + fn - fv), wvn = (int)(wl + wn - wv);
-            snprintf(why, whylen, "%.*s differs (%.*s%s there, %.*s%s here)", (int)wk, wl,
-                     fvn > 60 ? 60 : fvn, fv, fvn > 60 ? "..." : "", wvn > 60 ? 60 : wvn, wv,
-                     wvn > 60 ? "..." : "");
+            size_t fvn = (size_t)(fl + fn - fv), wvn = (size_t)(wl + wn - wv);
+            /* a long value (columns) is shown from a little before where the two part */
+            size_t same = 0;
+            while (same < fvn && same < wvn && fv[same] == wv[same])
+                same++;
+            size_t from = same > DIFF_CONTEXT ? same - DIFF_CONTEXT : 0;
+            char there[DIFF_SHOWN + 8], here[DIFF_SHOWN + 8];
+            snprintf(why, whylen, "%.*s differs (%s there, %s here)", (int)wk, wl,
+                     diff_window(fv, fvn, from, there), diff_window(wv, wvn, from, here));
             return;
         }
     }
