@@ -2479,6 +2479,13 @@ static void control_characters_in_paths_shown(void **state)
     expect_verdict(cfgpath, NULL, want, false);
     want[strlen(want) - 4] = '?';
     expect_verdict(cfgpath, NULL, want, true);
+    /* UTF-8 ends a line as it is; a character the newline cuts does not, nor a C1 control */
+    snprintf(want, sizeof want, "%s:4:1: k\303\274\n%s:5:1: x", cfgpath, cfgpath);
+    expect_verdict(cfgpath, NULL, want, true);
+    snprintf(want, sizeof want, "%s:4:1: k\303\n%s:5:1: x", cfgpath, cfgpath);
+    expect_verdict(cfgpath, NULL, want, false);
+    snprintf(want, sizeof want, "%s:4:1: k\n%s:5:1: \302\233x", cfgpath, cfgpath);
+    expect_verdict(cfgpath, NULL, want, false);
     /* the closing count names the config too */
     snprintf(text, sizeof text, "%s", base);
     for (int i = 0; i <= CONFIG_MAX_ERRORS; i++)

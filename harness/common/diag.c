@@ -28,15 +28,25 @@ static size_t printable_utf8(const unsigned char *s)
     return n;
 }
 
+/* The bytes of the character that starts at c if shown_text keeps it; 0 if it makes it '?',
+ * and at the NUL. */
+static size_t kept_char(const unsigned char *c)
+{
+    return *c >= 0x80 ? printable_utf8(c) : *c >= 0x20 && *c != 0x7f;
+}
+
+size_t shown_span(const char *s)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    for (size_t n; (n = kept_char(c)) > 0;)
+        c += n;
+    return (size_t)((const char *)c - s);
+}
+
 char *shown_text(char *s)
 {
-    for (unsigned char *c = (unsigned char *)s; *c;) {
-        size_t n = *c >= 0x80 ? printable_utf8(c) : *c >= 0x20 && *c != 0x7f;
-        if (n)
-            c += n;
-        else
-            *c++ = '?';
-    }
+    for (char *c = s; *(c += shown_span(c));)
+        *c++ = '?';
     return s;
 }
 

@@ -22,6 +22,10 @@
  * UTF-8 are unchanged, and so is the length. Returns s. */
 char *shown_text(char *s);
 
+/* How many bytes at the start of s shown_text leaves as they are: the offset of the first byte
+ * it would make '?', else strlen(s). */
+size_t shown_span(const char *s);
+
 /* Formats one line of error into err (shown_text's '?' for control characters, newlines
  * included); err may be NULL. */
 void error_line(char *err, size_t errlen, const char *fmt, ...)

@@ -1,5 +1,5 @@
 /* The promises of config.h, checked (see config_check.h). */
-#define _POSIX_C_SOURCE 200809L /* strnlen, strdup */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "config_check.h"
 
 #include "config_yaml.h"
@@ -207,22 +207,14 @@ static const char *check_included_files(const char *path, const char *text, size
     return NULL;
 }
 
-/* Whether each line of err shows what it quotes as shown_text does: no control character but
- * the newlines between the lines. (true when there is no memory to judge.) */
+/* Whether each line of err shows what it quotes as shown_text does: no byte it would make '?'
+ * but the newlines between the lines. */
 static bool shown_as_text(const char *err)
 {
-    char *copy = strdup(err);
-    if (!copy)
-        return true;
-    for (char *c = copy; *c; c++)
-        if (*c == '\n')
-            *c = ' ';
-    shown_text(copy);
-    bool same = true;
-    for (size_t i = 0; err[i]; i++)
-        same = same && copy[i] == (err[i] == '\n' ? ' ' : err[i]);
-    free(copy);
-    return same;
+    const char *c = err + shown_span(err);
+    while (*c == '\n')
+        c += 1 + shown_span(c + 1);
+    return *c == '\0';
 }
 
 static const char *check_error(const char *path, const char *text, size_t text_len,
