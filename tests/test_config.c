@@ -2436,7 +2436,8 @@ static void shown_text_rules(void **state)
  * config "c\x1b[2J.yaml") is read by its real name, and each of its errors (the closing count
  * too) is one line that shows each byte of the character as '?', as an include name's refusal
  * does: a newline would split the line, an ESC would reach the terminal. A printable UTF-8 name
- * or value shows unchanged; a C1 control in UTF-8 (U+009B, CSI) does not. */
+ * or value shows unchanged; a C1 control in UTF-8 (U+009B, CSI) does not, nor a character that
+ * the cut of a long value at 40 bytes splits. */
 static void control_characters_in_paths_shown(void **state)
 {
     (void)state;
@@ -2502,6 +2503,19 @@ static void control_characters_in_paths_shown(void **state)
     expect_error(text, ":4:11: methods: unknown method 'k\xc3\xbc' (valid: ");
     snprintf(text, sizeof text, "%smethods: [\"a\\x9b[2J\"]\n", base);
     expect_error(text, ":4:11: methods: unknown method 'a??[2J' (valid: ");
+    /* a value cut at 40 bytes inside a character: each byte of it before the cut as '?' */
+    const char *cut[] = {"\303\274", "\342\202\254"}; /* u-umlaut, the euro sign */
+    for (size_t i = 0; i < 2; i++) {
+        char value[48], shown_value[48];
+        size_t keep = 41 - strlen(cut[i]); /* then the character's last byte is the 41st */
+        memset(value, 'a', keep);
+        snprintf(value + keep, sizeof value - keep, "%sxx", cut[i]);
+        snprintf(shown_value, sizeof shown_value, "%.*s%.*s...", (int)keep, value,
+                 (int)(40 - keep), "??");
+        snprintf(text, sizeof text, "%smethods: [\"%s\"]\n", base, value);
+        snprintf(want, sizeof want, ":4:11: methods: unknown method '%s' (valid: ", shown_value);
+        expect_error(text, want);
+    }
 }
 
 /* An include names a regular file: a FIFO (which would block) or a directory is refused, and

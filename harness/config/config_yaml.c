@@ -360,12 +360,13 @@ int cfg_reject_nul(const ctx *c, const char *buf, size_t len)
 
 /* ---- scalars ------------------------------------------------------------------------------ */
 
-/* A short printable rendering of a scalar for messages: its first 40 bytes as shown_text shows
- * them, "..." after them if there were more. */
+/* A short rendering of a scalar for messages: its first 40 bytes, "..." after them if there
+ * were more. Raw: the line that quotes it shows it (put_line), as the same pass over these bytes
+ * here would. A character cut at 40 bytes is followed by '.', which continues no character: each
+ * of its bytes shows as '?' there, as it would before a NUL here. */
 const char *cfg_shown(const ynode *n, char buf[48])
 {
-    snprintf(buf, 41, "%s", n->text); /* (a character cut at 40 bytes shows as '?') */
-    shown_text(buf);
+    snprintf(buf, 41, "%s", n->text);
     if (strlen(n->text) > 40)
         memcpy(buf + 40, "...", 4);
     return buf;
