@@ -172,9 +172,9 @@ static bool all_ok(const rank_run *rr, bool ok)
 static void report_error(const rank_run *rr)
 {
     if (rr->ranks > 1)
-        print_line(stderr, "oscbench run: rank %d: %s", rr->rank, rr->err);
+        print_error_line(stderr, "oscbench run: rank %d: %s", rr->rank, rr->err);
     else
-        print_line(stderr, "oscbench run: %s", rr->err);
+        print_error_line(stderr, "oscbench run: %s", rr->err);
 }
 
 /* Rank 0 makes the temporary (commit.c: the same name and lock as a serial run's, after
@@ -272,7 +272,7 @@ static bool run_sweep(rank_run *rr)
     rr->done = calloc(n ? n : 1, sizeof *rr->done);
     bool ok = skip && rr->done && sweep_alloc(rr->cfg, &rr->res, rr->err, sizeof rr->err) == 0;
     if (!ok && !rr->err[0])
-        snprintf(rr->err, sizeof rr->err, "%s: out of memory for the plan", rr->cfg->path);
+        error_line(rr->err, sizeof rr->err, "%s: out of memory for the plan", rr->cfg->path);
     if (!ok)
         report_error(rr);
     if (!all_ok(rr, ok) || (rr->ckpt && !restore_checkpoint(rr))) {
@@ -384,7 +384,8 @@ static void remove_checkpoint(rank_run *rr, int rc)
         ckpt_close(rr->ckpt), rr->ckpt = NULL;
     MPI_Barrier(rr->comm);
     if (rr->rank == 0 && !rc && ckpt_remove(rr->ckpt, rr->err, sizeof rr->err))
-        print_line(stderr, "oscbench run: note: %s (the results file is complete)", rr->err);
+        print_error_line(stderr, "oscbench run: note: %s (the results file is complete)",
+                         rr->err);
     ckpt_close(rr->ckpt);
     rr->ckpt = NULL;
 }

@@ -11,6 +11,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "analyses.h"
+#include "diag.h"
 #include "exact.h"
 #include "layout.h"
 #include "progress.h"
@@ -444,7 +445,7 @@ int analyses_run(const osc_config *cfg, const sweep_result *res, bool show_progr
         rc = stability_analysis(cfg, show_progress, out);
     out->seconds = omp_get_wtime() - t0;
     if (rc)
-        snprintf(err, errlen, "%s: analyses: %s", cfg->path, osc_strerror(rc));
+        error_line(err, errlen, "%s: analyses: %s", cfg->path, osc_strerror(rc));
     return rc ? -1 : 0;
 }
 

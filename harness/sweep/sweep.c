@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "diag.h" /* test_pause, ERROR_LINE_BYTES */
+#include "diag.h" /* error_line, test_pause, ERROR_LINE_BYTES */
 #include "layout.h"
 #include "progress.h"
 
@@ -303,7 +303,7 @@ static int run_item(const osc_config *cfg, const sweep_item *it, progress *prog,
     if (!rc)
         rc = sweep_open_audit(cfg, b, &audit);
     if (rc) {
-        snprintf(err, errlen, "%s: %s, dt=%g: %s", cfg->path, m->name, dt, osc_strerror(rc));
+        error_line(err, errlen, "%s: %s, dt=%g: %s", cfg->path, m->name, dt, osc_strerror(rc));
         osc_batch_free(b);
         return rc;
     }
@@ -312,8 +312,8 @@ static int run_item(const osc_config *cfg, const sweep_item *it, progress *prog,
     rc = osc_audit_run(audit, b, steps, ctx.interval, audit_with_progress, &ctx);
     double seconds = omp_get_wtime() - t0;
     if (rc) /* a stopped run has no metrics to record */
-        snprintf(err, errlen, "%s: %s, dt=%g: stepping stopped at step %ld of %ld: %s",
-                 cfg->path, m->name, dt, osc_batch_step(b), steps, osc_strerror(rc));
+        error_line(err, errlen, "%s: %s, dt=%g: stepping stopped at step %ld of %ld: %s",
+                   cfg->path, m->name, dt, osc_batch_step(b), steps, osc_strerror(rc));
     else
         record_rows(&out->points, cfg, it, steps, audit), out->item_seconds[it->index] = seconds;
     osc_audit_free(audit);
@@ -329,7 +329,7 @@ int sweep_alloc(const osc_config *cfg, sweep_result *out, char *err, size_t errl
     out->item_seconds = malloc(out->nitems * sizeof *out->item_seconds);
     if (!alloc_points(&out->points, layout_rows(lay)) || !out->item_seconds ||
         !(out->batches = calloc(lay.nmethods * lay.ndt, sizeof *out->batches))) {
-        snprintf(err, errlen, "%s: out of memory for the results table", cfg->path);
+        error_line(err, errlen, "%s: out of memory for the results table", cfg->path);
         sweep_result_free(out);
         return OSC_ENOMEM;
     }
@@ -373,7 +373,7 @@ int sweep_run_items(const osc_config *cfg, const sweep_plan *plan, bool show_pro
     size_t n;
     sweep_item *items = planned_items(cfg, plan, &n);
     if (!items) {
-        snprintf(err, errlen, "%s: out of memory for the work items", cfg->path);
+        error_line(err, errlen, "%s: out of memory for the work items", cfg->path);
         return OSC_ENOMEM;
     }
     double total = 0;
@@ -432,7 +432,7 @@ int sweep_finish(const osc_config *cfg, sweep_result *out, char *err, size_t err
     int rc = OSC_OK;
     double t0 = omp_get_wtime();
     if (cfg->trace && (rc = run_traces(cfg, out)))
-        snprintf(err, errlen, "%s: tracing failed: %s", cfg->path, osc_strerror(rc));
+        error_line(err, errlen, "%s: tracing failed: %s", cfg->path, osc_strerror(rc));
     out->seconds += omp_get_wtime() - t0;
     return rc;
 }
