@@ -288,6 +288,35 @@ static void bad_environment_is_bad_input(void **state)
     free(out);
 }
 
+/* Those variables' values are shown as oscbench shows a message's text: an ESC and a newline
+ * each as '?', the error still one line. */
+static void bad_environment_shown_on_one_line(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *value, *err;
+    } cases[] = {
+        {"OSCBENCH_ISA", "v3\x1b[2J\nx", "oscbench-bench: OSCBENCH_ISA=v3?[2J?x: expected "},
+        {"OSCBENCH_BENCH_AUDIT_EVERY", "12\x1b[2J\nx",
+         "oscbench-bench: OSCBENCH_BENCH_AUDIT_EVERY=12?[2J?x: expected a whole number of "
+         "steps, 1 to 1073741824\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *saved = getenv(cases[i].name) ? strdup(getenv(cases[i].name)) : NULL;
+        assert_int_equal(setenv(cases[i].name, cases[i].value, 1), 0);
+        int status;
+        char *err;
+        char *out = run_split("", "--benchmark_list_tests", &err, &status);
+        assert_int_equal(saved ? setenv(cases[i].name, saved, 1) : unsetenv(cases[i].name), 0);
+        free(saved);
+        if (status != 2 || *out || strncmp(err, cases[i].err, strlen(cases[i].err)) != 0 ||
+            strchr(err, '\n') != err + strlen(err) - 1)
+            fail_msg("%s: exit %d, stdout '%s', stderr:\n%s", cases[i].name, status, out, err);
+        free(out);
+        free(err);
+    }
+}
+
 int main(void)
 {
     exe = getenv("OSCBENCH_BENCH_EXE");
@@ -305,6 +334,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(help_lists_every_counter, write_config, remove_config),
         cmocka_unit_test(bad_config_is_bad_input),
         cmocka_unit_test(bad_environment_is_bad_input),
+        cmocka_unit_test(bad_environment_shown_on_one_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,6 +81,7 @@
 #include "bench_shim.h"
 #include "composition.h"
 #include "config.h"
+#include "diag.h"
 #include "fma_probe.h"
 #include "oscbench.h"
 #include "layout.h"
@@ -885,8 +886,8 @@ static bool audit_every_from_env(const char *s)
     errno = 0;
     long n = strtol(s, &end, 10);
     if (end == s || *end || errno || n < 1 || n > (1L << 30)) {
-        fprintf(stderr, "oscbench-bench: OSCBENCH_BENCH_AUDIT_EVERY=%s: expected a whole number "
-                "of steps, 1 to %ld\n", s, 1L << 30);
+        print_line(stderr, "oscbench-bench: OSCBENCH_BENCH_AUDIT_EVERY=%s: expected a whole "
+                   "number of steps, 1 to %ld", s, 1L << 30);
         return false;
     }
     audit_every = n;
@@ -939,8 +940,8 @@ int main(int argc, char **argv)
             return osc_bench_main(argc, argv);
         }
     if (osc_isa_env_status() != OSC_OK) {
-        fprintf(stderr, "oscbench-bench: %s=%s: expected %s\n", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
-                OSC_ISA_ENV_VALUES);
+        print_line(stderr, "oscbench-bench: %s=%s: expected %s", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
+                   OSC_ISA_ENV_VALUES);
         return 2;
     }
     size_t lanes[5];
