@@ -105,6 +105,24 @@ static void failed_batch_run_is_reported(void **state)
     config_free(&cfg);
 }
 
+/* An item whose audit cannot be made fails before stepping, with the same one line. */
+static void failed_audit_is_reported(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    load(&cfg);
+    sweep_result res;
+    char err[512] = "";
+    audit_create_fails = OSC_ENOMEM;
+    int rc = sweep_run(&cfg, false, &res, err, sizeof err);
+    audit_create_fails = 0;
+    assert_int_equal(rc, OSC_ENOMEM);
+    assert_non_null(strstr(err, "t??.yaml: rk4, dt=0.1: out of memory"));
+    assert_null(strchr(err, '\n'));
+    sweep_result_free(&res);
+    config_free(&cfg);
+}
+
 /* A failed trace run too (the trace runs its lane by plain osc_batch_run). */
 static void failed_trace_run_is_reported(void **state)
 {
@@ -161,6 +179,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sweep_runs_when_nothing_fails),
         cmocka_unit_test(failed_batch_run_is_reported),
+        cmocka_unit_test(failed_audit_is_reported),
         cmocka_unit_test(failed_trace_run_is_reported),
         cmocka_unit_test(audited_bench_run_never_runs_bare),
     };
