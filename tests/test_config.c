@@ -2401,7 +2401,7 @@ static size_t err_lines(const char *text)
     return n;
 }
 
-/* shown_text, the one rule by which every message shows the user's text (cfg_shown's values,
+/* shown_text, the one rule by which every message shows the user's text (cfg_excerpt's values,
  * the config's FILE prefix, error_line's paths, the command line's arguments): each byte of a
  * control character (C0, DEL, C1 as UTF-8) or of malformed UTF-8 (an overlong form, a
  * surrogate, beyond U+10FFFF, a byte no character starts with, a cut sequence) becomes '?';

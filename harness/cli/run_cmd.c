@@ -160,7 +160,7 @@ static int open_checkpoint(const run_args *a, const osc_config *cfg, const char 
     char err[ERROR_LINE_BYTES];
     int rc = ckpt_open(ck, out_path, cfg, err, sizeof err);
     if (rc)
-        print_error_line(stderr, "oscbench run: %s", err);
+        print_line(stderr, "oscbench run: %s", err);
     return rc == CKPT_EFOREIGN ? EXIT_BADINPUT : rc ? EXIT_RUNTIME : 0;
 }
 
@@ -234,7 +234,7 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
     /* Open the output before the sweep, so that an unwritable place fails in a second rather
      * than after an hour of stepping. */
     if (h5_out_open(&out, out_path, err, sizeof err)) {
-        print_error_line(stderr, "oscbench run: %s", err);
+        print_line(stderr, "oscbench run: %s", err);
         ckpt_close(ck);
         return EXIT_RUNTIME;
     }
@@ -247,15 +247,14 @@ static int run(const run_args *a, const osc_config *cfg, const char *out_path)
         rc = results_write(out, cfg, &res, &ana, err, sizeof err);
     if (rc) {
         h5_out_abort(out);
-        print_error_line(stderr, "oscbench run: %s", err);
+        print_line(stderr, "oscbench run: %s", err);
     } else if (h5_out_commit(out, err, sizeof err)) {
-        print_error_line(stderr, "oscbench run: %s", err);
+        print_line(stderr, "oscbench run: %s", err);
         rc = EXIT_RUNTIME;
     } else {
         /* The results are safe: the checkpoint has done its work. */
         if (ck && ckpt_remove(ck, err, sizeof err))
-            print_error_line(stderr, "oscbench run: note: %s (the results file is complete)",
-                             err);
+            print_line(stderr, "oscbench run: note: %s (the results file is complete)", err);
         if (!a->quiet)
             report_print(stdout, cfg, &res, &ana, out_path);
     }
@@ -275,19 +274,19 @@ static void warn_skips(const osc_config *cfg)
         config_error(cfg, "analyses", line, sizeof line,
                      "convergence needs 2 or more %s values, the sweep has 1: no fits "
                      "(/convergence will be empty)", dt_key);
-        print_error_line(stderr, "oscbench run: warning: %s", line);
+        print_line(stderr, "oscbench run: warning: %s", line);
     } else if (cfg->convergence && cfg->dt.count < 4) {
         config_error(cfg, "analyses", line, sizeof line,
                      "convergence with %zu %s values: a verdict needs at least 4 fitted points, "
                      "so every fit will be inconclusive", cfg->dt.count, dt_key);
-        print_error_line(stderr, "oscbench run: warning: %s", line);
+        print_line(stderr, "oscbench run: warning: %s", line);
     }
     if (cfg->convergence && cfg->dt.count >= 2 && cfg->steps > 0) {
         config_error(cfg, "steps", line, sizeof line,
                      "convergence with a fixed step count: each %s ends at a different time "
                      "(steps * dt), so the errors are not comparable and every fit will be "
                      "inconclusive; give t_end instead", dt_key);
-        print_error_line(stderr, "oscbench run: warning: %s", line);
+        print_line(stderr, "oscbench run: warning: %s", line);
     }
     if (cfg->t_end > 0 && cfg->dt.values) {
         double largest = 0;
@@ -297,13 +296,13 @@ static void warn_skips(const osc_config *cfg)
             config_error(cfg, dt_key, line, sizeof line,
                          "a dt of %g exceeds t_end %g: such lanes take one step, to t = dt", largest,
                          cfg->t_end);
-            print_error_line(stderr, "oscbench run: warning: %s", line);
+            print_line(stderr, "oscbench run: warning: %s", line);
         }
     }
     if (cfg->has_stability_zeta && !cfg->stability) {
         config_error(cfg, "stability", line, sizeof line,
                      "ignored: analyses does not list stability");
-        print_error_line(stderr, "oscbench run: warning: %s", line);
+        print_line(stderr, "oscbench run: warning: %s", line);
     }
 }
 
@@ -351,7 +350,7 @@ static int check_output(const char *out_path, const char *config_path)
     }
     char err[ERROR_LINE_BYTES];
     if (commit_check_target(out_path, err, sizeof err)) {
-        print_error_line(stderr, "oscbench run: %s", err);
+        print_line(stderr, "oscbench run: %s", err);
         return EXIT_BADINPUT;
     }
     struct stat out, in;

@@ -172,9 +172,9 @@ static bool all_ok(const rank_run *rr, bool ok)
 static void report_error(const rank_run *rr)
 {
     if (rr->ranks > 1)
-        print_error_line(stderr, "oscbench run: rank %d: %s", rr->rank, rr->err);
+        print_line(stderr, "oscbench run: rank %d: %s", rr->rank, rr->err);
     else
-        print_error_line(stderr, "oscbench run: %s", rr->err);
+        print_line(stderr, "oscbench run: %s", rr->err);
 }
 
 /* Rank 0 makes the temporary (commit.c: the same name and lock as a serial run's, after
@@ -384,8 +384,7 @@ static void remove_checkpoint(rank_run *rr, int rc)
         ckpt_close(rr->ckpt), rr->ckpt = NULL;
     MPI_Barrier(rr->comm);
     if (rr->rank == 0 && !rc && ckpt_remove(rr->ckpt, rr->err, sizeof rr->err))
-        print_error_line(stderr, "oscbench run: note: %s (the results file is complete)",
-                         rr->err);
+        print_line(stderr, "oscbench run: note: %s (the results file is complete)", rr->err);
     ckpt_close(rr->ckpt);
     rr->ckpt = NULL;
 }

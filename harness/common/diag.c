@@ -61,10 +61,10 @@ void error_line(char *err, size_t errlen, const char *fmt, ...)
     shown_text(err); /* one line, whatever the pieces held */
 }
 
-/* fmt's output, as shown_text shows it if `show`, and a newline if asked, written with one
- * fputs: on the unbuffered stderr that is one write, so that lines of ranks failing at once
- * (run_mpi.c) do not interleave. */
-static void put_text(FILE *out, bool show, bool newline, const char *fmt, va_list ap)
+/* fmt's output as shown_text shows it, and a newline if asked, written with one fputs: on the
+ * unbuffered stderr that is one write, so that lines of ranks failing at once (run_mpi.c) do not
+ * interleave. */
+static void put_shown(FILE *out, bool newline, const char *fmt, va_list ap)
 {
     char small[1024], *text = small;
     va_list again;
@@ -77,7 +77,7 @@ static void put_text(FILE *out, bool show, bool newline, const char *fmt, va_lis
     va_end(again);
     if (!text)
         text = small; /* out of memory: its start */
-    size_t len = strlen(show ? shown_text(text) : text);
+    size_t len = strlen(shown_text(text));
     if (newline)
         text[len] = '\n', text[len + 1] = '\0';
     fputs(text, out);
@@ -87,14 +87,14 @@ static void put_text(FILE *out, bool show, bool newline, const char *fmt, va_lis
 
 void vprint_shown(FILE *out, const char *fmt, va_list ap)
 {
-    put_text(out, true, false, fmt, ap);
+    put_shown(out, false, fmt, ap);
 }
 
 void print_shown(FILE *out, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    put_text(out, true, false, fmt, ap);
+    put_shown(out, false, fmt, ap);
     va_end(ap);
 }
 
@@ -102,15 +102,7 @@ void print_line(FILE *out, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    put_text(out, true, true, fmt, ap);
-    va_end(ap);
-}
-
-void print_error_line(FILE *out, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    put_text(out, false, true, fmt, ap);
+    put_shown(out, true, fmt, ap);
     va_end(ap);
 }
 

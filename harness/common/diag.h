@@ -21,10 +21,10 @@
  * its message on one line and sends the terminal nothing it would act on. Printable ASCII and
  * UTF-8 are unchanged, and so is the length. Returns s.
  *
- * A message's text passes through it once, where its line is made: an error line into a buffer
- * (error_line; the config loader's lines and config_error's, config.h), or a message printed
- * at once (print_line, print_shown). A message that quotes such a buffer prints it as it is
- * (print_error_line). */
+ * An error line made into a buffer is shown where it is made (error_line; the config loader's
+ * lines and config_error's, config.h), since its caller may print it, return it or test it;
+ * whatever is printed is shown again by print_line / print_shown, which costs nothing (a shown
+ * text shows the same) and keeps a line made any other way from reaching the terminal raw. */
 char *shown_text(char *s);
 
 /* How many bytes at the start of s shown_text leaves as they are: the offset of the first byte
@@ -41,11 +41,6 @@ void error_line(char *err, size_t errlen, const char *fmt, ...)
 void vprint_shown(FILE *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void print_shown(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void print_line(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* print_line without shown_text: fmt's output and a newline as they are, with one fputs. For a
- * message whose only text not the program's own is a line shown where it was made (an err of
- * error_line, config_error's line): shown again it would read the same. */
-void print_error_line(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* If OSCBENCH_TEST_PAUSE names this phase ("stepping", "write", "rename"), say so on stderr
  * ("oscbench: paused at PHASE (pid N)": under mpirun, N names the rank's own process) and wait

@@ -179,7 +179,7 @@ static int load_name(loader *L)
     if (!ok)
         return fail_node(&L->c, n, "name",
                          "expected 1 to 128 of A-Z a-z 0-9 . _ - + not starting with '.', "
-                         "got '%s'", cfg_shown(n, buf));
+                         "got '%s'", cfg_excerpt(n, buf));
     L->cfg->name = strdup(n->text);
     return L->cfg->name ? 0 : cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
 }
@@ -810,8 +810,10 @@ static int where_methods(loader *L, bool *chosen)
             m++;
         if (m == cfg->nmethods) {
             char buf[48];
+            const char *what =
+                item->kind == YN_SCALAR ? cfg_excerpt(item, buf) : "a list or mapping";
             return fail_node(&L->c, item, "trace.methods", "'%s' is not one of the run's methods",
-                             item->kind == YN_SCALAR ? cfg_shown(item, buf) : "a list or mapping");
+                             what);
         }
         chosen[m] = true;
     }

@@ -51,8 +51,8 @@ static int method_of(const loader *L, const ynode *n, const osc_method **out)
     const char *near = nearest_method(n->text);
     if (near)
         return fail_node(&L->c, n, "methods", "unknown method '%s' (did you mean '%s'?)",
-                         cfg_shown(n, buf), near);
-    return fail_node(&L->c, n, "methods", "unknown method '%s' (valid: %s)", cfg_shown(n, buf),
+                         cfg_excerpt(n, buf), near);
+    return fail_node(&L->c, n, "methods", "unknown method '%s' (valid: %s)", cfg_excerpt(n, buf),
                      valid);
 }
 
@@ -471,7 +471,7 @@ static int comp_base(const definition *d, const ynode *n, const osc_method **out
     *out = osc_method_find(n->text);
     if (!*out)
         return fail_node(d->c, n, key, "unknown built-in method '%s' (valid: %s)",
-                         cfg_shown(n, buf), valid);
+                         cfg_excerpt(n, buf), valid);
     if (!osc_composition_base_ok(*out))
         return fail_node(d->c, n, key, "'%s' cannot be composed: its state is not (x, v) as "
                          "given (valid: %s)", n->text, valid);
@@ -599,10 +599,10 @@ static const family_spec *family_of(const definition *d)
             if (cfg_edit_distance(n->text, families[i].name) < dist)
                 dist = cfg_edit_distance(n->text, families[best = i].name);
         if (dist <= 2)
-            fail_node(d->c, n, key, "unknown family '%s' (did you mean '%s'?)", cfg_shown(n, buf),
+            fail_node(d->c, n, key, "unknown family '%s' (did you mean '%s'?)", cfg_excerpt(n, buf),
                       families[best].name);
         else
-            fail_node(d->c, n, key, "unknown family '%s' (valid: %s)", cfg_shown(n, buf), valid);
+            fail_node(d->c, n, key, "unknown family '%s' (valid: %s)", cfg_excerpt(n, buf), valid);
     }
     return NULL;
 }
@@ -623,11 +623,11 @@ static int def_name(loader *L, definition *d, const ynode *n)
         ok = cfg_name_char_ok(n->text[i]);
     if (!ok && len >= OSC_TABLEAU_NAME_MAX)
         return fail_node(d->c, n, key, "%zu characters, at most %d: '%s'", len,
-                         OSC_TABLEAU_NAME_MAX - 1, cfg_shown(n, buf));
+                         OSC_TABLEAU_NAME_MAX - 1, cfg_excerpt(n, buf));
     if (!ok)
         return fail_node(d->c, n, key,
                          "expected 1 to %d of A-Z a-z 0-9 . _ - + not starting with '.', got "
-                         "'%s'", OSC_TABLEAU_NAME_MAX - 1, cfg_shown(n, buf));
+                         "'%s'", OSC_TABLEAU_NAME_MAX - 1, cfg_excerpt(n, buf));
     if (osc_method_find(n->text))
         return fail_node(d->c, n, key, "'%s' is a built-in method (oscbench methods): choose "
                                        "another name", n->text);
@@ -813,13 +813,13 @@ static int include_methods(loader *L, const ynode *map, size_t index)
     /* errors inside the file are prefixed with its name: a newline there would split them */
     if (has_control_char(v->text))
         return fail_node(&L->c, v, key, "expected a file name without control characters, got "
-                                        "'%s'", cfg_shown(v, buf));
+                                        "'%s'", cfg_excerpt(v, buf));
     if (++L->includes > CONFIG_MAX_INCLUDES)
         return fail_node(&L->c, v, key, "more than %d includes", CONFIG_MAX_INCLUDES);
 #ifdef OSC_CONFIG_FUZZ /* the fuzz target's files are its own directory's, none elsewhere */
     if (v->text[0] == '/' || strstr(v->text, ".."))
         return fail_node(&L->c, v, key, "'%s' not read: the fuzz target reads only its own "
-                                        "directory", cfg_shown(v, buf));
+                                        "directory", cfg_excerpt(v, buf));
 #endif
     snprintf(from, sizeof from, "%d:%d", v->line, v->col);
     char *path = include_path(L->c.path, v->text), *where = NULL;

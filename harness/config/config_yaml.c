@@ -364,7 +364,7 @@ int cfg_reject_nul(const ctx *c, const char *buf, size_t len)
  * were more. Raw: the line that quotes it shows it (put_line), as the same pass over these bytes
  * here would. A character cut at 40 bytes is followed by '.', which continues no character: each
  * of its bytes shows as '?' there, as it would before a NUL here. */
-const char *cfg_shown(const ynode *n, char buf[48])
+const char *cfg_excerpt(const ynode *n, char buf[48])
 {
     snprintf(buf, 41, "%s", n->text);
     if (strlen(n->text) > 40)
@@ -446,30 +446,30 @@ int cfg_number(const ctx *c, const ynode *n, const char *key, num_rule rule, dou
     if (n->kind != YN_SCALAR)
         return fail_node(c, n, key, "expected a number, not %s", cfg_kind_name(n->kind));
     if (n->plain && spells_nonfinite(n->text))
-        return fail_node(c, n, key, "expected a finite number, got '%s'", cfg_shown(n, buf));
+        return fail_node(c, n, key, "expected a finite number, got '%s'", cfg_excerpt(n, buf));
     double v = 0;
     int is_fraction = n->plain ? fraction(n->text, &v) : 0;
     if (is_fraction == -2)
         return fail_node(c, n, key, "expected a finite number, '%s' overflows a double",
-                         cfg_shown(n, buf));
+                         cfg_excerpt(n, buf));
     if (is_fraction < 0)
         return fail_node(c, n, key, "expected a number, '%s' divides by zero (its denominator is "
-                                    "0 or underflows to 0)", cfg_shown(n, buf));
+                                    "0 or underflows to 0)", cfg_excerpt(n, buf));
     if (!n->plain && is_decimal(n->text))
         return fail_node(c, n, key, "expected a number, got the string '%s' (quoted or !!str)",
-                         cfg_shown(n, buf));
+                         cfg_excerpt(n, buf));
     if (!is_fraction && (!n->plain || !is_decimal(n->text)))
-        return fail_node(c, n, key, "expected a number, got '%s'", cfg_shown(n, buf));
+        return fail_node(c, n, key, "expected a number, got '%s'", cfg_excerpt(n, buf));
     errno = 0;
     if (!is_fraction)
         v = strtod(n->text, NULL);
     if ((errno == ERANGE || is_fraction) && isinf(v))
         return fail_node(c, n, key, "expected a finite number, '%s' overflows a double",
-                         cfg_shown(n, buf));
+                         cfg_excerpt(n, buf));
     if (rule == NUM_POSITIVE && !(v > 0))
-        return fail_node(c, n, key, "expected a positive number, got %s", cfg_shown(n, buf));
+        return fail_node(c, n, key, "expected a positive number, got %s", cfg_excerpt(n, buf));
     if (rule == NUM_NONNEG && !(v >= 0))
-        return fail_node(c, n, key, "expected a number >= 0, got %s", cfg_shown(n, buf));
+        return fail_node(c, n, key, "expected a number >= 0, got %s", cfg_excerpt(n, buf));
     *out = v == 0 ? 0.0 : v; /* -0 reads as 0 */
     return 0;
 }
@@ -502,7 +502,7 @@ int cfg_one_of(const ctx *c, const ynode *n, const char *key, const char *what,
     if (n->kind != YN_SCALAR)
         return fail_node(c, n, key, "expected one %s, not %s (valid: %s)", what,
                          cfg_kind_name(n->kind), valid);
-    return fail_node(c, n, key, "unknown %s '%s' (valid: %s)", what, cfg_shown(n, buf), valid);
+    return fail_node(c, n, key, "unknown %s '%s' (valid: %s)", what, cfg_excerpt(n, buf), valid);
 }
 
 /* ---- mappings of known fields ------------------------------------------------------------- */
@@ -536,7 +536,7 @@ static int unknown_key(const ctx *c, const ynode *k, const char *prefix,
                        const char *const *names, size_t nnames)
 {
     char full[128], buf[48];
-    snprintf(full, sizeof full, "%s%s", prefix, cfg_shown(k, buf));
+    snprintf(full, sizeof full, "%s%s", prefix, cfg_excerpt(k, buf));
     size_t best = 0, dist = SIZE_MAX;
     for (size_t i = 0; i < nnames; i++) {
         size_t d = cfg_edit_distance(k->text, names[i]);
@@ -595,6 +595,6 @@ int cfg_expect_map(const ctx *c, const ynode *n, const char *key, const char *wh
         return 0;
     char buf[48];
     if (n->kind == YN_SCALAR)
-        return fail_node(c, n, key, "expected %s, got '%s'", what, cfg_shown(n, buf));
+        return fail_node(c, n, key, "expected %s, got '%s'", what, cfg_excerpt(n, buf));
     return fail_node(c, n, key, "expected %s, not a list", what);
 }

@@ -63,7 +63,7 @@ int cfg_reject_nul(const ctx *c, const char *buf, size_t len);
 
 typedef enum { NUM_ANY, NUM_NONNEG, NUM_POSITIVE } num_rule;
 
-const char *cfg_shown(const ynode *n, char buf[48]);
+const char *cfg_excerpt(const ynode *n, char buf[48]);
 const char *cfg_kind_name(ykind k);
 bool cfg_name_char_ok(char ch);
 int cfg_number(const ctx *c, const ynode *n, const char *key, num_rule rule, double *out);
