@@ -317,6 +317,39 @@ static void bad_environment_shown_on_one_line(void **state)
     }
 }
 
+/* A config defining a method under one of this program's own names (yoshida-verlet) is warned
+ * about on one line, its path (here with an ESC and a newline) shown with '?' as messages show
+ * it; the run goes on. */
+static void own_name_warning_on_one_line(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_bench_cli_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[PATH_MAX_ENV], env[PATH_MAX_ENV + 64];
+    snprintf(path, sizeof path, "%s/c\x1b[2J\nx.yaml", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("name: own\nmethods:\n  - name: yoshida-verlet\n    family: composition\n"
+          "    order: 4\n    base: verlet\n"
+          "    weights: [1.3512071919596578, -1.7024143839193153]\n    symmetric: true\n"
+          "stiffness: 1\ndt: 0.1\nsteps: 10\n", f);
+    assert_int_equal(fclose(f), 0);
+    snprintf(env, sizeof env, "OSCBENCH_BENCH_CONFIG='%s'", path);
+    int status;
+    char *err;
+    char *out = run_split(env, "--benchmark_list_tests", &err, &status);
+    char want[PATH_MAX_ENV + 256];
+    snprintf(want, sizeof want, "oscbench-bench: %s/c?[2J?x.yaml: its method 'yoshida-verlet' "
+             "has this program's name: step/yoshida-verlet and audited/yoshida-verlet are this "
+             "program's, default/yoshida-verlet the config's\n", dir);
+    unlink(path);
+    rmdir(dir);
+    if (status != 0 || strcmp(err, want) != 0 || !strstr(out, "default/yoshida-verlet\n"))
+        fail_msg("exit %d, stderr:\n%s\nwanted:\n%s", status, err, want);
+    free(out);
+    free(err);
+}
+
 int main(void)
 {
     exe = getenv("OSCBENCH_BENCH_EXE");
@@ -335,6 +368,7 @@ int main(void)
         cmocka_unit_test(bad_config_is_bad_input),
         cmocka_unit_test(bad_environment_is_bad_input),
         cmocka_unit_test(bad_environment_shown_on_one_line),
+        cmocka_unit_test(own_name_warning_on_one_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -784,9 +784,9 @@ static const osc_method **coef_methods(size_t *count)
         for (size_t k = 0; k < nown; k++)
             own |= strcmp(list[k]->name, m->name) == 0;
         if (own)
-            fprintf(stderr, "oscbench-bench: %s: its method '%s' has this program's name: "
-                    "step/%s and audited/%s are this program's, default/%s the config's\n",
-                    default_cfg.path, m->name, m->name, m->name, m->name);
+            print_line(stderr, "oscbench-bench: %s: its method '%s' has this program's name: "
+                       "step/%s and audited/%s are this program's, default/%s the config's",
+                       default_cfg.path, m->name, m->name, m->name, m->name);
         else
             list[n++] = m;
     }
