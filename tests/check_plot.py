@@ -11,7 +11,6 @@ usage: check_plot.py OSCBENCH   (run with Debian's python3, which has h5py and m
 """
 import importlib.util
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -32,11 +31,19 @@ CONFIGS = {
     # 4096 /points rows, for one long name among many
     "many": "methods: [euler]\nstiffness: {from: 1, to: 4, count: 4096}\ndt: 0.01\nsteps: 5\n",
 }
-# The address space the plot may take when drawing "many" with one long name: at 4 bytes a
-# character, 4096 rows as wide as a 2^18-character name would need 4 GiB; a few hundred MB
-# suffice to draw it.
-PLOT_MEMORY = 2 << 30
+# The memory (peak resident set of the plot and its python) drawing "many" with one long name
+# may take: at 4 bytes a character, 4096 rows as wide as a 2^18-character name took 4 GiB; a
+# few hundred MB draw it. (Resident, not an address-space limit: a sanitizer build of oscbench
+# reserves terabytes of address space.)
+PLOT_MEMORY = 1 << 30
 LONG_NAME = 1 << 18
+# Runs argv[2:], writes the peak resident set of it and its children (bytes) to argv[1].
+PEAK_RSS = """import resource, subprocess, sys
+rc = subprocess.run(sys.argv[2:]).returncode
+with open(sys.argv[1], "w") as fp:
+    fp.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024))
+sys.exit(rc)
+"""
 
 
 def replace(f, path, data, **kw):
@@ -80,11 +87,8 @@ def one_long_name(f):
     replace(f, "points/method", names, dtype=h5py.string_dtype())
 
 
-def run(exe, *args, cwd, memory=None):
-    limit = None if memory is None else (
-        lambda: resource.setrlimit(resource.RLIMIT_AS, (memory, memory)))
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=240,
-                          preexec_fn=limit)
+def run(exe, *args, cwd):
+    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=240)
 
 
 def is_png(path):
@@ -99,10 +103,19 @@ def check(ok, what, r):
 
 
 def check_drawn(exe, d, name, memory=None):
-    """A file a run wrote (or one with over-long names) is drawn, with no message."""
-    r = run(exe, "plot", f"{name}.h5", "-o", f"figs_{name}", cwd=d, memory=memory)
+    """A file a run wrote (or one with over-long names) is drawn, with no message (and within
+    `memory` bytes resident, if given)."""
+    peak_file = os.path.join(d, f"{name}.peak")
+    cmd = (exe,) if memory is None else (sys.executable, "-c", PEAK_RSS, peak_file, exe)
+    r = run(*cmd, "plot", f"{name}.h5", "-o", f"figs_{name}", cwd=d)
     png = os.path.join(d, f"figs_{name}", f"{name}_stability_map.png")
     ok = r.returncode == 0 and r.stderr == "" and os.path.exists(png) and is_png(png)
+    if memory is not None:
+        with open(peak_file) as fp:
+            peak = int(fp.read())
+        print(f"{'ok  ' if peak <= memory else 'FAIL'} {name}: peak resident "
+              f"{peak / 2**20:.0f} MiB, at most {memory / 2**20:.0f} MiB")
+        ok = ok and peak <= memory
     return check(ok, f"{name}: drawn", r)
 
 
