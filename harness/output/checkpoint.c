@@ -773,8 +773,10 @@ int ckpt_restore(ckpt *c, const osc_config *cfg, sweep_result *res, bool *done,
     const size_t n = sweep_item_count(cfg);
     unsigned char *buf = malloc(item_file_size(c, SWEEP_ITEM_LANES));
     *restored = *ignored = 0;
-    if (!buf) {
-        error_line(err, errlen, "%s: out of memory", c->dir);
+    if (!buf || test_fail("restore")) {
+        error_line(err, errlen, "%s: %s", c->dir,
+                   buf ? "cannot restore (OSCBENCH_TEST_FAIL=restore)" : "out of memory");
+        free(buf);
         return CKPT_ERUNTIME;
     }
     for (size_t i = 0; i < n; i++) {

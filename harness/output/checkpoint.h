@@ -62,8 +62,9 @@ const char *ckpt_dir(const ckpt *c);
  * rows of every /points column (method from the config) and res->item_seconds, and sets
  * done[i]; done[] (sweep_item_count entries) is false for the others. A damaged, truncated or
  * foreign item file is left out (the item is recomputed and its file overwritten) and counted
- * in *ignored (so is one that cannot be read). Fails only when out of memory. Under MPI every
- * rank must have restored before any rank writes a new item, or their done[] may differ. */
+ * in *ignored (so is one that cannot be read). Fails only when out of memory (or when a test
+ * says so: OSCBENCH_TEST_FAIL=restore, diag.h). Under MPI every rank must have restored before
+ * any rank writes a new item, or their done[] may differ. */
 int ckpt_restore(ckpt *c, const osc_config *cfg, sweep_result *res, bool *done,
                  size_t *restored, size_t *ignored, char *err, size_t errlen);
 
