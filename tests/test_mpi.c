@@ -5,7 +5,9 @@
  * write phase removed by the next run; a rank killed mid-sweep, then --resume with another rank
  * count recomputing only the missing items into the uninterrupted run's file; one rank's failed
  * write (injected) failing the whole run under --resume and leaving the checkpoint, which the
- * resubmitted run restores in full.
+ * resubmitted run restores in full; damaged, foreign and missing item files recomputed under
+ * --resume; ranks that see different checkpoints; one rank's failed restore (injected)
+ * stopping every rank.
  *
  * OSCBENCH_EXE names oscbench, MPIRUN mpirun. Every rank runs one OpenMP thread
  * (OMP_NUM_THREADS=1), more ranks than cores are allowed (oversubscribe), and mpirun may run as
@@ -616,6 +618,221 @@ static void test_foreign_checkpoint_refused(void **state)
     assert_int_equal(count_entries(f, &temporaries), 1); /* ranks.yaml */
 }
 
+/* Starts `[mpirun -q -n RANKS] oscbench run CONFIG -o OUT --quiet --resume` (ranks 0: no
+ * mpirun), paused in its write phase (every item saved in OUT.ckpt, the results temporary
+ * made) and killed there. */
+static void killed_at_write(const fixture *f, int ranks, const char *config, const char *out)
+{
+    char n[16], *argv[16];
+    int argc = 0;
+    snprintf(n, sizeof n, "%d", ranks);
+    if (ranks > 0) {
+        argv[argc++] = mpirun, argv[argc++] = "-q", argv[argc++] = "-n", argv[argc++] = n;
+    }
+    char *const rest[] = {exe, "run", (char *)config, "-o", (char *)out, "--quiet", "--resume"};
+    for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
+        argv[argc++] = rest[i];
+    argv[argc] = NULL;
+    unlink(f->err); /* an earlier run's "paused at" must not count for this one */
+    setenv("OSCBENCH_TEST_PAUSE", "write", 1);
+    pid_t pid = start(f, argv);
+    unsetenv("OSCBENCH_TEST_PAUSE");
+    assert_int_equal(kill(paused_pid(f, pid, "write"), SIGKILL), 0);
+    assert_int_not_equal(wait_for(pid), 0);
+}
+
+/* ranks_config's work items: 3 methods x 3 dt batches of 1200 lanes, 3 items each. */
+enum { RANKS_ITEMS = 3 * 3 * 3 };
+
+/* The one line rank 0 prints about the checkpoint (dir as the run names it) must give these
+ * counts, and the ignored note only when some item file was ignored. */
+static void assert_resumed(const fixture *f, const char *dir, int restored, int ignored)
+{
+    char want[PATHLEN + 256], note[128] = "";
+    if (ignored)
+        fmt(note, sizeof note, " (%d damaged or foreign item files ignored)", ignored);
+    fmt(want, sizeof want, "checkpoint %s: %d of %d work items restored, %d to compute%s\n", dir,
+        restored, RANKS_ITEMS, RANKS_ITEMS - restored, note);
+    char *text = slurp(f->out, NULL);
+    assert_non_null(text);
+    const char *line = strstr(text, "checkpoint ");
+    const char *end = line ? strchr(line, '\n') : NULL;
+    char got[PATHLEN + 256] = "";
+    if (end)
+        fmt(got, sizeof got, "%.*s", (int)(end + 1 - line), line);
+    free(text);
+    if (strcmp(got, want) != 0)
+        fail_msg("expected '%s', got '%s'", want, got);
+}
+
+/* A finished run: out.h5 there, no temporary of it nor its checkpoint left in f->dir. */
+static void assert_finished(const fixture *f)
+{
+    char path[PATHLEN];
+    struct stat st;
+    fmt(path, sizeof path, "%s/out.h5", f->dir);
+    assert_int_equal(stat(path, &st), 0);
+    fmt(path, sizeof path, "%s/out.h5.ckpt", f->dir);
+    if (lstat(path, &st) == 0)
+        fail_msg("out.h5.ckpt is still there after a finished run");
+    assert_int_equal(count_prefixed(f->dir, ".out.h5.tmp."), 0);
+}
+
+/* The serial test_resume_damaged_items (test_cli.c) under mpirun: 2 ranks killed in their
+ * write phase under --resume (every item saved), then in the checkpoint one item file damaged
+ * (a flipped byte), one replaced by the same item of another config's checkpoint (its CRC
+ * right, its manifest not ours) and one removed; resumed with 2 ranks: exit 0, rank 0's line
+ * counts the others restored and the first two ignored, and the file is the uninterrupted
+ * plain run's, every dataset (a restored foreign item, of t_end 2, would show). */
+static void test_damaged_items_resumed(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ranks.yaml", ranks_config);
+    char other[sizeof ranks_config];
+    fmt(other, sizeof other, "%s", ranks_config);
+    char *t_end = strstr(other, "t_end: 3");
+    assert_non_null(t_end);
+    t_end[strlen("t_end: ")] = '2';
+    write_file(f, "other.yaml", other);
+    if (run(f, 0, "run", "ranks.yaml", "-o", "full.h5", "--quiet", NULL) != 0)
+        fail_msg("plain run: %s", read_err(f));
+    killed_at_write(f, 2, "ranks.yaml", "out.h5");
+    killed_at_write(f, 0, "other.yaml", "other.h5");
+    char ck[PATHLEN], path[PATHLEN], from[PATHLEN];
+    fmt(ck, sizeof ck, "%s/out.h5.ckpt", f->dir);
+    assert_int_equal(count_prefixed(ck, "item-"), RANKS_ITEMS);
+
+    fmt(path, sizeof path, "%s/item-000004", ck);
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, 5000, SEEK_SET), 0);
+    int ch = fgetc(fp);
+    assert_int_equal(fseek(fp, 5000, SEEK_SET), 0);
+    fputc(ch ^ 1, fp);
+    assert_int_equal(fclose(fp), 0);
+    fmt(from, sizeof from, "%s/other.h5.ckpt/item-000013", f->dir);
+    fmt(path, sizeof path, "%s/item-000013", ck);
+    assert_int_equal(rename(from, path), 0);
+    fmt(path, sizeof path, "%s/item-000020", ck);
+    assert_int_equal(unlink(path), 0);
+    const int ignored = 2, missing = 1;
+
+    int code = run(f, 2, "run", "ranks.yaml", "-o", "out.h5", "--resume", NULL);
+    if (code != 0)
+        fail_msg("resumed with 2 ranks: exit %d: %s", code, read_err(f));
+    assert_resumed(f, "out.h5.ckpt", RANKS_ITEMS - ignored - missing, ignored);
+    size_t compared = compare_files(f->dir, "full.h5", "out.h5");
+    assert_true(compared >= 25 + 16 + 8 + 3 * 7);
+    assert_finished(f);
+}
+
+/* Ranks that see different checkpoints (as nodes may, one of them served an older listing of a
+ * shared file system): an item counts as restored only if every rank restored it, the others
+ * are computed, and the file is the plain run's. Each process sees its own: out.h5.ckpt is a
+ * symbolic link to /proc/self/cwd/ck; rank 0 runs in the test directory, rank 1 (an MPMD line)
+ * in its subdirectory view/, whose ck holds the same files but for two items. (Paths absolute,
+ * so that the ranks share the config and the results file. Rank 0 cannot remove a checkpoint
+ * that is a link: its note on stderr is not checked.) */
+static void test_resume_ranks_see_other_items(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ranks.yaml", ranks_config);
+    if (run(f, 0, "run", "ranks.yaml", "-o", "full.h5", "--quiet", NULL) != 0)
+        fail_msg("plain run: %s", read_err(f));
+    killed_at_write(f, 2, "ranks.yaml", "out.h5");
+    char ck[PATHLEN], mine[PATHLEN], theirs[PATHLEN], a[PATHLEN], b[PATHLEN];
+    fmt(ck, sizeof ck, "%s/out.h5.ckpt", f->dir);
+    fmt(mine, sizeof mine, "%s/ck", f->dir);
+    fmt(theirs, sizeof theirs, "%s/view", f->dir);
+    assert_int_equal(rename(ck, mine), 0);
+    assert_int_equal(symlink("/proc/self/cwd/ck", ck), 0);
+    assert_int_equal(mkdir(theirs, 0777), 0);
+    fmt(theirs, sizeof theirs, "%s/view/ck", f->dir);
+    assert_int_equal(mkdir(theirs, 0777), 0);
+    static name_list files;
+    list_prefixed(mine, "", &files);
+    assert_int_equal(files.n, RANKS_ITEMS + 1); /* and the manifest */
+    const char *unseen[] = {"item-000005", "item-000017"};
+    for (size_t i = 0; i < files.n; i++) {
+        if (!strcmp(files.names[i], unseen[0]) || !strcmp(files.names[i], unseen[1]))
+            continue;
+        fmt(a, sizeof a, "%s/%s", mine, files.names[i]);
+        fmt(b, sizeof b, "%s/%s", theirs, files.names[i]);
+        assert_int_equal(link(a, b), 0);
+    }
+    const int unseen_by_rank1 = 2;
+
+    char config[PATHLEN], out[PATHLEN], view[PATHLEN];
+    fmt(config, sizeof config, "%s/ranks.yaml", f->dir);
+    fmt(out, sizeof out, "%s/out.h5", f->dir);
+    fmt(view, sizeof view, "--chdir=%s/view", f->dir);
+    int code = run(f, 1, "run", config, "-o", out, "--resume", ":", "-n", "1", "/usr/bin/env",
+                   view, exe, "run", config, "-o", out, "--resume", NULL);
+    if (code != 0)
+        fail_msg("resumed with 2 views: exit %d: %s", code, read_err(f));
+    assert_resumed(f, ck, RANKS_ITEMS - unseen_by_rank1, 0);
+    size_t compared = compare_files(f->dir, "full.h5", "out.h5");
+    assert_true(compared >= 25 + 16 + 8 + 3 * 7);
+    assert_int_equal(count_prefixed(f->dir, ".out.h5.tmp."), 0);
+}
+
+/* A rank whose restore fails (OSCBENCH_TEST_FAIL=restore, given to that rank alone through an
+ * MPMD line; only running out of memory makes ckpt_restore fail) stops the run on every rank,
+ * rank 0 or rank 1 alike: each rank exits 1 (a shell around each writes its code to
+ * code.RANK), the failing rank's one line names it and the checkpoint, no results file nor
+ * temporary is left (the killed run's removed too), and the checkpoint is left as it was. */
+static void test_failed_restore_stops_every_rank(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ranks.yaml", ranks_config);
+    killed_at_write(f, 2, "ranks.yaml", "out.h5");
+    char ck[PATHLEN];
+    fmt(ck, sizeof ck, "%s/out.h5.ckpt", f->dir);
+    size_t len;
+    char *before = dir_bytes(ck, &len);
+    char wrap[] = "\"$@\"; code=$?; echo $code > code.$OMPI_COMM_WORLD_RANK; exit $code";
+    char inject[] = "OSCBENCH_TEST_FAIL=restore", none[] = "OSCBENCH_TEST_FAIL=";
+    char env[] = "/usr/bin/env", sh[] = "/bin/sh", c[] = "-c", name[] = "rank", q[] = "-q",
+         nflag[] = "-n", one[] = "1", colon[] = ":", run_cmd[] = "run", cfg[] = "ranks.yaml",
+         o[] = "-o", out[] = "out.h5", resume[] = "--resume";
+    for (int failing = 0; failing < 2; failing++) {
+        char *argv[] = {mpirun, q, nflag, one,
+                        env, failing == 0 ? inject : none, sh, c, wrap, name,
+                        exe, run_cmd, cfg, o, out, resume, colon, nflag, one,
+                        env, failing == 1 ? inject : none, sh, c, wrap, name,
+                        exe, run_cmd, cfg, o, out, resume, NULL};
+        int code = wait_for(start(f, argv));
+        char want[128];
+        fmt(want, sizeof want, "oscbench run: rank %d: out.h5.ckpt: ", failing);
+        char *err = read_err(f), *copy = strdup(err);
+        assert_non_null(copy);
+        size_t lines = 0, theirs = 0;
+        for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n"))
+            if (strncmp(line, "oscbench run: warning: ", 23) != 0) /* the config's own */
+                lines++, theirs += !strncmp(line, want, strlen(want));
+        free(copy);
+        if (code != 1 || lines != 1 || theirs != 1)
+            fail_msg("rank %d's failed restore: expected exit 1 and one line starting '%s', got "
+                     "exit %d:\n%s", failing, want, code, err);
+        free(err);
+        for (int r = 0; r < 2; r++) {
+            char path[PATHLEN];
+            fmt(path, sizeof path, "%s/code.%d", f->dir, r);
+            char *text = slurp(path, NULL);
+            if (!text || strcmp(text, "1\n") != 0)
+                fail_msg("rank %d of the run where rank %d failed: exit %s", r, failing,
+                         text ? text : "(none: killed?)\n");
+            free(text);
+            assert_int_equal(unlink(path), 0);
+        }
+        int temporaries;
+        assert_int_equal(count_entries(f, &temporaries), 2); /* ranks.yaml, the checkpoint */
+        assert_int_equal(temporaries, 0);
+        assert_dir_unchanged(ck, before, len);
+    }
+    free(before);
+}
+
 /* Methods defined by their coefficients, inline and from an included file: every rank reads
  * the config and its include, and the file equals a plain run's. */
 static const char tableau_config[] = "name: tab\n"
@@ -693,6 +910,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_foreign_checkpoint_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_write_keeps_checkpoint, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tableau_methods_identical, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_items_resumed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resume_ranks_see_other_items, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_restore_stops_every_rank, setup, teardown),
     };
+    if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */
+        cmocka_set_test_filter(getenv("TEST_FILTER"));
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }
