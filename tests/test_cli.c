@@ -561,21 +561,18 @@ static double attr_f64(hid_t f, const char *name)
 static void test_version_help(void **state)
 {
     fixture *f = *state;
-    proc p = run_in(f->dir, "--version", NULL);
-    assert_int_equal(p.code, 0);
+    proc p = run_ok(f->dir, "--version", NULL);
     assert_string_equal(p.out, "oscbench " OSC_VERSION "\n");
     assert_string_equal(p.err, "");
     proc_free(&p);
 
-    p = run_in(f->dir, "--help", NULL);
-    assert_int_equal(p.code, 0);
+    p = run_ok(f->dir, "--help", NULL);
     assert_true(starts_with(p.out, "usage: oscbench run CONFIG.yaml"));
     assert_non_null(strstr(p.out, "oscbench methods"));
     assert_string_equal(p.err, "");
     proc_free(&p);
 
-    p = run_in(f->dir, "run", "--help", NULL);
-    assert_int_equal(p.code, 0);
+    p = run_ok(f->dir, "run", "--help", NULL);
     assert_true(starts_with(p.out, "usage: oscbench run"));
     proc_free(&p);
     assert_int_equal(count_tree(f->dir).files, 0);
@@ -585,8 +582,7 @@ static void test_version_help(void **state)
 static void test_methods_list(void **state)
 {
     fixture *f = *state;
-    proc p = run_in(f->dir, "methods", NULL);
-    assert_int_equal(p.code, 0);
+    proc p = run_ok(f->dir, "methods", NULL);
     assert_string_equal(p.err, "");
     char *save = NULL, *line = strtok_r(p.out, "\n", &save);
     assert_non_null(line);
@@ -1541,8 +1537,7 @@ static void test_dt_beyond_t_end_warned(void **state)
     fixture *f = *state;
     write_file(f->dir, "big.yaml", "name: big\nmethods: [euler]\nstiffness: 1\n"
                                    "dt: [0.1, 10]\nt_end: 1\n");
-    proc p = run_in(f->dir, "run", "big.yaml", "-q", NULL);
-    assert_int_equal(p.code, 0);
+    proc p = run_ok(f->dir, "run", "big.yaml", "-q", NULL);
     assert_one_line(p.err);
     if (!starts_with(p.err, "oscbench run: warning: big.yaml:4:5: dt: a dt of 10 exceeds t_end 1"))
         fail_msg("stderr: %s", p.err);
@@ -1781,8 +1776,7 @@ static void test_resume_refuses_foreign(void **state)
     assert_false(exists(f->dir, "res.h5"));
 
     /* Without --resume the run ignores it, says so in one line, and leaves it alone. */
-    p = run_in(f->dir, "run", "other.yaml", "-o", "res.h5", "--quiet", NULL);
-    assert_int_equal(p.code, 0);
+    p = run_ok(f->dir, "run", "other.yaml", "-o", "res.h5", "--quiet", NULL);
     assert_one_line(p.err);
     if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "left alone") ||
         !strstr(p.err, "--resume"))
@@ -2635,7 +2629,7 @@ static void test_memory_limit_of_cgroup(void **state)
     assert_non_null(strstr(big.err, "big.yaml:3:"));
     assert_non_null(strstr(big.err, "GiB, more than the 0.25 GiB of the cgroup's memory limit"));
     assert_false(exists(f->dir, "big.h5"));
-    assert_int_equal(small.code, 0);
+    assert_exit_0(&small);
     assert_non_null(strstr(small.out, "limit 0.25 GiB (the cgroup's memory limit)"));
 }
 
@@ -2857,8 +2851,7 @@ static void test_cli_options(void **state)
     };
     for (size_t c = 0; c < sizeof helps / sizeof *helps; c++) {
         for (int form = 0; form < 2; form++) {
-            proc p = run_in(f->dir, helps[c][0], form ? "-h" : "--help", NULL);
-            assert_int_equal(p.code, 0);
+            proc p = run_ok(f->dir, helps[c][0], form ? "-h" : "--help", NULL);
             assert_string_equal(p.err, "");
             char usage[64];
             fmt(usage, sizeof usage, "usage: oscbench %s", helps[c][0]);
@@ -2872,8 +2865,7 @@ static void test_cli_options(void **state)
     }
     const char *versions[][3] = {{"-V", NULL}, {"run", "-V", NULL}, {"methods", "--version"}};
     for (size_t i = 0; i < 3; i++) {
-        proc p = run_in(f->dir, versions[i][0], versions[i][1], NULL);
-        assert_int_equal(p.code, 0);
+        proc p = run_ok(f->dir, versions[i][0], versions[i][1], NULL);
         assert_string_equal(p.out, "oscbench " OSC_VERSION "\n");
         proc_free(&p);
     }
@@ -3132,8 +3124,7 @@ static void test_summary_text(void **state)
     double *err = read_f64(h, "/points/max_error", rows);
     bool *stable = read_bool(h, "/points/stable", rows);
     H5Fclose(h);
-    proc p = run_in(f->dir, "summary", "results/st.h5", NULL);
-    assert_int_equal(p.code, 0);
+    proc p = run_ok(f->dir, "summary", "results/st.h5", NULL);
     assert_string_equal(p.err, "");
     assert_true(starts_with(p.out, "oscbench summary of results/st.h5: 8 points\n"));
     const char *methods[] = {"euler", "rk4"}, *dts[] = {"dt = 0.1 (10 Hz)", "dt = 0.05 (20 Hz)"};
@@ -3169,8 +3160,7 @@ static void test_summary_damaged_points(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "ok.yaml", valid_config);
-    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", "r.h5", NULL);
-    assert_int_equal(p.code, 0);
+    proc p = run_ok(f->dir, "run", "ok.yaml", "-q", "-o", "r.h5", NULL);
     proc_free(&p);
     char path[PATHLEN];
     fmt(path, sizeof path, "%s/r.h5", f->dir);
@@ -3257,8 +3247,7 @@ static void test_summary_json_and_foreign_lanes(void **state)
     double *dt = read_f64(h, "/points/dt", rows);
     double *drift = read_f64(h, "/points/max_abs_drift", rows);
     H5Fclose(h);
-    proc p = run_in(f->dir, "summary", "r.h5", "--format", "json", NULL);
-    assert_int_equal(p.code, 0);
+    proc p = run_ok(f->dir, "summary", "r.h5", "--format", "json", NULL);
     assert_true(starts_with(p.out, "{\"per_dt\": [\n  {\"dt\": 0.10000000000000001, "));
     const char *methods[] = {"euler", "rk4"};
     for (size_t d = 0; d < 2; d++)
@@ -3273,13 +3262,11 @@ static void test_summary_json_and_foreign_lanes(void **state)
                 fail_msg("no '%s' in:\n%s", want, p.out);
         }
     proc_free(&p);
-    p = run_in(f->dir, "summary", "r.h5", NULL);
-    assert_int_equal(p.code, 0);
+    p = run_ok(f->dir, "summary", "r.h5", NULL);
     char *text = strdup(p.out);
     assert_non_null(text);
     proc_free(&p);
-    p = run_in(f->dir, "summary", "r.h5", "--format", "text", NULL);
-    assert_int_equal(p.code, 0);
+    p = run_ok(f->dir, "summary", "r.h5", "--format", "text", NULL);
     assert_string_equal(p.out, text);
     free(text);
     proc_free(&p);
@@ -3288,8 +3275,7 @@ static void test_summary_json_and_foreign_lanes(void **state)
     fmt(path, sizeof path, "%s/r.h5", f->dir);
     drag[4] += 0.5; /* rk4's first lane at dt 0.1 is no longer euler's */
     replace_column(path, "/points/drag", H5T_NATIVE_DOUBLE, rows, drag);
-    p = run_in(f->dir, "summary", "r.h5", "--format", "json", NULL);
-    assert_int_equal(p.code, 0);
+    p = run_ok(f->dir, "summary", "r.h5", "--format", "json", NULL);
     for (size_t m = 0; m < 2; m++) {
         char want[256];
         fmt(want, sizeof want, "\"method\": \"%s\", \"lanes\": 2, \"stable\": 2, "
@@ -3299,8 +3285,7 @@ static void test_summary_json_and_foreign_lanes(void **state)
             fail_msg("no '%s' in:\n%s", want, p.out);
     }
     proc_free(&p);
-    p = run_in(f->dir, "summary", "r.h5", NULL);
-    assert_int_equal(p.code, 0);
+    p = run_ok(f->dir, "summary", "r.h5", NULL);
     assert_non_null(strstr(p.out, "methods ran different lanes: no common set"));
     proc_free(&p);
 
@@ -3515,8 +3500,7 @@ static void test_config_named_with_control_characters(void **state)
         char *header_end = strchr(p.out, '\n'), *at = strstr(p.out, want);
         if (!at || !header_end || at > header_end)
             fail_msg("the header does not name %s: %s", shown[i], p.out);
-        p = run_in(f->dir, "methods", "--config", names[i], NULL);
-        assert_int_equal(p.code, 0);
+        p = run_ok(f->dir, "methods", "--config", names[i], NULL);
         assert_no_control_chars(p.out, "methods' stdout");
         fmt(want, sizeof want, "\nmethods %s defines by their coefficients:\n", shown[i]);
         assert_non_null(strstr(p.out, want));
@@ -3625,8 +3609,7 @@ static void test_skips_warned(void **state)
     fixture *f = *state;
     write_file(f->dir, "one.yaml", "name: one\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\n"
                                    "steps: 10\nanalyses: convergence\n");
-    proc p = run_in(f->dir, "run", "one.yaml", "-q", NULL);
-    assert_int_equal(p.code, 0);
+    proc p = run_ok(f->dir, "run", "one.yaml", "-q", NULL);
     assert_one_line(p.err);
     if (!starts_with(p.err, "oscbench run: warning: one.yaml:6:11: analyses: convergence needs "
                             "2 or more dt values"))
@@ -3649,8 +3632,7 @@ static void test_fixed_steps_convergence_inconclusive(void **state)
     write_file(f->dir, "fixed.yaml", text);
     snprintf(text, sizeof text, "name: common\n%st_end: 50\n", sweep);
     write_file(f->dir, "common.yaml", text);
-    proc p = run_in(f->dir, "run", "fixed.yaml", "-q", NULL);
-    assert_int_equal(p.code, 0);
+    proc p = run_ok(f->dir, "run", "fixed.yaml", "-q", NULL);
     assert_one_line(p.err);
     if (!starts_with(p.err, "oscbench run: warning: fixed.yaml:6:8: steps: convergence with a "
                             "fixed step count"))
@@ -3664,8 +3646,7 @@ static void test_fixed_steps_convergence_inconclusive(void **state)
         fail_msg("reason: %s", t.reason[0]);
     free_conv(&t);
     H5Fclose(h);
-    p = run_in(f->dir, "run", "common.yaml", "-q", NULL);
-    assert_int_equal(p.code, 0);
+    p = run_ok(f->dir, "run", "common.yaml", "-q", NULL);
     assert_string_equal(p.err, "");
     proc_free(&p);
     h = open_h5(f->dir, "results/common.h5");
@@ -3687,9 +3668,7 @@ static void test_faster_than_declared_not_failed(void **state)
                "name: light\nmethods: [verlet, verlet-zero-start]\nstiffness: 100\n"
                "drag: [0, 0.001]\ndt: {from: 5e-4, to: 0.05, count: 8, spacing: log}\n"
                "t_end: 10\nanalyses: convergence\n");
-    proc p = run_in(f->dir, "run", "light.yaml", "-q", NULL);
-    assert_int_equal(p.code, 0);
-    proc_free(&p);
+    run_ok(f->dir, "run", "light.yaml", "-q", NULL);
     hid_t h = open_h5(f->dir, "results/light.h5");
     conv_table t = read_conv(h);
     assert_int_equal(t.rows, 4);
@@ -4407,8 +4386,7 @@ static void test_stability_zeta_ignored_warned(void **state)
     fixture *f = *state;
     write_file(f->dir, "z.yaml", "name: z\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\nsteps: 10\n"
                                  "stability: {zeta: [0, 0.5]}\n");
-    proc p = run_in(f->dir, "run", "z.yaml", "-q", NULL);
-    assert_int_equal(p.code, 0);
+    proc p = run_ok(f->dir, "run", "z.yaml", "-q", NULL);
     assert_string_equal(p.err, "oscbench run: warning: z.yaml:6:12: stability: ignored: analyses "
                                "does not list stability\n");
     proc_free(&p);
@@ -4422,8 +4400,7 @@ static void test_methods_of_config_lines(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "ok.yaml", valid_config);
-    proc p = run_in(f->dir, "methods", "--config", "ok.yaml", NULL);
-    assert_int_equal(p.code, 0);
+    proc p = run_ok(f->dir, "methods", "--config", "ok.yaml", NULL);
     if (!strstr(p.out, "methods ok.yaml defines by their coefficients:\n") ||
         !strstr(p.out, "\n(none)\n"))
         fail_msg("stdout: %s", p.out);
@@ -4432,8 +4409,7 @@ static void test_methods_of_config_lines(void **state)
                                  "    order: 4\n    base: verlet\n"
                                  "    weights: [1.3512071919596578, -1.7024143839193153]\n"
                                  "    symmetric: true\nstiffness: 1\ndt: 0.1\nsteps: 10\n");
-    p = run_in(f->dir, "methods", "--config", "y.yaml", NULL);
-    assert_int_equal(p.code, 0);
+    p = run_ok(f->dir, "methods", "--config", "y.yaml", NULL);
     assert_string_equal(p.err, "");
     if (!strstr(p.out, "\nyoshida without drag: coefficient_order 4, linear_order 4\n") ||
         strstr(p.out, "(none)"))
@@ -4463,7 +4439,7 @@ static void test_plot_script_env(void **state)
     assert_int_equal(setenv("OSCBENCH_PLOT_SCRIPT", "echo.py", 1), 0);
     p = run_in(f->dir, "plot", "r.h5", "-o", "figs", NULL);
     unsetenv("OSCBENCH_PLOT_SCRIPT");
-    assert_int_equal(p.code, 0);
+    assert_exit_0(&p);
     assert_string_equal(p.out, "script got ['r.h5', '--output-dir', 'figs']\n");
     proc_free(&p);
 }
