@@ -212,17 +212,29 @@ static void print_output(const char *name, const char *text)
  * it ended and showing what it printed. A macro, so that cmocka reports the caller's line. */
 #define assert_exit_0(p) exit_0_at(__FILE__, __LINE__, (p))
 
+/* How run p ended, "ERROR: COMMAND: exit N" (and " (signal S)"), without the line's end. */
+static void print_end_of(const proc *p)
+{
+    print_error("ERROR: %s: exit %d", p->cmd, p->code);
+    if (p->signal)
+        print_error(" (signal %d)", p->signal);
+}
+
+/* What run p printed, then the running test's failure at file:line. */
+static void fail_showing_outputs(const char *file, int line, const proc *p)
+{
+    print_output("stderr", p->err);
+    print_output("stdout", p->out);
+    _fail(file, line); /* what fail() expands to, with the caller's place */
+}
+
 static void exit_0_at(const char *file, int line, const proc *p)
 {
     if (p->code == 0)
         return;
-    if (p->signal)
-        print_error("ERROR: %s: exit %d (signal %d)\n", p->cmd, p->code, p->signal);
-    else
-        print_error("ERROR: %s: exit %d\n", p->cmd, p->code);
-    print_output("stderr", p->err);
-    print_output("stdout", p->out);
-    _fail(file, line); /* what fail() expands to, with the caller's place */
+    print_end_of(p);
+    print_error("\n");
+    fail_showing_outputs(file, line, p);
 }
 
 /* run_ok(cwd, ARGS..., NULL): run_in, and assert_exit_0 on the run, which it returns. */
@@ -265,15 +277,64 @@ static int lines(const char *s)
 }
 
 /* Exactly one non-empty line ending in a newline. */
+static bool one_line(const char *s)
+{
+    return lines(s) == 1 && s[0] != '\n' && s[strlen(s) - 1] == '\n';
+}
+
 static void assert_one_line(const char *s)
 {
-    if (lines(s) != 1 || s[0] == '\n' || s[strlen(s) - 1] != '\n')
+    if (!one_line(s))
         fail_msg("expected one line on stderr, got:\n%s", s);
 }
 
 static bool starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A refused run's stderr `want`: "TEXT" its one line starts with TEXT, "TEXT\n" it is TEXT,
+ * "...TEXT" it holds TEXT anywhere. */
+static bool refusal_line_matches(const char *err, const char *want)
+{
+    if (!one_line(err))
+        return false;
+    return starts_with(want, "...") ? strstr(err, want + 3) != NULL : starts_with(err, want);
+}
+
+/* assert_fails(&p, code, want): fails the running test unless run p exited `code` with one line
+ * on stderr as `want` says (refusal_line_matches), naming its command and how it ended and
+ * showing what it printed, as assert_exit_0 does. A macro, for the caller's line. */
+#define assert_fails(p, code, want) fails_at(__FILE__, __LINE__, (p), (code), (want))
+
+static void fails_at(const char *file, int line, const proc *p, int code, const char *want)
+{
+    if (p->code == code && refusal_line_matches(p->err, want))
+        return;
+    const bool anywhere = starts_with(want, "...");
+    const char *text = anywhere ? want + 3 : want;
+    const size_t len = strlen(text);
+    const bool whole = len && text[len - 1] == '\n';
+    print_end_of(p);
+    print_error("; expected exit %d and one line on stderr %s '%.*s'\n", code,
+                anywhere ? "holding" : whole ? "reading" : "starting with", (int)(len - whole),
+                text);
+    fail_showing_outputs(file, line, p);
+}
+
+/* run_fails(cwd, code, want, ARGS..., NULL): run_in, and assert_fails on the run, which it
+ * returns. */
+#define run_fails(...) run_fails_at(__FILE__, __LINE__, __VA_ARGS__)
+
+static proc run_fails_at(const char *file, int line, const char *cwd, int code, const char *want,
+                         ...)
+{
+    va_list ap;
+    va_start(ap, want);
+    proc p = run_in_v(cwd, ap);
+    va_end(ap);
+    fails_at(file, line, &p, code, want);
+    return p;
 }
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -1172,19 +1233,11 @@ static void test_bad_config_no_file(void **state)
                                    "dt:   -1\n"
                                    "t_end: 2\n");
     write_file(f->dir, "keep.h5", "not touched");
-    proc p = run_in(f->dir, "run", "bad.yaml", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    if (!starts_with(p.err, "bad.yaml:4:7: dt:"))
-        fail_msg("stderr: %s", p.err);
+    proc p = run_fails(f->dir, 2, "bad.yaml:4:7: dt:", "run", "bad.yaml", NULL);
     assert_string_equal(p.out, "");
     proc_free(&p);
     /* with -o onto an existing file: exit 2 and the file is left as it was */
-    p = run_in(f->dir, "run", "bad.yaml", "-o", "keep.h5", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    assert_true(starts_with(p.err, "bad.yaml:4:7: dt:"));
-    proc_free(&p);
+    run_fails(f->dir, 2, "bad.yaml:4:7: dt:", "run", "bad.yaml", "-o", "keep.h5", NULL);
     char path[PATHLEN];
     fmt(path, sizeof path, "%s/keep.h5", f->dir);
     char *kept = slurp(path, NULL);
@@ -1204,12 +1257,8 @@ static void test_subnormal_dt_refused(void **state)
     fixture *f = *state;
     write_file(f->dir, "tiny.yaml", "name: tiny\nmethods: [stormer]\nstiffness: 1\n"
                                     "precision: float\ndt: [0.1, 1e-39]\nsteps: 5\n");
-    proc p = run_in(f->dir, "run", "tiny.yaml", "-q", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    if (!starts_with(p.err, "tiny.yaml:5:11: dt: expected a dt >= 1.17549e-38"))
-        fail_msg("stderr: %s", p.err);
-    proc_free(&p);
+    run_fails(f->dir, 2, "tiny.yaml:5:11: dt: expected a dt >= 1.17549e-38", "run", "tiny.yaml",
+              "-q", NULL);
     assert_false(exists(f->dir, "results"));
 }
 
@@ -1230,11 +1279,10 @@ static void test_launched_without_mpi(void **state)
     for (size_t i = 0; i < 2; i++) {
         assert_int_equal(setenv("OMPI_COMM_WORLD_RANK", ranks[i], 1), 0);
         proc p = run_in(f->dir, "run", "ok.yaml", "-o", "out.h5", "--quiet", NULL);
-        assert_int_equal(p.code, 2);
         if (i == 0) {
-            assert_one_line(p.err);
-            assert_non_null(strstr(p.err, "built without MPI"));
+            assert_fails(&p, 2, "...built without MPI");
         } else {
+            assert_int_equal(p.code, 2);
             assert_string_equal(p.err, "");
         }
         proc_free(&p);
@@ -1260,13 +1308,9 @@ static void test_unwritable_output(void **state)
      * that cannot be made, even by root: under a regular file, and in /proc */
     const char *outs[] = {"/proc/oscbench-none/x.h5", "plain/x.h5", "plain/sub/x.h5"};
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
-        proc p = run_in(f->dir, "run", "ok.yaml", "-o", outs[i], "--quiet", NULL);
-        if (p.code != 1)
-            fail_msg("-o %s: exit %d, expected 1 (%s)", outs[i], p.code, p.err);
-        assert_one_line(p.err);
-        if (!strstr(p.err, outs[i]))
-            fail_msg("-o %s: the message does not name the output: %s", outs[i], p.err);
-        proc_free(&p);
+        char want[64];
+        fmt(want, sizeof want, "...%s", outs[i]); /* the line names the output */
+        run_fails(f->dir, 1, want, "run", "ok.yaml", "-o", outs[i], "--quiet", NULL);
     }
     tree_count t = count_tree(f->dir);
     assert_int_equal(t.files, 2); /* ok.yaml, plain: nothing written, no temporary left */
@@ -1293,13 +1337,7 @@ static void test_name_stays_in_results(void **state)
         fmt(text, sizeof text, "name: %s\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\nsteps: 10\n",
                  names[i]);
         write_file(cwd, "n.yaml", text);
-        proc p = run_in(cwd, "run", "n.yaml", "--quiet", NULL);
-        if (p.code != 2)
-            fail_msg("name %s: exit %d, expected 2", names[i], p.code);
-        assert_one_line(p.err);
-        if (!starts_with(p.err, "n.yaml:1:7: name:"))
-            fail_msg("name %s: %s", names[i], p.err);
-        proc_free(&p);
+        run_fails(cwd, 2, "n.yaml:1:7: name:", "run", "n.yaml", "--quiet", NULL);
     }
     /* No name: the file's stem, made safe. */
     write_file(cwd, "we ird$.yaml", valid_config + strlen("name: ok\n"));
@@ -1445,15 +1483,9 @@ static void refuses_directory_output(const fixture *f)
     assert_int_equal(symlink("adir", link_out), 0);
     const char *outs[] = {"adir", "alink"};
     for (size_t i = 0; i < 2; i++) {
-        proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", outs[i], NULL);
-        if (p.code != 2)
-            fail_msg("-o %s: exit %d, expected 2 (%s)", outs[i], p.code, p.err);
-        assert_one_line(p.err);
         char want[64];
-        fmt(want, sizeof want, "%s: is a directory, expected a file name", outs[i]);
-        if (!strstr(p.err, want))
-            fail_msg("-o %s: stderr: %s", outs[i], p.err);
-        proc_free(&p);
+        fmt(want, sizeof want, "...%s: is a directory, expected a file name", outs[i]);
+        run_fails(f->dir, 2, want, "run", "ok.yaml", "-q", "-o", outs[i], NULL);
     }
     struct stat st;
     assert_int_equal(lstat(link_out, &st), 0);
@@ -1473,21 +1505,13 @@ static void test_output_that_is_not_a_results_file(void **state)
     char fifo[PATHLEN];
     fmt(fifo, sizeof fifo, "%s/pipe", f->dir);
     assert_int_equal(mkfifo(fifo, 0600), 0);
-    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", "pipe", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    if (!strstr(p.err, "pipe: is not a regular file"))
-        fail_msg("stderr: %s", p.err);
-    proc_free(&p);
+    run_fails(f->dir, 2, "...pipe: is not a regular file", "run", "ok.yaml", "-q", "-o", "pipe",
+              NULL);
     struct stat st;
     assert_int_equal(stat(fifo, &st), 0);
     assert_true(S_ISFIFO(st.st_mode));
-    p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", "ok.yaml", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    if (!strstr(p.err, "ok.yaml: is the config file itself"))
-        fail_msg("stderr: %s", p.err);
-    proc_free(&p);
+    run_fails(f->dir, 2, "...ok.yaml: is the config file itself", "run", "ok.yaml", "-q", "-o",
+              "ok.yaml", NULL);
     char config[PATHLEN];
     fmt(config, sizeof config, "%s/ok.yaml", f->dir);
     char *text = slurp(config, NULL);
@@ -1739,11 +1763,9 @@ static void test_resume_refuses_foreign(void **state)
     char *before = dir_bytes(ck, &len);
     const tree_count was = count_tree(f->dir);
 
-    p = run_in(f->dir, "run", "other.yaml", "-o", "res.h5", "--resume", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "different config") ||
-        !strstr(p.err, "other.yaml"))
+    p = run_fails(f->dir, 2, "...res.h5.ckpt", "run", "other.yaml", "-o", "res.h5", "--resume",
+                  NULL);
+    if (!strstr(p.err, "different config") || !strstr(p.err, "other.yaml"))
         fail_msg("the refusal does not say which checkpoint and why: %s", p.err);
     assert_string_equal(p.out, "");
     assert_dir_unchanged(ck, before, len);
@@ -1767,11 +1789,10 @@ static void test_resume_refuses_foreign(void **state)
     free(m);
     free(before);
     before = dir_bytes(ck, &len);
-    p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--resume", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "version differs"))
-        fail_msg("the refusal does not say which checkpoint and why: %s", p.err);
+    p = run_fails(f->dir, 2, "...res.h5.ckpt", "run", "res.yaml", "-o", "res.h5", "--resume",
+                  NULL);
+    if (!strstr(p.err, "version differs"))
+        fail_msg("the refusal does not say why: %s", p.err);
     assert_dir_unchanged(ck, before, len);
     assert_false(exists(f->dir, "res.h5"));
 
@@ -1796,11 +1817,10 @@ static void test_resume_refuses_dangling_symlink(void **state)
     fmt(ck, sizeof ck, "%s/res.h5.ckpt", f->dir);
     fmt(target, sizeof target, "%s/elsewhere/res.h5.ckpt", f->dir);
     assert_int_equal(symlink(target, ck), 0);
-    proc p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--resume", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "symbolic link"))
-        fail_msg("the refusal does not name the checkpoint and what it is: %s", p.err);
+    proc p = run_fails(f->dir, 2, "...res.h5.ckpt", "run", "res.yaml", "-o", "res.h5", "--resume",
+                       NULL);
+    if (!strstr(p.err, "symbolic link"))
+        fail_msg("the refusal does not say what the checkpoint is: %s", p.err);
     assert_string_equal(p.out, "");
     assert_false(exists(f->dir, "res.h5"));
     char back[PATHLEN] = "";
@@ -2624,9 +2644,7 @@ static void test_memory_limit_of_cgroup(void **state)
     proc small = run_in(f->dir, "run", "small.yaml", "-o", "small.h5", NULL);
     child_cgroup[0] = '\0';
     rmdir(dir);
-    assert_int_equal(big.code, 2);
-    assert_int_equal(lines(big.err), 1);
-    assert_non_null(strstr(big.err, "big.yaml:3:"));
+    assert_fails(&big, 2, "...big.yaml:3:");
     assert_non_null(strstr(big.err, "GiB, more than the 0.25 GiB of the cgroup's memory limit"));
     assert_false(exists(f->dir, "big.h5"));
     assert_exit_0(&small);
@@ -2674,9 +2692,7 @@ static void test_isa_paths_identical(void **state)
     H5Fclose(fa), H5Fclose(fb);
     /* a value that names no level: exit 2, one line naming the variable and its values */
     p = run_with_isa(f->dir, "avx2", "bad.h5");
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    assert_non_null(strstr(p.err, "OSCBENCH_ISA=avx2"));
+    assert_fails(&p, 2, "...OSCBENCH_ISA=avx2");
     assert_non_null(strstr(p.err, OSC_ISA_ENV_VALUES));
     assert_false(exists(f->dir, "bad.h5"));
     proc_free(&p);
@@ -2807,11 +2823,8 @@ static void test_bad_mass_list(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         write_file(f->dir, "bad.yaml", cases[i][0]);
-        proc p = run_in(f->dir, "run", "bad.yaml", "-o", "bad.h5", NULL);
-        assert_int_equal(p.code, 2);
-        assert_string_equal(p.err, cases[i][1]);
+        run_fails(f->dir, 2, cases[i][1], "run", "bad.yaml", "-o", "bad.h5", NULL);
         assert_false(exists(f->dir, "bad.h5"));
-        proc_free(&p);
     }
 }
 
@@ -2883,18 +2896,12 @@ static void test_output_directories_alike(void **state)
     fixture *f = *state;
     write_file(f->dir, "ok.yaml", valid_config);
     write_file(f->dir, "plain", "a file\n");
-    proc p = run_in(f->dir, "run", "ok.yaml", "-o", "plain/d/x.h5", "-q", NULL);
-    assert_int_equal(p.code, 1);
-    assert_one_line(p.err);
-    assert_non_null(strstr(p.err, "cannot create directory plain/d"));
-    proc_free(&p);
+    run_fails(f->dir, 1, "...cannot create directory plain/d", "run", "ok.yaml", "-o",
+              "plain/d/x.h5", "-q", NULL);
     write_file(f->dir, "r.h5", "not read: the directory is made first\n");
-    p = run_in(f->dir, "plot", "r.h5", "-o", "plain/d", NULL);
-    assert_int_equal(p.code, 1);
-    assert_one_line(p.err);
-    assert_non_null(strstr(p.err, "plain/d: cannot create directory"));
-    proc_free(&p);
-    p = run_in(f->dir, "plot", "r.h5", "--output-dir", "new/figs", NULL);
+    run_fails(f->dir, 1, "...plain/d: cannot create directory", "plot", "r.h5", "-o", "plain/d",
+              NULL);
+    proc p = run_in(f->dir, "plot", "r.h5", "--output-dir", "new/figs", NULL);
     assert_true(exists(f->dir, "new/figs")); /* made, whatever python then says of r.h5 */
     proc_free(&p);
 }
@@ -3099,14 +3106,10 @@ static void test_summary_command(void **state)
     assert_true(common_seen >= 1); /* the comparison excluded some lanes somewhere */
     free(err), free(stable);
     proc_free(&p);
-    p = run_in(f->dir, "summary", "sm.yaml", NULL); /* not a results file */
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    proc_free(&p);
-    p = run_in(f->dir, "summary", "results/sm.h5", "--format=xml", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    proc_free(&p);
+    /* not a results file */
+    run_fails(f->dir, 2, "oscbench summary: sm.yaml: ", "summary", "sm.yaml", NULL);
+    run_fails(f->dir, 2, "oscbench summary: --format: ", "summary", "results/sm.h5", "--format=xml",
+              NULL);
 }
 
 /* `oscbench summary R.h5` in its default text form: the heading line with the point count, then
@@ -3160,8 +3163,7 @@ static void test_summary_damaged_points(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "ok.yaml", valid_config);
-    proc p = run_ok(f->dir, "run", "ok.yaml", "-q", "-o", "r.h5", NULL);
-    proc_free(&p);
+    run_ok(f->dir, "run", "ok.yaml", "-q", "-o", "r.h5", NULL);
     char path[PATHLEN];
     fmt(path, sizeof path, "%s/r.h5", f->dir);
     hid_t h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
@@ -3175,19 +3177,15 @@ static void test_summary_damaged_points(void **state)
                          H5P_DEFAULT);
     assert_true(d >= 0);
     H5Dclose(d), H5Sclose(space), H5Fclose(h);
-    p = run_in(f->dir, "summary", "r.h5", NULL);
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: not a column of /points\n");
+    proc p = run_fails(f->dir, 2, "oscbench summary: r.h5: /points/dt: not a column of /points\n",
+                       "summary", "r.h5", NULL);
     assert_string_equal(p.out, "");
     proc_free(&p);
     h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     assert_true(h >= 0);
     assert_true(H5Ldelete(h, "/points/dt", H5P_DEFAULT) >= 0);
     H5Fclose(h);
-    p = run_in(f->dir, "summary", "r.h5", NULL);
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: missing\n");
-    proc_free(&p);
+    run_fails(f->dir, 2, "oscbench summary: r.h5: /points/dt: missing\n", "summary", "r.h5", NULL);
     h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT); /* a column of text where numbers belong */
     assert_true(h >= 0);
     hsize_t column[1] = {rows};
@@ -3197,15 +3195,14 @@ static void test_summary_damaged_points(void **state)
     d = H5Dcreate2(h, "/points/dt", text, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     assert_true(d >= 0);
     H5Dclose(d), H5Tclose(text), H5Sclose(space), H5Fclose(h);
-    p = run_in(f->dir, "summary", "r.h5", NULL);
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: unreadable (of another "
-                               "type?)\n");
+    p = run_fails(f->dir, 2,
+                  "oscbench summary: r.h5: /points/dt: unreadable (of another type?)\n",
+                  "summary", "r.h5", NULL);
     assert_string_equal(p.out, "");
     proc_free(&p);
-    p = run_in(f->dir, "run", "-qx", "ok.yaml", NULL); /* the bad letter, not the bundle */
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench run: unknown option '-x' (see oscbench run --help)\n");
+    /* the bad letter, not the bundle */
+    p = run_fails(f->dir, 2, "oscbench run: unknown option '-x' (see oscbench run --help)\n",
+                  "run", "-qx", "ok.yaml", NULL);
     assert_string_equal(p.out, "");
     assert_false(exists(f->dir, "results"));
     proc_free(&p);
@@ -3290,10 +3287,9 @@ static void test_summary_json_and_foreign_lanes(void **state)
     proc_free(&p);
 
     replace_column(path, "/points/dt", H5T_NATIVE_DOUBLE, rows - 1, dt);
-    p = run_in(f->dir, "summary", "r.h5", NULL);
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench summary: r.h5: /points/dt: 7 rows, not 8 as "
-                               "/points/method\n");
+    p = run_fails(f->dir, 2,
+                  "oscbench summary: r.h5: /points/dt: 7 rows, not 8 as /points/method\n",
+                  "summary", "r.h5", NULL);
     assert_string_equal(p.out, "");
     proc_free(&p);
     replace_column(path, "/points/dt", H5T_NATIVE_DOUBLE, rows, dt);
@@ -3301,10 +3297,9 @@ static void test_summary_json_and_foreign_lanes(void **state)
     H5Tset_size(text_type, 8);
     replace_column(path, "/points/mass", text_type, rows, NULL);
     H5Tclose(text_type);
-    p = run_in(f->dir, "summary", "r.h5", NULL);
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench summary: r.h5: /points/mass: unreadable (of another "
-                               "type?)\n");
+    p = run_fails(f->dir, 2,
+                  "oscbench summary: r.h5: /points/mass: unreadable (of another type?)\n",
+                  "summary", "r.h5", NULL);
     assert_string_equal(p.out, "");
     proc_free(&p);
     free(err), free(drag), free(dt), free(drift);
@@ -3380,13 +3375,10 @@ static void test_summary_unopenable_file(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         if (cases[i].errnum == EACCES && geteuid() == 0)
             continue;
-        proc p = run_in(f->dir, "summary", cases[i].path, NULL);
         char want[PATHLEN];
         fmt(want, sizeof want, "oscbench summary: %s: %s\n", cases[i].path,
             strerror(cases[i].errnum));
-        if (p.code != 2 || strcmp(p.err, want) != 0)
-            fail_msg("summary %s: exit %d, stderr '%s'; expected exit 2, '%s'", cases[i].path,
-                     p.code, p.err, want);
+        proc p = run_fails(f->dir, 2, want, "summary", cases[i].path, NULL);
         assert_string_equal(p.out, "");
         proc_free(&p);
     }
@@ -3403,15 +3395,10 @@ static void test_run_output_path_too_long(void **state)
     while (len < PATH_MAX)
         len += (size_t)snprintf(out + len, sizeof out - len, "d/");
     snprintf(out + len, sizeof out - len, "x.h5");
-    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", out, NULL);
-    if (p.code != 2)
-        fail_msg("-o of %zu bytes: exit %d, expected 2 (%s)", strlen(out), p.code, p.err);
-    assert_one_line(p.err);
     char want[96];
     fmt(want, sizeof want, "oscbench run: -o: the path has %zu bytes, at most %d\n", strlen(out),
         PATH_MAX - 1);
-    assert_string_equal(p.err, want);
-    proc_free(&p);
+    run_fails(f->dir, 2, want, "run", "ok.yaml", "-q", "-o", out, NULL);
     assert_false(exists(f->dir, "d"));
     assert_false(exists(f->dir, "results"));
     tree_count t = count_tree(f->dir);
@@ -3438,12 +3425,8 @@ static void test_long_paths_keep_the_message(void **state)
     const size_t lens[] = {1500, 4000};
     for (size_t i = 0; i < 2; i++) {
         dotted_path(path, lens[i], f->dir, "bad.yaml");
-        proc p = run_in(f->dir, "run", path, "-o", "bad.h5", NULL);
-        assert_int_equal(p.code, 2);
-        assert_one_line(p.err);
         fmt(want, sizeof want, "%s:4:1: dtt: unknown key (did you mean 'dt'?)\n", path);
-        if (strcmp(p.err, want) != 0)
-            fail_msg("%zu bytes: got ...%s", lens[i], p.err + strlen(p.err) / 2);
+        run_fails(f->dir, 2, want, "run", path, "-o", "bad.h5", NULL);
         assert_false(exists(f->dir, "bad.h5"));
     }
     write_file(f->dir, "ok.yaml", valid_config);
@@ -3452,13 +3435,10 @@ static void test_long_paths_keep_the_message(void **state)
     assert_int_equal(mkdir(ck, 0700), 0);
     write_file(ck, "manifest", "not a manifest\n");
     dotted_path(path, 3900, f->dir, "res.h5");
-    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "--resume", "-o", path, NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
     fmt(want, sizeof want, "oscbench run: %s.ckpt: not a checkpoint of this run: ", path);
+    proc p = run_fails(f->dir, 2, want, "run", "ok.yaml", "-q", "--resume", "-o", path, NULL);
     const char *end = "; left alone (remove it to start afresh)\n";
-    if (!starts_with(p.err, want) || strlen(p.err) < strlen(end) ||
-        strcmp(p.err + strlen(p.err) - strlen(end), end) != 0)
+    if (strlen(p.err) < strlen(end) || strcmp(p.err + strlen(p.err) - strlen(end), end) != 0)
         fail_msg("got ...%s", p.err + strlen(p.err) / 2);
     assert_false(exists(f->dir, "res.h5"));
 }
@@ -3505,10 +3485,8 @@ static void test_config_named_with_control_characters(void **state)
         fmt(want, sizeof want, "\nmethods %s defines by their coefficients:\n", shown[i]);
         assert_non_null(strstr(p.out, want));
         write_file(f->dir, names[i], "stiffness: 1\ndt: 0.1\nsteps: 10\ndtt: 1\n");
-        p = run_in(f->dir, "run", names[i], "-o", "r.h5", NULL);
-        assert_int_equal(p.code, 2);
         fmt(want, sizeof want, "%s:4:1: dtt: unknown key (did you mean 'dt'?)\n", shown[i]);
-        assert_string_equal(p.err, want);
+        p = run_fails(f->dir, 2, want, "run", names[i], "-o", "r.h5", NULL);
         assert_string_equal(p.out, "");
     }
 }
@@ -4112,11 +4090,10 @@ static void test_methods_of_config(void **state)
     /* a bad config: its located error, exit 2, nothing on stdout */
     write_file(f->dir, "defs/byo_methods.yaml", "- {name: kutta3, family: rk, order: 3, "
                                                 "a: [[0], [1]], b: [1, 1]}\n");
-    p = run_in(f->dir, "methods", "--config", "byo.yaml", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    if (!starts_with(p.err, "defs/byo_methods.yaml:1:58: methods[0].b: the weights b do not "
-                            "sum to 1") || !strstr(p.err, "(included from byo.yaml:4:14)"))
+    p = run_fails(f->dir, 2,
+                  "defs/byo_methods.yaml:1:58: methods[0].b: the weights b do not sum to 1",
+                  "methods", "--config", "byo.yaml", NULL);
+    if (!strstr(p.err, "(included from byo.yaml:4:14)"))
         fail_msg("stderr: %s", p.err);
     assert_string_equal(p.out, "");
 }
@@ -4210,11 +4187,9 @@ static void check_def_case(const fixture *f, const def_case *dc)
     write_file(f->dir, "d.yaml", text);
     if (dc->included)
         write_file(f->dir, "defs/m.yaml", dc->included);
-    proc p = run_in(f->dir, "run", "d.yaml", NULL);
-    if (p.code != 2 || lines(p.err) != 1 || !starts_with(p.err, dc->where) ||
-        !strstr(p.err, dc->says))
-        fail_msg("%s: exit %d, expected 2 and one line '%s ... %s ...', got: %s", dc->what,
-                 p.code, dc->where, dc->says, p.err);
+    proc p = run_fails(f->dir, 2, dc->where, "run", "d.yaml", NULL);
+    if (!strstr(p.err, dc->says))
+        fail_msg("%s: expected '%s ... %s ...', got: %s", dc->what, dc->where, dc->says, p.err);
     assert_string_equal(p.out, "");
     assert_false(exists(f->dir, "results"));
 }
@@ -4246,10 +4221,8 @@ static void test_user_method_errors(void **state)
         strcat(many, line);
     }
     write_file(f->dir, "d.yaml", many);
-    p = run_in(f->dir, "run", "d.yaml", NULL);
-    assert_int_equal(p.code, 2);
-    if (lines(p.err) != 1 || !starts_with(p.err, "d.yaml:22:5: methods[16]:") ||
-        !strstr(p.err, "more than 16 methods defined by coefficients"))
+    p = run_fails(f->dir, 2, "d.yaml:22:5: methods[16]:", "run", "d.yaml", NULL);
+    if (!strstr(p.err, "more than 16 methods defined by coefficients"))
         fail_msg("stderr: %s", p.err);
     assert_false(exists(f->dir, "results"));
 }
@@ -4281,11 +4254,9 @@ static void test_resume_refuses_changed_include(void **state)
     fmt(changed, sizeof changed, "%s", byo_methods);
     changed[strlen("# included")] = 'X'; /* a comment: the same methods, another file */
     write_file(f->dir, "defs/byo_methods.yaml", changed);
-    proc p = run_in(f->dir, "run", "res.yaml", "-o", "res.h5", "--resume", NULL);
-    assert_int_equal(p.code, 2);
-    assert_one_line(p.err);
-    if (!strstr(p.err, "res.h5.ckpt") || !strstr(p.err, "different config") ||
-        !strstr(p.err, "files it includes"))
+    proc p = run_fails(f->dir, 2, "...res.h5.ckpt", "run", "res.yaml", "-o", "res.h5", "--resume",
+                       NULL);
+    if (!strstr(p.err, "different config") || !strstr(p.err, "files it includes"))
         fail_msg("the refusal does not say why: %s", p.err);
     assert_dir_unchanged(ck, before, len);
     assert_false(exists(f->dir, "res.h5"));
@@ -4315,11 +4286,8 @@ static void test_huge_coefficients_refused(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         write_file(f->dir, "h.yaml", cases[i].text);
-        proc p = run_in(f->dir, "methods", "--config", "h.yaml", NULL);
-        if (p.code != 2)
-            fail_msg("case %zu: exit %d, expected 2; stdout:\n%s", i, p.code, p.out);
-        assert_one_line(p.err);
-        if (!starts_with(p.err, cases[i].where) || !strstr(p.err, "exceeds 1000 in magnitude"))
+        proc p = run_fails(f->dir, 2, cases[i].where, "methods", "--config", "h.yaml", NULL);
+        if (!strstr(p.err, "exceeds 1000 in magnitude"))
             fail_msg("case %zu: expected %s ... exceeds 1000, got: %s", i, cases[i].where, p.err);
     }
 }
@@ -4340,16 +4308,12 @@ static void test_usage_and_empty_options(void **state)
     proc_free(&p);
     write_file(f->dir, "ok.yaml", valid_config);
     write_file(f->dir, "r.h5", "not read: the option is refused first\n");
-    p = run_in(f->dir, "run", "ok.yaml", "-o", "", NULL);
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench run: -o: expected an output file name "
-                               "(see oscbench run --help)\n");
-    proc_free(&p);
-    p = run_in(f->dir, "plot", "r.h5", "--output=", NULL);
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench plot: -o: expected a directory name "
-                               "(see oscbench plot --help)\n");
-    proc_free(&p);
+    run_fails(f->dir, 2,
+              "oscbench run: -o: expected an output file name (see oscbench run --help)\n",
+              "run", "ok.yaml", "-o", "", NULL);
+    run_fails(f->dir, 2,
+              "oscbench plot: -o: expected a directory name (see oscbench plot --help)\n",
+              "plot", "r.h5", "--output=", NULL);
     assert_int_equal(count_tree(f->dir).files, 2); /* ok.yaml, r.h5 */
     assert_false(exists(f->dir, "results"));
 }
@@ -4363,19 +4327,11 @@ static void test_output_place_refuses_files(void **state)
     write_file(f->dir, "ok.yaml", valid_config);
     char config[PATHLEN];
     fmt(config, sizeof config, "%s/ok.yaml", f->dir);
-    proc p = run_in("/proc", "run", config, "-q", NULL);
-    assert_int_equal(p.code, 1);
-    assert_one_line(p.err);
-    if (!starts_with(p.err, "oscbench run: results: cannot create directory: "))
-        fail_msg("stderr: %s", p.err);
-    proc_free(&p);
-    p = run_in(f->dir, "run", "ok.yaml", "-o", "/proc/oscbench\nx.h5", "-q", NULL);
-    assert_int_equal(p.code, 1);
-    assert_one_line(p.err);
-    if (!starts_with(p.err, "oscbench run: /proc/oscbench?x.h5: cannot create a temporary file "
-                            "in /proc: "))
-        fail_msg("stderr: %s", p.err);
-    proc_free(&p);
+    run_fails("/proc", 1, "oscbench run: results: cannot create directory: ", "run", config, "-q",
+              NULL);
+    run_fails(f->dir, 1,
+              "oscbench run: /proc/oscbench?x.h5: cannot create a temporary file in /proc: ",
+              "run", "ok.yaml", "-o", "/proc/oscbench\nx.h5", "-q", NULL);
     assert_int_equal(count_tree(f->dir).files, 1); /* ok.yaml */
     assert_false(exists("/proc", "oscbench\nx.h5"));
 }
@@ -4428,9 +4384,8 @@ static void test_plot_script_env(void **state)
     assert_int_equal(setenv("OSCBENCH_PLOT_SCRIPT", "missing.py", 1), 0);
     proc p = run_in(f->dir, "plot", "r.h5", "-o", "figs", NULL);
     unsetenv("OSCBENCH_PLOT_SCRIPT");
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench plot: OSCBENCH_PLOT_SCRIPT=missing.py: cannot read: "
-                               "No such file or directory\n");
+    assert_fails(&p, 2, "oscbench plot: OSCBENCH_PLOT_SCRIPT=missing.py: cannot read: "
+                        "No such file or directory\n");
     assert_string_equal(p.out, "");
     proc_free(&p);
     assert_false(exists(f->dir, "figs"));
@@ -4584,13 +4539,10 @@ static void test_output_named_as_a_directory(void **state)
     write_file(f->dir, "ok.yaml", valid_config);
     const char *outs[] = {"newdir/", "nosuch/..", "other/."};
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
-        proc p = run_in(f->dir, "run", "ok.yaml", "-q", "-o", outs[i], NULL);
         char want[128];
         fmt(want, sizeof want, "oscbench run: %s: names a directory, expected a file name\n",
             outs[i]);
-        if (p.code != 2 || strcmp(p.err, want) != 0)
-            fail_msg("-o %s: exit %d, stderr: %s", outs[i], p.code, p.err);
-        proc_free(&p);
+        run_fails(f->dir, 2, want, "run", "ok.yaml", "-q", "-o", outs[i], NULL);
     }
     assert_int_equal(count_tree(f->dir).files, 1); /* the config, and no directory made */
     assert_false(exists(f->dir, "newdir") || exists(f->dir, "nosuch") || exists(f->dir, "other"));
@@ -4627,10 +4579,8 @@ static void test_summary_shows_foreign_method_names(void **state)
     proc_free(&p);
     replace_column(path, "/points/method", names, 2, NULL);
     H5Tclose(names);
-    p = run_in(f->dir, "summary", "r.h5", NULL);
-    assert_int_equal(p.code, 2);
-    assert_string_equal(p.err, "oscbench summary: r.h5: /points/method: a row with no name\n");
-    proc_free(&p);
+    run_fails(f->dir, 2, "oscbench summary: r.h5: /points/method: a row with no name\n", "summary",
+              "r.h5", NULL);
 }
 
 /* plot -o of more than PATH_MAX bytes: one line naming it, exit 1, and none of its directories
@@ -4643,14 +4593,9 @@ static void test_plot_output_dir_too_long(void **state)
     size_t len = 0;
     while (len <= PATH_MAX)
         len += (size_t)snprintf(outdir + len, sizeof outdir - len, "d/");
-    proc p = run_in(f->dir, "plot", "r.h5", "-o", outdir, NULL);
-    assert_int_equal(p.code, 1);
-    assert_one_line(p.err);
     fmt(want, sizeof want, "oscbench plot: %s: cannot create directory: %s\n", outdir,
         strerror(ENAMETOOLONG));
-    if (strcmp(p.err, want) != 0)
-        fail_msg("got ...%s", p.err + strlen(p.err) / 2);
-    proc_free(&p);
+    run_fails(f->dir, 1, want, "plot", "r.h5", "-o", outdir, NULL);
     assert_false(exists(f->dir, "d"));
     assert_int_equal(count_tree(f->dir).files, 1); /* r.h5 */
 }
@@ -4662,21 +4607,12 @@ static void test_resume_checkpoint_cannot_be_made(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "ok.yaml", valid_config);
-    proc p = run_in(f->dir, "run", "ok.yaml", "-q", "--resume", "-o", "/proc/oscbench-x.h5", NULL);
-    assert_int_equal(p.code, 1);
-    assert_one_line(p.err);
-    if (!starts_with(p.err, "oscbench run: /proc/oscbench-x.h5.ckpt: cannot create the "
-                            "checkpoint: "))
-        fail_msg("stderr: %s", p.err);
-    proc_free(&p);
+    run_fails(f->dir, 1, "oscbench run: /proc/oscbench-x.h5.ckpt: cannot create the checkpoint: ",
+              "run", "ok.yaml", "-q", "--resume", "-o", "/proc/oscbench-x.h5", NULL);
     static char path[PATH_MAX], want[PATH_MAX + 128];
     dotted_path(path, PATH_MAX - 4, f->dir, "res.h5");
-    p = run_in(f->dir, "run", "ok.yaml", "-q", "--resume", "-o", path, NULL);
-    assert_int_equal(p.code, 1);
     fmt(want, sizeof want, "oscbench run: %s.ckpt: %s\n", path, strerror(ENAMETOOLONG));
-    if (strcmp(p.err, want) != 0)
-        fail_msg("got ...%s", p.err + strlen(p.err) / 2);
-    proc_free(&p);
+    run_fails(f->dir, 1, want, "run", "ok.yaml", "-q", "--resume", "-o", path, NULL);
     assert_int_equal(count_tree(f->dir).files, 1); /* ok.yaml */
     assert_false(exists(f->dir, "results"));
 }
