@@ -187,19 +187,6 @@ static void restores_every_column(void **state)
     sweep_result_free(&back);
 }
 
-/* Flips one byte of a file, at `at` from its end if at < 0. */
-static void flip_byte(const char *path, long at)
-{
-    FILE *fp = fopen(path, "r+b");
-    assert_non_null(fp);
-    assert_int_equal(fseek(fp, at, at < 0 ? SEEK_END : SEEK_SET), 0);
-    int ch = fgetc(fp);
-    assert_true(ch != EOF);
-    assert_int_equal(fseek(fp, -1, SEEK_CUR), 0);
-    fputc(ch ^ 0x10, fp);
-    assert_int_equal(fclose(fp), 0);
-}
-
 static void copy_file(const char *from, const char *to)
 {
     size_t len = 0;

@@ -345,6 +345,19 @@ size_t compare_files(const char *dir, const char *a, const char *b)
     return compare_files_except(dir, a, b, NULL);
 }
 
+/* Flips one byte of a file, at `at` from its end if at < 0. */
+void flip_byte(const char *path, long at)
+{
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at, at < 0 ? SEEK_END : SEEK_SET), 0);
+    int ch = fgetc(fp);
+    assert_true(ch != EOF);
+    assert_int_equal(fseek(fp, -1, SEEK_CUR), 0);
+    fputc(ch ^ 0x10, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
 void forge_bytes(const char *path, size_t at, const void *value, size_t size)
 {
     size_t len = 0;

@@ -44,6 +44,10 @@ char *dir_bytes(const char *dir, size_t *len);
 void dir_unchanged_at(const char *file, int line, const char *dir, const char *before,
                       size_t len);
 
+/* Flips one byte of a file (a damaged checkpoint item: its CRC no longer matches), at `at` from
+ * its end if at < 0. */
+void flip_byte(const char *path, long at);
+
 /* Sets `size` bytes at byte `at` of the checkpoint item file at path and makes its CRC32 (its
  * last 4 bytes) right again, as only a deliberate forger would (layout: checkpoint.h). */
 void forge_bytes(const char *path, size_t at, const void *value, size_t size);

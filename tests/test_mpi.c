@@ -703,13 +703,7 @@ static void test_damaged_items_resumed(void **state)
     assert_int_equal(count_prefixed(ck, "item-"), RANKS_ITEMS);
 
     fmt(path, sizeof path, "%s/item-000004", ck);
-    FILE *fp = fopen(path, "r+b");
-    assert_non_null(fp);
-    assert_int_equal(fseek(fp, 5000, SEEK_SET), 0);
-    int ch = fgetc(fp);
-    assert_int_equal(fseek(fp, 5000, SEEK_SET), 0);
-    fputc(ch ^ 1, fp);
-    assert_int_equal(fclose(fp), 0);
+    flip_byte(path, 5000);
     fmt(from, sizeof from, "%s/other.h5.ckpt/item-000013", f->dir);
     fmt(path, sizeof path, "%s/item-000013", ck);
     assert_int_equal(rename(from, path), 0);
