@@ -6,6 +6,8 @@ the README (or a docs/*.md beside it) gives the program, the program takes.
     check_readme.py README.md --bench oscbench-bench
                                                 OSCBENCH_* environment variables, its flags
     check_readme.py README.md --scripts         options of harness/bench's helper scripts
+    check_readme.py README.md --outputs oscbench
+                                                what README shows oscbench print and write
 
 Options: every option of `oscbench [COMMAND] --help` is a word of README.md (`--threads`, `-q`),
 and every option written in a command line of code (a code block, or an inline span such as
@@ -27,11 +29,21 @@ Meson options: a -Dname[=value] anywhere in README.md or docs/ (code or prose; n
 Config keys: the README's key table has a row for every key the loader knows, and no other.
 Variables: every OSCBENCH_* that `oscbench-bench --help` lists or the sources under harness/
 and lib/ read (a quoted "OSCBENCH_..." there) is named in README.md, and no other is named.
-Exit 1 with one line per mismatch; 2 on a usage error or a program that cannot be run.
+Outputs (--outputs, with h5dump): the synopsis under "Running a sweep" is `oscbench --help`'s
+usage lines; the methods table has `oscbench methods`' rows (orders, forces, FMAs, symplectic,
+symmetric); the blocks of output OUTPUT_BLOCKS names are lines the command prints (the springs
+table, `methods --config configs/my_methods.yaml`); the summary's columns are `summary --format
+csv`'s header and, with those named for JSON, its objects' keys; and a results file of a run
+with every table has the paths, columns, root and group attributes the "Results file" section
+gives it, every column `units` and `long_name`, every trace column but `t` `coordinates`.
+Exit 1 with one line per mismatch; 2 on a usage error or a program that cannot be run; 77 (a
+skip) for --outputs without h5dump.
 """
 import glob
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -74,9 +86,9 @@ MESON_BUILTINS = {
 }
 
 
-def run(argv, **kw):
+def run(argv, timeout=60, **kw):
     try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=60, **kw)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **kw)
     except OSError as e:
         sys.exit(f"check_readme: {argv[0]}: {e}")
 
@@ -340,6 +352,301 @@ def oscbench_mismatches(exe, readme, texts):
     return undocumented + keys_undocumented, unknown + keys_unknown + loose + meson
 
 
+
+# ---- --outputs: what README shows the program print or write, against the program ----------
+
+# A README block of output, by its first line, and the oscbench command (run in a temporary
+# directory, the source tree's configs/ given by absolute path) whose stdout holds its lines.
+# (A run writes springs.h5 there, which the summary's columns are then read from.)
+OUTPUT_BLOCKS = {"dt = 0.0166667 (60 Hz)": ["run", "configs/springs.yaml"],
+                 "method               family": ["methods", "--config", "configs/my_methods.yaml"]}
+# A small run that writes every table: a method from an included file (config_includes), both
+# analyses, traces, and dim 2 (the traces' axis scale).
+RESULTS_CONFIG = """name: names
+methods: [euler, {include: m.yaml}]
+dim: 2
+stiffness: 1
+drag: [0, 0.5]
+dt: [0.2, 0.1, 0.05, 0.025]
+t_end: 2
+analyses: [convergence, stability]
+stability: {zeta: [0, 1]}
+trace: {every: 4, points: [0]}
+"""
+RESULTS_INCLUDE = "- {name: heun, family: rk, order: 2, a: [[0], [1]], b: [0.5, 0.5]}\n"
+SCALES = {"row", "axis"}  # dimension scales, not columns
+
+
+def blocks_of(text):
+    """(line number, lines) of each code block: fenced, or indented by four spaces."""
+    lines, n = text.splitlines(), 0
+    while n < len(lines):
+        if lines[n].startswith("```"):
+            end = next((m for m in range(n + 1, len(lines)) if lines[m].startswith("```")),
+                       len(lines))
+            yield n + 2, lines[n + 1:end]
+            n = end + 1
+        elif lines[n].startswith("    ") and (n == 0 or not lines[n - 1].strip()):
+            end = next((m for m in range(n, len(lines)) if not lines[m].startswith("    ")),
+                       len(lines))
+            yield n + 1, [line[4:] for line in lines[n:end]]
+            n = end
+        else:
+            n += 1
+
+
+def without_parentheses(text):
+    """The text with every parenthesised part (nested ones too) left out; a half-open interval
+    such as (0, h] is no parenthesis."""
+    text = re.sub(r"\(([^()\[\]]*)\]", r"[\1]", text)
+    while True:
+        shorter = re.sub(r"\([^()]*\)", "", text)
+        if shorter == text:
+            return text
+        text = shorter
+
+
+def spans(text):
+    return re.findall(r"`([^`]+)`", text)
+
+
+def oscbench_out(exe, args, cwd):
+    p = run([exe] + args, timeout=240, cwd=cwd)  # the springs run: seconds, minutes sanitized
+    if p.returncode != 0:
+        sys.exit(f"check_readme: oscbench {' '.join(args)}: exit {p.returncode}: "
+                 f"{p.stderr.strip()[-300:]}")
+    return p.stdout
+
+
+def first_difference(lines, want):
+    """The index of the first line where lines differ from want, None if they do not."""
+    return next((k for k in range(max(len(lines), len(want)))
+                 if lines[k:k + 1] != want[k:k + 1]), None)
+
+
+def synopsis_mismatches(exe, readme):
+    """The synopsis under "Running a sweep" is `oscbench --help`'s usage lines."""
+    usage = [re.sub(r"^(usage:)?\s+", "", line).split("   (")[0]
+             for line in help_of([exe]).split("\n\n")[0].splitlines()]
+    for n, lines in blocks_of(readme):
+        if lines and lines[0].startswith(usage[0].split(" [")[0]):
+            k = first_difference(lines, usage)
+            return [] if k is None else [
+                f"README.md:{n + k}: the synopsis line is not oscbench --help's "
+                f"{usage[k] if k < len(usage) else '(nothing)'!r}"]
+    return [f"README.md: no synopsis block beginning {usage[0]!r}"]
+
+
+REGISTRY_FIELDS = ("order", "damped order", "forces", "fma", "symplectic", "symmetric")
+
+
+def registry_rows(text, table):
+    """{method: (line number, (order, damped order, forces, fma, symplectic, symmetric
+    undamped/damped))} of the README's registry table (table) or `oscbench methods`' output."""
+    rows = {}
+    if table:
+        found = re.finditer(r"^\| `([\w-]+)` \| .* \| (\d+)[^|/]*/ (\d+) \| (\d+) \| (\d+) \| "
+                            r"(yes|no) \| (yes|no) / (yes|no)[^|]* \|$", text, re.M)
+        for m in found:
+            rows[m.group(1)] = (text.count("\n", 0, m.start()) + 1,
+                                m.group(2, 3, 4, 5, 6) + (m.group(7) + "/" + m.group(8),))
+    else:
+        for m in re.finditer(r"^([\w-]+) +(\d+) +(\d+) +(\d+) +(\d+) +(yes|no) +((?:yes|no)/"
+                             r"(?:yes|no)) ", text, re.M):
+            rows[m.group(1)] = (0, m.group(2, 3, 4, 5, 6, 7))
+    return rows
+
+
+def registry_mismatches(exe, readme):
+    """README's table of the methods has `oscbench methods`' rows: the same methods, orders,
+    force evaluations, FMAs per step, symplecticity and symmetry."""
+    table = re.search(r"^\| method \| one step \|.*\n(?:\|.*\n)*", readme, re.M)
+    start = table.start() if table else len(readme)
+    documented = registry_rows(readme[:start] + (table.group(0) if table else ""), True)
+    listed = registry_rows(oscbench_out(exe, ["methods"], None), False)
+    out = [f"README.md:{documented[m][0]}: {m} is not in oscbench methods"
+           for m in sorted(set(documented) - set(listed))]
+    out += [f"README.md: oscbench methods lists {m}, the methods table does not"
+            for m in sorted(set(listed) - set(documented))]
+    for m in sorted(set(documented) & set(listed)):
+        (n, mine), (_, theirs) = documented[m], listed[m]
+        out += [f"README.md:{n}: {m}: {field} {a}, oscbench methods: {b}"
+                for field, a, b in zip(REGISTRY_FIELDS, mine, theirs) if a != b]
+    return out
+
+
+def block_mismatches(exe, readme, work):
+    """Each README block OUTPUT_BLOCKS names is a run of whole lines of its command's stdout."""
+    found, out = {}, []
+    for n, lines in blocks_of(readme):
+        for first, args in OUTPUT_BLOCKS.items():
+            if lines and lines[0].startswith(first):
+                found[first] = (n, lines)
+    for first, args in OUTPUT_BLOCKS.items():
+        if first not in found:
+            out.append(f"README.md: no block of output beginning {first!r}")
+            continue
+        n, lines = found[first]
+        argv = [os.path.join(SOURCE, a) if a.startswith("configs/") else a for a in args]
+        if args[0] == "run":
+            argv += ["-o", os.path.splitext(os.path.basename(args[1]))[0] + ".h5"]
+        got = oscbench_out(exe, argv, work).splitlines()
+        if not any(got[i:i + len(lines)] == lines for i in range(len(got))):
+            start = next((i for i, line in enumerate(got) if line == lines[0]), len(got))
+            k = next(k for k in range(len(lines)) if got[start + k:start + k + 1] != [lines[k]])
+            shown = got[start + k] if start + k < len(got) else "(nothing)"
+            out.append(f"README.md:{n + k}: oscbench {' '.join(args)} prints {shown!r} here, "
+                       f"not {lines[k]!r}")
+    return out
+
+
+def summary_columns_mismatches(exe, readme, work):
+    """The columns README's summary paragraph lists are `summary --format csv`'s header, in its
+    order, and with lanes_match the keys of each JSON per_dt object."""
+    m = re.search(r"one row per \(dt, method\) with (.*?) in JSON the list `per_dt` of such\s+"
+                  r"objects, each with (.*?) too", readme, re.S)
+    if not m:
+        return ["README.md: no sentence listing the summary's columns (one row per (dt, method) "
+                "with ... in JSON the list `per_dt` of such objects, each with ... too)"]
+    documented, n = spans(m.group(1)), readme.count("\n", 0, m.start()) + 1
+    header = oscbench_out(exe, ["summary", "springs.h5", "-f", "csv"], work).splitlines()[0]
+    k = first_difference(documented, header.split(","))
+    out = [] if k is None else [f"README.md:{n}: summary --format csv's column {k + 1} is "
+                                f"{header.split(',')[k:k + 1]}, README's {documented[k:k + 1]}"]
+    doc = json.loads(oscbench_out(exe, ["summary", "springs.h5", "-f", "json"], work))
+    keys = {k for row in doc.get("per_dt", []) for k in row}
+    want = set(documented + spans(m.group(2)))
+    if list(doc) != ["per_dt"] or keys != want:
+        out.append(f"README.md:{n}: summary --format json: {list(doc)} of objects with "
+                   f"{sorted(keys - want)} not in README, README's {sorted(want - keys)} not there")
+    return out
+
+
+def h5_objects(path):
+    """{object path: (kind, {attribute names})} of an HDF5 file, from `h5dump -H`."""
+    p = run(["h5dump", "-H", path])
+    if p.returncode != 0:
+        sys.exit(f"check_readme: h5dump -H {path}: exit {p.returncode}")
+    objects, stack = {}, []
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("}"):
+            stack.pop()
+            continue
+        m = re.match(r'(GROUP|DATASET|ATTRIBUTE|DATATYPE) "([^"]*)"', line)
+        if not line.endswith("{"):
+            continue
+        names = [s[1] for s in stack if s and s[0] != "ATTRIBUTE"]
+        where = "/".join(x for x in names if x != "/")
+        if m and m.group(1) == "ATTRIBUTE":
+            objects["/" + where][1].add(m.group(2))
+        elif m and m.group(2) != "/":
+            objects["/" + "/".join(filter(None, [where, m.group(2)]))] = (m.group(1), set())
+        elif m:
+            objects["/"] = ("GROUP", set())
+        stack.append(m.group(1, 2) if m else None)
+    return objects
+
+
+def results_table(readme):
+    """(line number, {README path: [the names its columns cell gives]}) of the results table."""
+    table = re.search(r"^\| path \| rows \| columns \|\n\|.*\n((?:\|.*\n)*)", readme, re.M)
+    if not table:
+        return 0, {}
+    rows = {}
+    for row in table.group(1).splitlines():
+        cells = row.strip("|").split(" | ")
+        path = spans(cells[0])[0] if spans(cells[0]) else cells[0]  # "/" for the root attributes
+        rows[path] = [s for s in spans(without_parentheses(cells[-1])) if re.fullmatch(r"\w+", s)]
+    return readme.count("\n", 0, table.start()) + 1, rows
+
+
+def group_attributes(readme):
+    """(line number, {group: [attribute names]}) of README's paragraph on the table groups'
+    text attributes."""
+    m = re.search(r"carry text attributes[^:]*:(.*?)(?:\n\n|$)", readme, re.S)
+    out, group = {}, None
+    for span in spans(without_parentheses(m.group(1) if m else "")):
+        if span.startswith("/"):
+            group = span
+            out[group] = []
+        elif group and re.fullmatch(r"\w+", span):
+            out[group].append(span)
+    return (readme.count("\n", 0, m.start()) + 1 if m else 0), out
+
+
+def results_mismatches(exe, readme, work):
+    """README's "Results file" table, attributes and column attributes against a real file."""
+    with open(os.path.join(work, "names.yaml"), "w") as f:
+        f.write(RESULTS_CONFIG)
+    with open(os.path.join(work, "m.yaml"), "w") as f:
+        f.write(RESULTS_INCLUDE)
+    oscbench_out(exe, ["run", "names.yaml", "-o", "names.h5", "-q"], work)
+    objects = h5_objects(os.path.join(work, "names.h5"))
+    n, table = results_table(readme)
+    out = []
+
+    def compare(what, documented, written, n=n):
+        if sorted(documented) != sorted(written):
+            out.append(f"README.md:{n}: {what}: README {sorted(set(documented) - set(written))}"
+                       f" not in the file, the file's {sorted(set(written) - set(documented))}"
+                       " not in README")
+
+    def columns(group):
+        return [p.rsplit("/", 1)[1] for p, (kind, _) in objects.items()
+                if kind == "DATASET" and p.rsplit("/", 1)[0] == group and
+                p.rsplit("/", 1)[1] not in SCALES]
+
+    compare("root attributes", table.get("/", []), objects["/"][1])
+    tops = {"/" + p.split("/")[1] for p in objects if p != "/"}
+    compare("top-level groups", {"/" + p.split("/")[1] for p in table if p.startswith("/")
+                                 and p != "/"}, tops)
+    for path, names in table.items():
+        if path == "/":
+            continue
+        if "<" in path:  # /traces/<method>/<row>: every trace
+            pattern = re.sub(r"<\w+>", "[^/]+", path)
+            groups = [p for p, (kind, _) in objects.items()
+                      if kind == "GROUP" and re.fullmatch(pattern, p)]
+            if not groups:
+                out.append(f"README.md:{n}: no group {path} in the file")
+            for g in groups:
+                compare(f"{g}'s columns", names, columns(g))
+        elif path.count("/") == 2 and objects.get(path, ("",))[0] == "DATATYPE":
+            continue
+        elif objects.get(path, ("",))[0] != "GROUP":
+            out.append(f"README.md:{n}: {path}: no such table (or type) in the file")
+        else:
+            compare(f"{path}'s columns", names, columns(path))
+    where, attributes = group_attributes(readme)
+    for g, (kind, attrs) in sorted(objects.items()):
+        if kind == "GROUP" and g != "/" and (attrs or g in attributes):
+            compare(f"{g}'s attributes", attributes.get(g, []), attrs, where)
+    out += [f"README.md:{where}: no group {g} in the file, whose attributes it names"
+            for g in sorted(set(attributes) - set(objects))]
+    for p, (kind, attrs) in sorted(objects.items()):
+        group, name = p.rsplit("/", 1)
+        if kind != "DATASET" or objects[group or "/"][0] != "GROUP":
+            continue
+        need = {"units", "long_name"} | ({"coordinates"} if group.startswith("/traces/") and
+                                         name not in SCALES | {"t"} else set())
+        if need - attrs:
+            out.append(f"README.md:{n}: {p} has no attribute {', '.join(sorted(need - attrs))}")
+    return out
+
+
+def outputs_mismatches(exe, readme):
+    exe = os.path.abspath(exe)
+    if not shutil.which("h5dump"):
+        print("skipped: no h5dump (hdf5-tools)")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as work:
+        return [], (synopsis_mismatches(exe, readme) + registry_mismatches(exe, readme) +
+                    block_mismatches(exe, readme, work) +
+                    summary_columns_mismatches(exe, readme, work) +
+                    results_mismatches(exe, readme, work))
+
+
 def mismatches(mode, arg, texts):
     """Lines "not documented: ..." and "documented, not in the program: ..."."""
     readme = texts[0][1]
@@ -347,12 +654,16 @@ def mismatches(mode, arg, texts):
         return bench_mismatches(arg, readme, texts)
     if mode == "scripts":
         return scripts_mismatches(readme, texts)
+    if mode == "outputs":
+        return outputs_mismatches(arg, readme)
     return oscbench_mismatches(arg, readme, texts)
 
 
 def main(argv):
     if len(argv) == 4 and argv[2] == "--bench":
         mode, arg = "bench", argv[3]
+    elif len(argv) == 4 and argv[2] == "--outputs":
+        mode, arg = "outputs", argv[3]
     elif len(argv) == 3 and argv[2] == "--scripts":
         mode, arg = "scripts", None
     elif len(argv) == 3 and not argv[2].startswith("-"):
