@@ -1046,6 +1046,27 @@ static void out_of_range_numbers(void **state)
     expect_error("stiffness: 1\ndt: 0.1\nt_end: -3\n", ":3:8: t_end: expected a positive number");
 }
 
+/* 2^53 + 1 has no double: read as one it is 2^53, the top of the range, but as written it is
+ * beyond it. 2^53 itself is taken. */
+static void whole_numbers_beyond_2_53_as_written(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\ndt: 0.1\nsteps: 9007199254740993\n",
+                 ":3:8: steps: expected a whole number from 1 to 9007199254740992");
+    expect_error("stiffness: 1\ndt: 0.1\nsteps: +9007199254740993\n",
+                 ":3:8: steps: expected a whole number from 1 to 9007199254740992");
+    expect_error_extra("audit_every: 9007199254740993\n",
+                       ":4:14: audit_every: expected a whole number from 1 to 9007199254740992");
+    expect_error_extra("trace: {every: 9007199254740993}\n",
+                       ":4:16: trace.every: expected a whole number from 1 to 9007199254740992");
+    expect_error_extra("audit_every: 18446744073709551617\n", /* beyond unsigned long long */
+                       ":4:14: audit_every: expected a whole number from 1 to 9007199254740992");
+    osc_config cfg;
+    assert_int_equal(load_text("stiffness: 1\ndt: 0.1\nsteps: 9007199254740992\n", &cfg), 0);
+    assert_true(cfg.steps == 9007199254740992L);
+    config_free(&cfg);
+}
+
 static void nan_and_inf_in_every_spelling(void **state)
 {
     (void)state;
@@ -2649,6 +2670,7 @@ int main(void)
         cmocka_unit_test(both_t_end_and_steps),
         cmocka_unit_test(wrong_types),
         cmocka_unit_test(out_of_range_numbers),
+        cmocka_unit_test(whole_numbers_beyond_2_53_as_written),
         cmocka_unit_test(nan_and_inf_in_every_spelling),
         cmocka_unit_test(overflow_and_garbage),
         cmocka_unit_test(bad_choices),

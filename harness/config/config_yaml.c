@@ -475,12 +475,24 @@ int cfg_number(const ctx *c, const ynode *n, const char *key, num_rule rule, dou
 }
 
 /* A whole number in [lo, hi]; 1e6 and 10.0 count as whole. */
+/* Whether the text is a whole number written in digits above hi. Beyond 2^53 a double skips
+ * whole numbers: 9007199254740993 reads as 2^53, which a check of the double lets through. */
+static bool digits_above(const char *text, double hi)
+{
+    const char *s = text + (*text == '+');
+    if (!*s || s[strspn(s, "0123456789")] != '\0')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    return errno == ERANGE || v > (unsigned long long)hi;
+}
+
 int cfg_whole(const ctx *c, const ynode *n, const char *key, double lo, double hi, long *out)
 {
     double v;
     if (cfg_number(c, n, key, NUM_ANY, &v))
         return CONFIG_BAD;
-    if (v != floor(v) || v < lo || v > hi)
+    if (v != floor(v) || v < lo || v > hi || (v == hi && digits_above(n->text, hi)))
         return fail_node(c, n, key, "expected a whole number from %.0f to %.0f", lo, hi);
     *out = (long)v;
     return 0;
