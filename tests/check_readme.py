@@ -27,6 +27,7 @@ option of some oscbench command. A -x in prose is checked only right after its c
 Meson options: a -Dname[=value] anywhere in README.md or docs/ (code or prose; not an upper-case
 -DMACRO, a C macro) is declared in meson_options.txt (or meson.options) or is one of meson's own.
 Config keys: the README's key table has a row for every key the loader knows, and no other.
+Example configs: the paragraph listing configs/'s examples names every configs/**.yaml, no other.
 Variables: every OSCBENCH_* that `oscbench-bench --help` lists or the sources under harness/
 and lib/ read (a quoted "OSCBENCH_..." there) is named in README.md, and no other is named.
 Outputs (--outputs, with h5dump): the synopsis under "Running a sweep" is `oscbench --help`'s
@@ -343,13 +344,28 @@ def meson_option_mismatches(texts):
             if re.sub(r"^build\.", "", name) not in known]
 
 
+def example_config_mismatches(readme):
+    """Every config under configs/ is named in README's paragraph listing configs/'s examples
+    (as its path below configs/), and that paragraph names no config that is not there."""
+    m = re.search(r"^`configs/` has commented examples.*?(?:\n\n|\Z)", readme, re.M | re.S)
+    n = readme.count("\n", 0, m.start()) + 1 if m else 0
+    named = {s for s in spans(m.group(0) if m else "") if s.endswith(".yaml")}
+    there = {os.path.relpath(p, os.path.join(SOURCE, "configs"))
+             for p in glob.glob(os.path.join(SOURCE, "configs", "**", "*.yaml"), recursive=True)}
+    return ([f"README.md:{n}: configs/{c}: not in the list of configs/'s examples"
+             for c in sorted(there - named)],
+            [f"README.md:{n}: configs/{c}: no such example config" for c in sorted(named - there)])
+
+
 def oscbench_mismatches(exe, readme, texts):
     taken = oscbench_options(exe)
     undocumented, unknown = option_mismatches(taken, lambda _: readme, texts)
     keys_undocumented, keys_unknown = key_mismatches(exe, readme)
+    configs_undocumented, configs_unknown = example_config_mismatches(readme)
     loose = loose_mismatches({ANY_COMMAND: set().union(*taken.values())}, texts)
     meson = meson_option_mismatches(texts)
-    return undocumented + keys_undocumented, unknown + keys_unknown + loose + meson
+    return (undocumented + keys_undocumented + configs_undocumented,
+            unknown + keys_unknown + configs_unknown + loose + meson)
 
 
 

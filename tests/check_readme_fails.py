@@ -13,6 +13,8 @@ import tempfile
 EDITS = [("| `gravity` |", "| `gravitee` |"),
          ("`--rounds N` runs N", "`--round N` runs N"),
          ("`OSCBENCH_PLOT_SCRIPT` names", "`OSCBENCH_PLOT_SCRIP` names"),
+         ("`stability.yaml`, `damping.yaml` (the three",
+          "`stability.yaml`, `damped.yaml` (the three"),
          # --outputs: the synopsis, the methods table, a block of output, the summary's columns,
          # the results file's names (a root attribute, a column, a trace column, a group's
          # attribute)
@@ -58,7 +60,7 @@ Where ab.py -z and loop_alone.py -n.
 LINES = {"synopsis": "    oscbench methods [--config FILE]", "rk4": "| 4 / 4 | 4 | 21 |",
          "springs": "138/160         1.788e-03", "rule38": "4            3      4    28",
          "summary": "one row per (dt, method) with", "results": "| path | rows | columns |",
-         "attributes": "carry text attributes"}
+         "attributes": "carry text attributes", "configs": "`configs/` has commented examples"}
 # In the expected lines, {0}-{5} are the line numbers of APPENDED's six lines.
 UNKNOWN = "check_readme: documented, not in the program: "
 UNDOCUMENTED = "check_readme: {readme}: not documented: "
@@ -76,7 +78,10 @@ EXPECTED = {
                  UNKNOWN + "README.md:{5}: meson has no option -Dmulti_version",
                  UNKNOWN + "x.md:14: meson has no option -Dbuild_type",
                  UNKNOWN + "README's key table: config key gravitee: the loader does not know it",
-                 UNDOCUMENTED + "config key gravity: no row in the key table"],
+                 UNKNOWN + "README.md:{configs}: configs/damped.yaml: no such example config",
+                 UNDOCUMENTED + "config key gravity: no row in the key table",
+                 UNDOCUMENTED + "README.md:{configs}: configs/damping.yaml: not in the list of "
+                                "configs/'s examples"],
     "--scripts": [UNKNOWN + "README.md:{2}: ab.py takes no option --no-such",
                   UNKNOWN + "README.md:{3}: peers takes no option -x",
                   UNKNOWN + "x.md:8: ab.py takes no option --round",
