@@ -34,7 +34,8 @@ Outputs (--outputs, with h5dump): the synopsis under "Running a sweep" is `oscbe
 usage lines; the methods table has `oscbench methods`' rows (orders, forces, FMAs, symplectic,
 symmetric); the blocks of output OUTPUT_BLOCKS names are lines the command prints (the springs
 table, `methods --config configs/my_methods.yaml`); the summary's columns are `summary --format
-csv`'s header and, with those named for JSON, its objects' keys; and a results file of a run
+csv`'s header and, with those named for JSON, its objects' keys; every ```yaml block loads as
+a config (a list of methods alone as `methods:`, with the keys a run needs); a results file of a run
 with every table has the paths, columns, root and group attributes the "Results file" section
 gives it, every column `units` and `long_name`, every trace column but `t` `coordinates`.
 Exit 1 with one line per mismatch; 2 on a usage error or a program that cannot be run; 77 (a
@@ -651,6 +652,26 @@ def results_mismatches(exe, readme, work):
     return out
 
 
+def snippet_mismatches(exe, readme, work):
+    """Each ```yaml block of README loads as a config (`oscbench methods --config`): a list of
+    methods alone is the value of `methods:`; the keys a run needs besides are added, and the
+    source tree's configs/methods/ is beside it for its includes."""
+    out = []
+    shutil.copytree(os.path.join(SOURCE, "configs", "methods"), os.path.join(work, "methods"))
+    for m in re.finditer(r"^```yaml\n(.*?)^```", readme, re.M | re.S):
+        n, text = readme.count("\n", 0, m.start()) + 2, m.group(1)
+        head = "methods:\n" if text.startswith(" ") else ""
+        with open(os.path.join(work, "snippet.yaml"), "w") as f:
+            f.write(head + text + "stiffness: 1\ndt: 0.1\nsteps: 1\n")
+        p = run([exe, "methods", "--config", "snippet.yaml"], cwd=work)
+        if p.returncode != 0:
+            e = re.match(r"snippet\.yaml:(\d+):\d+: (.*)", p.stderr)
+            line = n + int(e.group(1)) - 1 - bool(head) if e else n
+            out.append(f"README.md:{line}: the yaml block does not load: "
+                       f"{e.group(2) if e else p.stderr.strip()}")
+    return out
+
+
 def outputs_mismatches(exe, readme):
     exe = os.path.abspath(exe)
     if not shutil.which("h5dump"):
@@ -660,6 +681,7 @@ def outputs_mismatches(exe, readme):
         return [], (synopsis_mismatches(exe, readme) + registry_mismatches(exe, readme) +
                     block_mismatches(exe, readme, work) +
                     summary_columns_mismatches(exe, readme, work) +
+                    snippet_mismatches(exe, readme, work) +
                     results_mismatches(exe, readme, work))
 
 

@@ -30,7 +30,10 @@ EDITS = [("| `gravity` |", "| `gravitee` |"),
          ("`method`, `zeta`, `limit` (as `limit_theory`)", "`method`, `zeta`, `limits`"),
          ("`energy`, `drift`, `error` (x, v", "`energy`, `error` (x, v"),
          ("`/stability_theory` `about`", "`/stability_theory` `abut`"),
-         ("`/work_precision` `common_set`", "`/work_precisions` `common_set`")]
+         ("`/work_precision` `common_set`", "`/work_precisions` `common_set`"),
+         # a yaml block that does not load
+         ('    b: ["1/6", "2/3", "1/6"]     # the weights',
+          '    b: ["1/6", "2/3", "1/3"]     # the weights')]
 APPENDED = """
     oscbench run c.yaml --no-such-option
     oscbench summary r.h5 -q
@@ -60,7 +63,8 @@ Where ab.py -z and loop_alone.py -n.
 LINES = {"synopsis": "    oscbench methods [--config FILE]", "rk4": "| 4 / 4 | 4 | 21 |",
          "springs": "138/160         1.788e-03", "rule38": "4            3      4    28",
          "summary": "one row per (dt, method) with", "results": "| path | rows | columns |",
-         "attributes": "carry text attributes", "configs": "`configs/` has commented examples"}
+         "attributes": "carry text attributes", "configs": "`configs/` has commented examples",
+         "weights": '"2/3", "1/3"]     # the weights'}
 # In the expected lines, {0}-{5} are the line numbers of APPENDED's six lines.
 UNKNOWN = "check_readme: documented, not in the program: "
 UNDOCUMENTED = "check_readme: {readme}: not documented: "
@@ -120,7 +124,9 @@ EXPECTED = {
         UNKNOWN + "README.md:{attributes}: /work_precision's attributes: README [] not in the "
                   "file, the file's ['common_set'] not in README",
         UNKNOWN + "README.md:{attributes}: no group /work_precisions in the file, whose "
-                  "attributes it names"],
+                  "attributes it names",
+        UNKNOWN + "README.md:{weights}: the yaml block does not load: methods[1].b: the "
+                  "weights b do not sum to 1: they sum to 1.1666666666666665"],
 }
 
 
