@@ -3,7 +3,8 @@
  * be made fails instead of stepping bare. osc_audit_run, osc_batch_run and osc_audit_create are
  * wrapped at link time (tests/meson.build): while a failure is injected they return it without
  * doing anything (as a run stopped by its audit, or an audit out of memory, would); otherwise
- * they pass the call on. */
+ * they pass the call on. malloc is wrapped too, so that the sweep's and the analyses' own
+ * allocations can fail (nothing a config can ask for makes them). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyses.h"
 #include "audit.h"
 #include "bench_run.h"
 #include "config.h"
@@ -52,6 +54,20 @@ int __wrap_osc_audit_create(osc_audit **out, const osc_batch *b)
         return audit_create_fails;
     }
     return __real_osc_audit_create(out, b);
+}
+
+/* When set, the next malloc (of the harness or lib/, which the wrap reaches) returns NULL and
+ * clears it; set only around serial code, so that it is that code's allocation that fails. */
+static bool next_malloc_fails;
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_malloc(size_t size)
+{
+    if (next_malloc_fails) {
+        next_malloc_fails = false;
+        return NULL;
+    }
+    return __real_malloc(size);
 }
 
 static const char traced_config[] = "name: t\n"
@@ -141,6 +157,61 @@ static void failed_trace_run_is_reported(void **state)
     config_free(&cfg);
 }
 
+/* A results table that cannot be allocated fails the sweep before it runs, with one line. */
+static void results_table_out_of_memory_is_reported(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    load(&cfg);
+    sweep_result res;
+    char err[512] = "";
+    next_malloc_fails = true;
+    int rc = sweep_alloc(&cfg, &res, err, sizeof err);
+    assert_false(next_malloc_fails); /* sweep_alloc's allocation failed, not a later one */
+    assert_int_equal(rc, OSC_ENOMEM);
+    assert_string_equal(err, "t??.yaml: out of memory for the results table");
+    sweep_result_free(&res);
+    config_free(&cfg);
+}
+
+/* So does a list of work items that cannot be allocated (the sweep's table could be). */
+static void work_items_out_of_memory_is_reported(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    load(&cfg);
+    sweep_result res;
+    char err[512] = "";
+    assert_int_equal(sweep_alloc(&cfg, &res, err, sizeof err), 0);
+    next_malloc_fails = true;
+    int rc = sweep_run_items(&cfg, NULL, false, &res, err, sizeof err);
+    assert_false(next_malloc_fails);
+    assert_int_equal(rc, OSC_ENOMEM);
+    assert_string_equal(err, "t??.yaml: out of memory for the work items");
+    sweep_result_free(&res);
+    config_free(&cfg);
+}
+
+/* Analyses that fail (here: out of memory for their first table) say so on one line. */
+static void failed_analyses_are_reported(void **state)
+{
+    (void)state;
+    osc_config cfg;
+    load(&cfg);
+    sweep_result res;
+    char err[512] = "";
+    assert_int_equal(sweep_run(&cfg, false, &res, err, sizeof err), 0);
+    analysis_result ana;
+    next_malloc_fails = true;
+    int rc = analyses_run(&cfg, &res, false, &ana, err, sizeof err);
+    assert_false(next_malloc_fails);
+    assert_int_equal(rc, -1);
+    assert_string_equal(err, "t??.yaml: analyses: out of memory");
+    analyses_free(&ana);
+    sweep_result_free(&res);
+    config_free(&cfg);
+}
+
 /* A benchmark's audited run whose audit cannot be created fails and leaves the batch unstepped:
  * it must not time bare stepping under an audited name. */
 static void audited_bench_run_never_runs_bare(void **state)
@@ -181,6 +252,9 @@ int main(void)
         cmocka_unit_test(failed_batch_run_is_reported),
         cmocka_unit_test(failed_audit_is_reported),
         cmocka_unit_test(failed_trace_run_is_reported),
+        cmocka_unit_test(results_table_out_of_memory_is_reported),
+        cmocka_unit_test(work_items_out_of_memory_is_reported),
+        cmocka_unit_test(failed_analyses_are_reported),
         cmocka_unit_test(audited_bench_run_never_runs_bare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
