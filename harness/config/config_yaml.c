@@ -474,7 +474,6 @@ int cfg_number(const ctx *c, const ynode *n, const char *key, num_rule rule, dou
     return 0;
 }
 
-/* A whole number in [lo, hi]; 1e6 and 10.0 count as whole. */
 /* Whether the text is a whole number written in digits above hi. Beyond 2^53 a double skips
  * whole numbers: 9007199254740993 reads as 2^53, which a check of the double lets through. */
 static bool digits_above(const char *text, double hi)
@@ -487,6 +486,7 @@ static bool digits_above(const char *text, double hi)
     return errno == ERANGE || v > (unsigned long long)hi;
 }
 
+/* A whole number in [lo, hi]; 1e6 and 10.0 count as whole. */
 int cfg_whole(const ctx *c, const ynode *n, const char *key, double lo, double hi, long *out)
 {
     double v;
