@@ -369,7 +369,6 @@ def oscbench_mismatches(exe, readme, texts):
             unknown + keys_unknown + configs_unknown + loose + meson)
 
 
-
 # ---- --outputs: what README shows the program print or write, against the program ----------
 
 # A README block of output, by its first line, and the oscbench command (run in a temporary
