@@ -3194,6 +3194,12 @@ static void test_summary_damaged_points(void **state)
                   "summary", "r.h5", NULL);
     assert_string_equal(p.out, "");
     proc_free(&p);
+    h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT); /* an HDF5 file, not a results file */
+    assert_true(h >= 0);
+    assert_true(H5Ldelete(h, "/points", H5P_DEFAULT) >= 0);
+    H5Fclose(h);
+    run_fails(f->dir, 2, "oscbench summary: r.h5: not an oscbench results file (no /points table)\n",
+              "summary", "r.h5", NULL);
     /* the bad letter, not the bundle */
     p = run_fails(f->dir, 2, "oscbench run: unknown option '-x' (see oscbench run --help)\n",
                   "run", "-qx", "ok.yaml", NULL);

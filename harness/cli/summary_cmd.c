@@ -196,6 +196,12 @@ int cmd_summary(int argc, char **argv)
         print_line(stderr, "oscbench summary: %s: cannot open as an HDF5 file", path);
         return EXIT_BADINPUT;
     }
+    if (H5Lexists(f, "/points", H5P_DEFAULT) <= 0) { /* as plot says it */
+        H5Fclose(f);
+        print_line(stderr, "oscbench summary: %s: not an oscbench results file (no /points table)",
+                   path);
+        return EXIT_BADINPUT;
+    }
     points_read pts = {0};
     const char *column = "";
     char why[WHY_LEN] = "";
