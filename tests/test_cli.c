@@ -1555,6 +1555,27 @@ static void test_omp_num_threads_bounded(void **state)
     }
 }
 
+/* OSCBENCH_COST_PROBE_LANES takes 128 to 2^20 (README); any other value is refused, not
+ * replaced by the default: exit 2, one line, no results file. Its bounds are taken. */
+static void test_cost_probe_lanes_bounded(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    static const char *const bad[] = {"127", "1048577", "abc", "128x", "", " 128", "-128"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[96];
+        fmt(want, sizeof want, "oscbench run: OSCBENCH_COST_PROBE_LANES=%s: expected a whole "
+            "number from 128 to 1048576\n", bad[i]);
+        assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", bad[i], 1), 0);
+        proc p = run_fails(f->dir, 2, want, "run", "ok.yaml", "-q", NULL);
+        proc_free(&p);
+        assert_false(exists(f->dir, "results/ok.h5"));
+    }
+    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", "1048576", 1), 0);
+    run_ok(f->dir, "run", "ok.yaml", "-q", "-o", "top.h5", NULL);
+    assert_int_equal(setenv("OSCBENCH_COST_PROBE_LANES", SMALL_PROBE_LANES, 1), 0);
+}
+
 /* A dt beyond t_end runs one step to t = dt: said, on the dt key. */
 static void test_dt_beyond_t_end_warned(void **state)
 {
@@ -4674,6 +4695,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_interrupt_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_that_is_not_a_results_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_omp_num_threads_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cost_probe_lanes_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dt_beyond_t_end_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fixed_steps_convergence_inconclusive, setup,
                                         teardown),

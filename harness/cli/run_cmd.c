@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analyses.h"
 #include "checkpoint.h"
 #include "cli.h"
 #include "commit.h"
@@ -316,6 +317,11 @@ static int load_run(int argc, char **argv, run_args *a, osc_config *cfg)
     if (osc_isa_env_status() != OSC_OK) {
         print_line(stderr, "oscbench run: %s=%s: expected %s", OSC_ISA_ENV, getenv(OSC_ISA_ENV),
                    OSC_ISA_ENV_VALUES);
+        return EXIT_BADINPUT;
+    }
+    if (cost_probe_lanes_env() < 0) {
+        print_line(stderr, "oscbench run: %s=%s: expected a whole number from 128 to 1048576",
+                   COST_PROBE_LANES_ENV, getenv(COST_PROBE_LANES_ENV));
         return EXIT_BADINPUT;
     }
     if (a->threads) {

@@ -1,6 +1,8 @@
 /* The analyses of a run, from its /points: work-precision always, convergence and stability
  * when the config asks for them. The numerics live in lib/ (analysis.h); this file only groups
  * rows and collects the answers into tables. */
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -31,13 +33,25 @@ static bool alloc_work(work_rows *w, size_t rows)
            (w->worst_error_common = calloc(rows, sizeof(double)));
 }
 
-/* Lanes of the cost probe: 2^16, or OSCBENCH_COST_PROBE_LANES (128 to 2^20), which test runs
- * and memcheck runs under valgrind set to save time (its figures then mean little). */
+long cost_probe_lanes_env(void)
+{
+    const char *env = getenv(COST_PROBE_LANES_ENV);
+    if (!env)
+        return 0;
+    char *end;
+    errno = 0;
+    long lanes = strtol(env, &end, 10);
+    bool whole = end != env && !*end && !errno && isdigit((unsigned char)*env);
+    return whole && lanes >= 128 && lanes <= (1L << 20) ? lanes : -1;
+}
+
+/* Lanes of the cost probe: 2^16, or OSCBENCH_COST_PROBE_LANES (`oscbench run` refuses a value
+ * out of range before it starts), which test runs and memcheck runs under valgrind set to save
+ * time (its figures then mean little). */
 static size_t cost_probe_lanes(void)
 {
-    const char *env = getenv("OSCBENCH_COST_PROBE_LANES");
-    long lanes = env ? strtol(env, NULL, 10) : 0;
-    return lanes >= 128 && lanes <= (1L << 20) ? (size_t)lanes : (size_t)1 << 16;
+    long lanes = cost_probe_lanes_env();
+    return lanes > 0 ? (size_t)lanes : (size_t)1 << 16;
 }
 
 /* Wall nanoseconds per oscillator-step of a method's bare stepping (no audits), all threads,

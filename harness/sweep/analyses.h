@@ -87,6 +87,11 @@ typedef struct analysis_result {
     double seconds; /* wall clock of the analyses */
 } analysis_result;
 
+/* OSCBENCH_COST_PROBE_LANES, the work-precision cost probe's lanes for test and memcheck runs:
+ * 0 when unset, -1 when not a whole number from 128 to 2^20 (README). */
+#define COST_PROBE_LANES_ENV "OSCBENCH_COST_PROBE_LANES"
+long cost_probe_lanes_env(void);
+
 /* Runs the analyses the config asks for on a finished sweep. Returns 0, or -1 with err set. */
 int analyses_run(const osc_config *cfg, const sweep_result *res, bool show_progress,
                  analysis_result *out, char *err, size_t errlen);
