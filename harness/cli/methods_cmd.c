@@ -20,7 +20,8 @@ static const cli_command methods_command = {
     .name = "methods",
     .usage = "methods [options]",
     .about = "List the integrators: declared order without and with drag, force evaluations\n"
-             "and FMA-unit operations per step, symplecticity, and what one step does.",
+             "and FMA-unit operations per step, symplecticity, symmetry (time-reversibility)\n"
+             "without/with drag, and what one step does.",
     .options = methods_options,
     .noptions = 1,
     .exit_codes = "  0  success\n  2  bad input (an option, an argument or the --config file)\n",
