@@ -73,23 +73,36 @@ static int wait_for(pid_t pid)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* `[mpirun -n RANKS] oscbench ARGS...` (ranks 0: no mpirun), waited for. */
+/* The argv of `[mpirun -q -n RANKS] oscbench ARGS...` (ranks 0: no mpirun; ARGS up to a NULL);
+ * n holds RANKS in digits. */
+typedef struct command {
+    char *argv[32];
+    char n[16];
+} command;
+
+static void command_of(command *c, int ranks, va_list args)
+{
+    int argc = 0;
+    snprintf(c->n, sizeof c->n, "%d", ranks);
+    if (ranks > 0) {
+        c->argv[argc++] = mpirun, c->argv[argc++] = "-q", c->argv[argc++] = "-n";
+        c->argv[argc++] = c->n;
+    }
+    c->argv[argc++] = exe;
+    for (char *a; (a = va_arg(args, char *)) && argc < 31;)
+        c->argv[argc++] = a;
+    c->argv[argc] = NULL;
+}
+
+/* `[mpirun -q -n RANKS] oscbench ARGS...` (ranks 0: no mpirun), waited for. */
 static int run(const fixture *f, int ranks, ...)
 {
-    char *argv[32], n[16];
-    int argc = 0;
-    snprintf(n, sizeof n, "%d", ranks);
-    if (ranks > 0) {
-        argv[argc++] = mpirun, argv[argc++] = "-q", argv[argc++] = "-n", argv[argc++] = n;
-    }
-    argv[argc++] = exe;
+    command c;
     va_list ap;
     va_start(ap, ranks);
-    for (char *a; (a = va_arg(ap, char *)) && argc < 31;)
-        argv[argc++] = a;
+    command_of(&c, ranks, ap);
     va_end(ap);
-    argv[argc] = NULL;
-    return wait_for(start(f, argv));
+    return wait_for(start(f, c.argv));
 }
 
 static char *read_err(const fixture *f)
@@ -416,6 +429,25 @@ static pid_t paused_pid(const fixture *f, pid_t run_pid, const char *phase)
     }
 }
 
+/* Starts `[mpirun -q -n RANKS] oscbench ARGS...` (as run() does) with OSCBENCH_TEST_PAUSE=PHASE,
+ * kills the process that says it paused there and waits for the run, which must fail. Phases:
+ * "stepping", once a process has finished its first item (under --resume: saved it); "write",
+ * the /points columns in the results temporary (under --resume every item saved in OUT.ckpt). */
+static void killed_at(const fixture *f, const char *phase, int ranks, ...)
+{
+    command c;
+    va_list ap;
+    va_start(ap, ranks);
+    command_of(&c, ranks, ap);
+    va_end(ap);
+    unlink(f->err); /* an earlier run's "paused at" must not count for this one */
+    setenv("OSCBENCH_TEST_PAUSE", phase, 1);
+    pid_t pid = start(f, c.argv);
+    unsetenv("OSCBENCH_TEST_PAUSE");
+    assert_int_equal(kill(paused_pid(f, pid, phase), SIGKILL), 0);
+    assert_int_not_equal(wait_for(pid), 0);
+}
+
 /* Rank 0 killed in the write phase (the numeric columns written in parallel, the rest not):
  * no results file, its temporary left behind; the next run, with another rank count, removes
  * it and commits a complete file. */
@@ -423,14 +455,7 @@ static void test_killed_write_cleaned(void **state)
 {
     fixture *f = *state;
     write_file(f, "ranks.yaml", ranks_config);
-    char n[] = "2", out[] = "out.h5", quiet[] = "--quiet", run_cmd[] = "run",
-         cfg[] = "ranks.yaml", o[] = "-o", q[] = "-q", nflag[] = "-n";
-    char *argv[] = {mpirun, q, nflag, n, exe, run_cmd, cfg, o, out, quiet, NULL};
-    setenv("OSCBENCH_TEST_PAUSE", "write", 1);
-    pid_t pid = start(f, argv);
-    unsetenv("OSCBENCH_TEST_PAUSE");
-    assert_int_equal(kill(paused_pid(f, pid, "write"), SIGKILL), 0);
-    assert_int_not_equal(wait_for(pid), 0);
+    killed_at(f, "write", 2, "run", "ranks.yaml", "-o", "out.h5", "--quiet", NULL);
     int temporaries;
     assert_int_equal(count_entries(f, &temporaries), 2); /* the config, the temporary */
     assert_int_equal(temporaries, 1);
@@ -498,14 +523,7 @@ static void test_killed_rank_resumed(void **state)
     write_file(f, "ranks.yaml", ranks_config);
     if (run(f, 0, "run", "ranks.yaml", "-o", "full.h5", "--quiet", NULL) != 0)
         fail_msg("plain run: %s", read_err(f));
-    char n[] = "2", out[] = "out.h5", quiet[] = "--quiet", resume[] = "--resume",
-         run_cmd[] = "run", cfg[] = "ranks.yaml", o[] = "-o", q[] = "-q", nflag[] = "-n";
-    char *argv[] = {mpirun, q, nflag, n, exe, run_cmd, cfg, o, out, quiet, resume, NULL};
-    setenv("OSCBENCH_TEST_PAUSE", "stepping", 1);
-    pid_t pid = start(f, argv);
-    unsetenv("OSCBENCH_TEST_PAUSE");
-    assert_int_equal(kill(paused_pid(f, pid, "stepping"), SIGKILL), 0);
-    assert_int_not_equal(wait_for(pid), 0);
+    killed_at(f, "stepping", 2, "run", "ranks.yaml", "-o", "out.h5", "--quiet", "--resume", NULL);
     char path[PATHLEN];
     struct stat st;
     snprintf(path, sizeof path, "%s/out.h5.ckpt", f->dir);
@@ -618,29 +636,6 @@ static void test_foreign_checkpoint_refused(void **state)
     assert_int_equal(count_entries(f, &temporaries), 1); /* ranks.yaml */
 }
 
-/* Starts `[mpirun -q -n RANKS] oscbench run CONFIG -o OUT --quiet --resume` (ranks 0: no
- * mpirun), paused in its write phase (every item saved in OUT.ckpt, the results temporary
- * made) and killed there. */
-static void killed_at_write(const fixture *f, int ranks, const char *config, const char *out)
-{
-    char n[16], *argv[16];
-    int argc = 0;
-    snprintf(n, sizeof n, "%d", ranks);
-    if (ranks > 0) {
-        argv[argc++] = mpirun, argv[argc++] = "-q", argv[argc++] = "-n", argv[argc++] = n;
-    }
-    char *const rest[] = {exe, "run", (char *)config, "-o", (char *)out, "--quiet", "--resume"};
-    for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
-        argv[argc++] = rest[i];
-    argv[argc] = NULL;
-    unlink(f->err); /* an earlier run's "paused at" must not count for this one */
-    setenv("OSCBENCH_TEST_PAUSE", "write", 1);
-    pid_t pid = start(f, argv);
-    unsetenv("OSCBENCH_TEST_PAUSE");
-    assert_int_equal(kill(paused_pid(f, pid, "write"), SIGKILL), 0);
-    assert_int_not_equal(wait_for(pid), 0);
-}
-
 /* ranks_config's work items: 3 methods x 3 dt batches of 1200 lanes, 3 items each. */
 enum { RANKS_ITEMS = 3 * 3 * 3 };
 
@@ -696,8 +691,8 @@ static void test_damaged_items_resumed(void **state)
     write_file(f, "other.yaml", other);
     if (run(f, 0, "run", "ranks.yaml", "-o", "full.h5", "--quiet", NULL) != 0)
         fail_msg("plain run: %s", read_err(f));
-    killed_at_write(f, 2, "ranks.yaml", "out.h5");
-    killed_at_write(f, 0, "other.yaml", "other.h5");
+    killed_at(f, "write", 2, "run", "ranks.yaml", "-o", "out.h5", "--quiet", "--resume", NULL);
+    killed_at(f, "write", 0, "run", "other.yaml", "-o", "other.h5", "--quiet", "--resume", NULL);
     char ck[PATHLEN], path[PATHLEN], from[PATHLEN];
     fmt(ck, sizeof ck, "%s/out.h5.ckpt", f->dir);
     assert_int_equal(count_prefixed(ck, "item-"), RANKS_ITEMS);
@@ -733,7 +728,7 @@ static void test_resume_ranks_see_other_items(void **state)
     write_file(f, "ranks.yaml", ranks_config);
     if (run(f, 0, "run", "ranks.yaml", "-o", "full.h5", "--quiet", NULL) != 0)
         fail_msg("plain run: %s", read_err(f));
-    killed_at_write(f, 2, "ranks.yaml", "out.h5");
+    killed_at(f, "write", 2, "run", "ranks.yaml", "-o", "out.h5", "--quiet", "--resume", NULL);
     char ck[PATHLEN], mine[PATHLEN], theirs[PATHLEN], a[PATHLEN], b[PATHLEN];
     fmt(ck, sizeof ck, "%s/out.h5.ckpt", f->dir);
     fmt(mine, sizeof mine, "%s/ck", f->dir);
@@ -779,7 +774,7 @@ static void test_failed_restore_stops_every_rank(void **state)
 {
     fixture *f = *state;
     write_file(f, "ranks.yaml", ranks_config);
-    killed_at_write(f, 2, "ranks.yaml", "out.h5");
+    killed_at(f, "write", 2, "run", "ranks.yaml", "-o", "out.h5", "--quiet", "--resume", NULL);
     char ck[PATHLEN];
     fmt(ck, sizeof ck, "%s/out.h5.ckpt", f->dir);
     size_t len;
