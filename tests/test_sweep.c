@@ -103,58 +103,45 @@ static void sweep_runs_when_nothing_fails(void **state)
     config_free(&cfg);
 }
 
-/* A failed run of a sweep batch is an error of the sweep, with one line saying where. */
-static void failed_batch_run_is_reported(void **state)
+/* With *inject set to code (one of the wrapped calls failing with it), the sweep fails with
+ * that code and one line holding want. */
+static void expect_sweep_failure(int *inject, int code, const char *want)
 {
-    (void)state;
     osc_config cfg;
     load(&cfg);
     sweep_result res;
     char err[512] = "";
-    audit_run_fails = OSC_ESTATE;
+    *inject = code;
     int rc = sweep_run(&cfg, false, &res, err, sizeof err);
-    audit_run_fails = 0;
-    assert_int_equal(rc, OSC_ESTATE);
-    assert_non_null(strstr(err, "t??.yaml: rk4, dt=0.1: stepping stopped at step 0 of 10"));
+    *inject = 0;
+    assert_int_equal(rc, code);
+    assert_non_null(strstr(err, want));
     assert_null(strchr(err, '\n'));
     sweep_result_free(&res);
     config_free(&cfg);
+}
+
+/* A failed run of a sweep batch is an error of the sweep, with one line saying where. */
+static void failed_batch_run_is_reported(void **state)
+{
+    (void)state;
+    expect_sweep_failure(&audit_run_fails, OSC_ESTATE,
+                         "t??.yaml: rk4, dt=0.1: stepping stopped at step 0 of 10");
 }
 
 /* An item whose audit cannot be made fails before stepping, with the same one line. */
 static void failed_audit_is_reported(void **state)
 {
     (void)state;
-    osc_config cfg;
-    load(&cfg);
-    sweep_result res;
-    char err[512] = "";
-    audit_create_fails = OSC_ENOMEM;
-    int rc = sweep_run(&cfg, false, &res, err, sizeof err);
-    audit_create_fails = 0;
-    assert_int_equal(rc, OSC_ENOMEM);
-    assert_non_null(strstr(err, "t??.yaml: rk4, dt=0.1: out of memory"));
-    assert_null(strchr(err, '\n'));
-    sweep_result_free(&res);
-    config_free(&cfg);
+    expect_sweep_failure(&audit_create_fails, OSC_ENOMEM, "t??.yaml: rk4, dt=0.1: out of memory");
 }
 
 /* A failed trace run too (the trace runs its lane by plain osc_batch_run). */
 static void failed_trace_run_is_reported(void **state)
 {
     (void)state;
-    osc_config cfg;
-    load(&cfg);
-    sweep_result res;
-    char err[512] = "";
-    batch_run_fails = OSC_ESTATE;
-    int rc = sweep_run(&cfg, false, &res, err, sizeof err);
-    batch_run_fails = 0;
-    assert_int_equal(rc, OSC_ESTATE);
-    assert_non_null(strstr(err, "t??.yaml: tracing failed: call out of order"));
-    assert_null(strchr(err, '\n'));
-    sweep_result_free(&res);
-    config_free(&cfg);
+    expect_sweep_failure(&batch_run_fails, OSC_ESTATE,
+                         "t??.yaml: tracing failed: call out of order");
 }
 
 /* A results table that cannot be allocated fails the sweep before it runs, with one line. */
