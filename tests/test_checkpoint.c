@@ -187,18 +187,6 @@ static void restores_every_column(void **state)
     sweep_result_free(&back);
 }
 
-static void copy_file(const char *from, const char *to)
-{
-    size_t len = 0;
-    char *bytes = slurp(from, &len);
-    assert_non_null(bytes);
-    FILE *fp = fopen(to, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(bytes, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
-    free(bytes);
-}
-
 static void damaged_items_are_left_out(void **state)
 {
     fixture *f = *state;

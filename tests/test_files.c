@@ -345,6 +345,18 @@ size_t compare_files(const char *dir, const char *a, const char *b)
     return compare_files_except(dir, a, b, NULL);
 }
 
+void copy_file(const char *from, const char *to)
+{
+    size_t len = 0;
+    char *bytes = slurp(from, &len);
+    assert_non_null(bytes);
+    FILE *fp = fopen(to, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(bytes, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+    free(bytes);
+}
+
 /* Flips one byte of a file, at `at` from its end if at < 0. */
 void flip_byte(const char *path, long at)
 {

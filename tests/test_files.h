@@ -44,6 +44,10 @@ char *dir_bytes(const char *dir, size_t *len);
 void dir_unchanged_at(const char *file, int line, const char *dir, const char *before,
                       size_t len);
 
+/* The bytes of the file at `from` written to `to` (created, or truncated and written in place:
+ * its other links see them too). */
+void copy_file(const char *from, const char *to);
+
 /* Flips one byte of a file (a damaged checkpoint item: its CRC no longer matches), at `at` from
  * its end if at < 0. */
 void flip_byte(const char *path, long at);
