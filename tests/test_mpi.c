@@ -719,9 +719,11 @@ static void test_damaged_items_resumed(void **state)
  * shared file system): an item counts as restored only if every rank restored it, the others
  * are computed, and the file is the plain run's. Each process sees its own: out.h5.ckpt is a
  * symbolic link to /proc/self/cwd/ck; rank 0 runs in the test directory, rank 1 (an MPMD line)
- * in its subdirectory view/, whose ck holds the same files but for two items. (Paths absolute,
- * so that the ranks share the config and the results file. Rank 0 cannot remove a checkpoint
- * that is a link: its note on stderr is not checked.) */
+ * in its subdirectory view/, whose ck holds the same files (links) but for two items, and one
+ * of them its own copy, damaged. One file both see is damaged too: rank 0 ignores one file,
+ * rank 1 two, and the note gives the most a rank ignored (rank 0's count would be 1, the sum
+ * 3). (Paths absolute, so that the ranks share the config and the results file. Rank 0 cannot
+ * remove a checkpoint that is a link: its note on stderr is not checked.) */
 static void test_resume_ranks_see_other_items(void **state)
 {
     fixture *f = *state;
@@ -750,6 +752,14 @@ static void test_resume_ranks_see_other_items(void **state)
         assert_int_equal(link(a, b), 0);
     }
     const int unseen_by_rank1 = 2;
+    fmt(a, sizeof a, "%s/item-000010", mine); /* theirs too: a link */
+    flip_byte(a, 5000);
+    fmt(a, sizeof a, "%s/item-000022", mine);
+    fmt(b, sizeof b, "%s/item-000022", theirs);
+    assert_int_equal(unlink(b), 0);
+    copy_file(a, b);
+    flip_byte(b, 5000);
+    const int ignored_by_rank1 = 2;
 
     char config[PATHLEN], out[PATHLEN], view[PATHLEN];
     fmt(config, sizeof config, "%s/ranks.yaml", f->dir);
@@ -759,7 +769,7 @@ static void test_resume_ranks_see_other_items(void **state)
                    view, exe, "run", config, "-o", out, "--resume", NULL);
     if (code != 0)
         fail_msg("resumed with 2 views: exit %d: %s", code, read_err(f));
-    assert_resumed(f, ck, RANKS_ITEMS - unseen_by_rank1, 0);
+    assert_resumed(f, ck, RANKS_ITEMS - unseen_by_rank1 - ignored_by_rank1, ignored_by_rank1);
     size_t compared = compare_files(f->dir, "full.h5", "out.h5");
     assert_true(compared >= 25 + 16 + 8 + 3 * 7);
     assert_int_equal(count_prefixed(f->dir, ".out.h5.tmp."), 0);

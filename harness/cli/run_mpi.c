@@ -239,6 +239,12 @@ static bool restore_checkpoint(rank_run *rr)
     restored = 0;
     for (size_t i = 0; i < n; i++)
         restored += rr->done[i];
+    /* The most any rank ignored, not the sum: ranks that share the checkpoint (as they should)
+     * read the same files, and each counts every ignored one. Ranks that see different ones
+     * count their own; the largest count then never overstates the run's. */
+    uint64_t most_ignored = ignored;
+    MPI_Allreduce(MPI_IN_PLACE, &most_ignored, 1, MPI_UINT64_T, MPI_MAX, rr->comm);
+    ignored = (size_t)most_ignored;
     if (rr->rank == 0 && !rr->quiet) {
         print_shown(stdout, "checkpoint %s: %zu of %zu work items restored, %zu to compute",
                     ckpt_dir(rr->ckpt), restored, n, n - restored);
