@@ -11,6 +11,7 @@ import math
 import os
 import sys
 import unicodedata
+import warnings
 
 try:
     import h5py
@@ -178,13 +179,40 @@ def log_limits(lo, hi, below, above):
     return max(lo / below, tiny), min(hi * above, huge)
 
 
-def method_order(names):
-    """Methods in the order the run listed them (first appearance in /points)."""
-    seen = []
-    for n in names:
-        if n not in seen:
-            seen.append(n)
-    return seen
+NO_ROWS = np.zeros(0, dtype=np.intp)
+
+
+def group_rows(values):
+    """The rows of each distinct value of a column, in the order of first appearance (for
+    methods, the order the run listed them): {value: its row indices, ascending}. One sort
+    however many values there are: selecting the whole table per value costs values x rows,
+    which for a foreign file whose every row has a name of its own never ended."""
+    if len(values) == 0:
+        return {}
+    distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    by_value = np.argsort(inverse, kind="stable")
+    rows = np.split(by_value, np.cumsum(np.bincount(inverse))[:-1])
+    return {distinct[g]: rows[g] for g in np.argsort(first)}
+
+
+# The most methods a figure draws. A run holds at most 25 (9 built in, 16 defined by their
+# coefficients); a foreign file may hold tens of thousands, each a panel or a legend entry
+# (a stability map of 60 panels takes a minute, one of 55296 never ended) in a figure no one
+# could read.
+MAX_METHODS = 32
+
+
+def first_methods(methods, figure, table, note):
+    """The first MAX_METHODS of `methods` (a list, in the order of /table), the others named
+    in a note."""
+    if len(methods) <= MAX_METHODS:
+        return methods
+    left = methods[MAX_METHODS:]
+    names = ", ".join(map(short, left)) if len(left) <= 2 else \
+        f"{short(left[0])} to {short(left[-1])}"
+    note(f"{figure} figure: the first {MAX_METHODS} of the {len(methods)} methods of /{table} "
+         f"drawn, {len(left)} left off ({names})")
+    return methods[:MAX_METHODS]
 
 
 def style(i):
@@ -193,7 +221,7 @@ def style(i):
     return dict(color=colors[i % len(colors)], marker=markers[i % len(markers)])
 
 
-def plot_convergence(f, out):
+def plot_convergence(f, out, note):
     pts, conv = table(f, "points"), table(f, "convergence")
     if pts is None or conv is None or len(conv["method"]) == 0:
         return None
@@ -208,34 +236,41 @@ def plot_convergence(f, out):
     # Every drag value gets its panel (drag NaN cannot happen; zeta sweeps give a drag per k,
     # so panels are per distinct drag of the fits).
     drags = sorted(set(conv["drag"].tolist()))
+    conv_by_drag, pts_by_drag = group_rows(conv["drag"]), group_rows(pts["drag"])
+    pts_by_method = group_rows(pts["method"])
+    drawn = set(first_methods(list(group_rows(conv["method"])), "convergence", "convergence",
+                              note))
     ncols = min(2, len(drags))
     nrows = (len(drags) + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(9.5 * ncols, 5.2 * nrows), squeeze=False)
     for ax in axes.flat[len(drags):]:
         ax.set_visible(False)
     for ax, drag in zip(axes.flat, drags):
-        rows = [i for i in range(len(conv["method"])) if conv["drag"][i] == drag]
+        rows = conv_by_drag[drag]
         # One stiffness per panel: the one nearest omega0 = 1 (on a log scale), where the
         # sweep's dt range is usually asymptotic and above round-off.
         ks = np.array(sorted(set(conv["stiffness"][rows].tolist())))
         positive = ks[ks > 0]
         k = positive[np.argmin(np.abs(np.log(positive)))] if len(positive) else ks[0]
         all_err = []
-        for j, m in enumerate(method_order(conv["method"][rows])):
-            sel = ((pts["method"] == m) & (pts["stiffness"] == k) & (pts["drag"] == drag))
+        panel = group_rows(conv["method"][rows])
+        for j, m in enumerate(m for m in panel if m in drawn):
+            sel = pts_by_method.get(m, NO_ROWS)
+            sel = sel[(pts["stiffness"][sel] == k) & (pts["drag"][sel] == drag)]
             dt, err = pts["dt"][sel], pts["max_error"][sel]
             ok = np.isfinite(err) & (err > 0) & pts["stable"][sel].astype(bool)
             if not ok.any():
                 continue
             order = np.argsort(dt[ok])
-            c = [i for i in rows if conv["method"][i] == m and conv["stiffness"][i] == k]
-            p = conv["measured_order"][c[0]] if c else float("nan")
+            c = rows[panel[m]]
+            c = c[conv["stiffness"][c] == k]
+            p = conv["measured_order"][c[0]] if len(c) else float("nan")
             label = f"{short(m)}  p={p:.2f}" if math.isfinite(p) else f"{short(m)}  p=?"
-            if c and "verdict" in conv:
+            if len(c) and "verdict" in conv:
                 label += f" {short(conv['verdict'][c[0]])}"
             s = style(j)
             ax.loglog(dt[ok][order], err[ok][order], label=label, **s, ms=4, lw=1.2)
-            if c and "dt_fit_min" in conv:
+            if len(c) and "dt_fit_min" in conv:
                 # The fitted range: the same points again under a wide, pale band of the
                 # method's colour, from dt_fit_min to dt_fit_max.
                 lo, hi = conv["dt_fit_min"][c[0]], conv["dt_fit_max"][c[0]]
@@ -245,7 +280,7 @@ def plot_convergence(f, out):
                     ax.loglog(dt[fitted][fo], err[fitted][fo], color=s["color"], lw=7,
                               alpha=0.25, solid_capstyle="round", zorder=1)
             all_err.extend(err[ok].tolist())
-        dts = np.array(sorted(set(pts["dt"][pts["drag"] == drag].tolist())))
+        dts = np.array(sorted(set(pts["dt"][pts_by_drag.get(drag, NO_ROWS)].tolist())))
         if len(dts) > 1 and all_err:
             # Reference slopes through one point at the geometric middle of the data.
             anchor = np.exp((np.log(min(all_err)) + np.log(max(all_err))) / 2)
@@ -306,7 +341,7 @@ def overlap_note(curves):
     return groups
 
 
-def plot_stability(f, out):
+def plot_stability(f, out, note):
     st = table(f, "stability")
     if st is None or len(st["method"]) == 0:
         return None
@@ -316,14 +351,16 @@ def plot_stability(f, out):
                       if math.isfinite(v)] + [3.0])
     top = 1.15 * finite_max
     curves = {}
-    for j, m in enumerate(method_order(st["method"])):
-        sel = st["method"] == m
+    st_by_method = group_rows(st["method"])
+    dense_by_method = group_rows(dense["method"]) if dense is not None else {}
+    for j, m in enumerate(first_methods(list(st_by_method), "stability", "stability", note)):
+        sel = st_by_method[m]
         z = st["zeta"][sel]
         order = np.argsort(z)
         me = np.where(np.isinf(st["limit_measured"][sel]), top, st["limit_measured"][sel])[order]
         s = style(j)
-        if dense is not None and (dense["method"] == m).any():
-            dsel = dense["method"] == m
+        if m in dense_by_method:
+            dsel = dense_by_method[m]
             dz, dl = dense["zeta"][dsel], dense["limit"][dsel]
             dorder = np.argsort(dz)
             dz, dl = dz[dorder], dl[dorder]
@@ -376,7 +413,7 @@ def drift_range(drift):
     return vmin, max(np.log10(np.max(shown)), vmin + 1)
 
 
-def plot_stability_map(f, out):
+def plot_stability_map(f, out, note):
     """Per method, every lane of /points at (omega0*dt, zeta): coloured by log10 of its worst
     |drift| when stable, a grey cross when not; the theory's first stability edge over it (from
     /stability_theory, when the run had the stability analysis); along the bottom, the
@@ -389,7 +426,9 @@ def plot_stability_map(f, out):
     if not ok.any():
         return None
     theory = table(f, "stability_theory")
-    methods = method_order(pts["method"])
+    by_method = group_rows(pts["method"])
+    methods = first_methods(list(by_method), "stability map", "points", note)
+    theory_by_method = group_rows(theory["method"]) if theory is not None else {}
     ncols = min(3, len(methods))
     nrows = (len(methods) + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols + 1.2, 3.9 * nrows + 0.6),
@@ -402,10 +441,12 @@ def plot_stability_map(f, out):
     zmax = min(max(np.max(pts["zeta"][ok]), 0.1), 1e300)
     wmin, wmax = np.min(pts["omega_dt"][ok]), np.max(pts["omega_dt"][ok])
     dts = sorted(set(pts["dt"].tolist()))
+    by_dt = group_rows(pts["dt"])
     # One bar per dt, or with more than six dt one bar for them all: (lo, hi, label).
     spans = []
     for dt in dts:
-        wd = pts["omega_dt"][ok & (pts["dt"] == dt)]
+        rows = by_dt[dt]
+        wd = pts["omega_dt"][rows[ok[rows]]]
         if len(wd):
             spans.append((wd.min(), wd.max(), f"dt={dt:.3g}"))
     if len(spans) > 6:
@@ -413,15 +454,16 @@ def plot_stability_map(f, out):
                   f"dt {dts[0]:.3g} to {dts[-1]:.3g} ({len(dts)} values)")]
     sc = None
     for ax, m in zip(axes.flat, methods):
-        sel = ok & (pts["method"] == m)
-        good, bad = sel & stable, sel & ~stable
+        sel = by_method[m]
+        sel = sel[ok[sel]]
+        good, bad = sel[stable[sel]], sel[~stable[sel]]
         sc = ax.scatter(pts["omega_dt"][good], pts["zeta"][good],
                         c=np.log10(np.maximum(drift[good], 1e-300)), cmap="viridis", vmin=vmin,
                         vmax=vmax, s=14, edgecolors="none")
         ax.scatter(pts["omega_dt"][bad], pts["zeta"][bad], marker="x", color="0.55", s=14,
-                   lw=0.8, label=f"unstable ({int(bad.sum())} of {int(sel.sum())})")
-        if theory is not None and (theory["method"] == m).any():
-            tsel = theory["method"] == m
+                   lw=0.8, label=f"unstable ({len(bad)} of {len(sel)})")
+        if m in theory_by_method:
+            tsel = theory_by_method[m]
             tz, tl = theory["zeta"][tsel], theory["limit"][tsel]
             order = np.argsort(tz)
             tl = np.where(np.isinf(tl), np.nan, tl)[order]
@@ -455,10 +497,11 @@ def plot_stability_map(f, out):
     return path
 
 
-def plot_traces(f, out):
+def plot_traces(f, out, note):
     if "traces" not in f:
         return None
-    traces = [(m, r) for m in f["traces"] for r in f["traces"][m]]
+    methods = first_methods(list(f["traces"]), "traces", "traces", note)
+    traces = [(m, r) for m in methods for r in f["traces"][m]]
     if not traces:
         return None
     pts = table(f, "points")
@@ -499,7 +542,8 @@ def common_set_note(f, wp):
     lanes = lanes_per_dt(f, wp)
     of = f" of {lanes}" if lanes else ""
     dts = sorted(set(wp["dt"].tolist()))
-    counts = [int(wp["common_points"][wp["dt"] == dt][0]) for dt in dts]
+    by_dt = group_rows(wp["dt"])
+    counts = [int(wp["common_points"][by_dt[dt][0]]) for dt in dts]
     empty = sum(1 for n in counts if n == 0)
     if min(counts) == max(counts):
         head = f"{counts[0]}{of} lanes at every dt"
@@ -511,7 +555,7 @@ def common_set_note(f, wp):
     return head, ("common set per dt\n" + per_dt) if len(dts) <= 12 else None
 
 
-def plot_work_precision(f, out):
+def plot_work_precision(f, out, note):
     wp = table(f, "work_precision")
     if wp is None or len(wp["method"]) == 0:
         return None
@@ -522,9 +566,12 @@ def plot_work_precision(f, out):
     err = wp["median_error_common"] if common else wp["median_error"]
     fig, (ax_t, ax_f) = plt.subplots(1, 2, figsize=(13, 5.6), sharey=True)
     drawn = 0
-    for j, m in enumerate(method_order(wp["method"])):
-        sel = (wp["method"] == m) & np.isfinite(err) & (err > 0)
-        if not sel.any():
+    by_method = group_rows(wp["method"])
+    for j, m in enumerate(first_methods(list(by_method), "work-precision", "work_precision",
+                                        note)):
+        sel = by_method[m]
+        sel = sel[np.isfinite(err[sel]) & (err[sel] > 0)]
+        if not len(sel):
             continue
         drawn += 1
         for ax, cost in ((ax_t, wp["ns_per_lane"]), (ax_f, wp["force_evals"])):
@@ -560,7 +607,11 @@ def plot_work_precision(f, out):
 
 def save(fig, out, what):
     path = f"{out}_{what}.png"
-    fig.tight_layout()
+    with warnings.catch_warnings():
+        # "Tight layout not applied" (a legend of 32 methods' traces is taller than the figure):
+        # the figure is drawn as laid out, and a warning is lines of stderr about this script.
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -575,9 +626,13 @@ def draw(f, stem, results):
     """The figures drawn, as paths. One that the data defeats (matplotlib refuses it) is left
     out with a note, and the others are still drawn."""
     made = []
+
+    def note(text):
+        say(f"oscbench plot: {results}: note: {text}")
+
     for what, plot in FIGURES:
         try:
-            path = plot(f, stem)
+            path = plot(f, stem, note)
         except (ValueError, OverflowError, RuntimeError, FloatingPointError) as exc:
             plt.close("all")
             say(f"oscbench plot: {results}: note: no {what} figure: {one_line(exc)}")
