@@ -5,16 +5,25 @@ message); a results file damaged with h5py, an HDF5 file that is not a results f
 missing one are each one line on stderr naming the file, exit status 2, no figure and, for the
 missing one, no -o directory made; an over-long method name is cut in the labels and drawn,
 and one long name among many rows is drawn in bounded memory (it once asked for every row to be
-as wide as the longest: 22 GB for the default job's file).
+as wide as the longest: 22 GB for the default job's file). A foreign file with a thousand
+methods in each table and a dt per row: each figure draws the first 32 methods, one note per
+figure names the rest, nothing else is printed, and, counted in the script itself (its tables'
+columns count the elements numpy reads from them and the comparisons of their names), grouping
+the rows costs a sort, not a pass over a table per method or dt (groups x rows: a file of 55296
+methods never ended).
 
 usage: check_plot.py OSCBENCH   (run with Debian's python3, which has h5py and matplotlib)
 """
+import contextlib
 import importlib.util
+import io
+import math
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 
 if not all(importlib.util.find_spec(m) for m in ("h5py", "matplotlib", "numpy")):
     print("skipped: h5py, matplotlib or numpy is missing")
@@ -30,6 +39,10 @@ CONFIGS = {
     "good": "methods: [euler, rk4]\nstiffness: [1, 4]\ndt: [0.1, 0.05]\nsteps: 20\n",
     # 4096 /points rows, for one long name among many
     "many": "methods: [euler]\nstiffness: {from: 1, to: 4, count: 4096}\ndt: 0.01\nsteps: 5\n",
+    # 4096 /points rows (dt-major), every table and a trace, made foreign by groups_file
+    "grouped": "methods: [euler]\nstiffness: {from: 1, to: 4, count: 1024}\n"
+              "dt: [0.02, 0.01, 0.005, 0.0025]\nt_end: 0.1\nanalyses: [convergence, stability]\n"
+              "trace: {points: [0]}\n",
 }
 # The memory (peak resident set of the plot and its python) drawing "many" with one long name
 # may take: at 4 bytes a character, 4096 rows as wide as a 2^18-character name took 4 GiB; a
@@ -135,6 +148,161 @@ def damage(d, name, how, source="good"):
         how(f)
 
 
+# The foreign file made of the "grouped" run: GROUPS methods in each table (but the theory's
+# 201 rows per method: 20 of them), rows per method as the run wrote them, every /points row
+# its own dt, and the traces of TRACED methods: euler's and its copies m01 to m39 (a group's
+# members are listed in name order).
+GROUPS, TRACED = 1024, 40
+# Each figure draws at most this many methods (README; a run holds at most 25).
+FIGURE_METHODS = 32
+
+
+def tile_table(f, name, per, methods=GROUPS):
+    """/name repeated until it has `methods` methods of `per` rows each."""
+    g = f[name]
+    times = -(-methods * per // g["method"].shape[0])
+    for col in list(g):
+        data, dtype = g[col][()], g[col].dtype
+        del g[col]
+        g.create_dataset(col, data=np.tile(data, times)[:methods * per], dtype=dtype)
+    replace(f, f"{name}/method", [f"m{i // per}" for i in range(methods * per)],
+            dtype=h5py.string_dtype())
+
+
+def groups_file(f):
+    rows = f["points/dt"].shape[0]
+    # dt-major: the row of stiffness s at each dt is method m<s>, as /convergence's row s; all
+    # at the stiffness of the convergence figure's panel
+    replace(f, "points/method", [f"m{i % GROUPS}" for i in range(rows)],
+            dtype=h5py.string_dtype())
+    replace(f, "convergence/method", [f"m{i}" for i in range(GROUPS)],
+            dtype=h5py.string_dtype())
+    for table in ("points", "convergence"):
+        f[f"{table}/stiffness"][...] = 1.0
+    f["points/dt"][...] = f["points/dt"][()] * (1 + 1e-9 * np.arange(rows))
+    tile_table(f, "work_precision", 4)  # a row per dt
+    tile_table(f, "stability", 7)  # a row per zeta
+    tile_table(f, "stability_theory", 201, methods=20)
+    for i in range(1, TRACED):
+        f.copy("traces/euler", f"traces/m{i:02d}")
+
+
+class Counted(np.ndarray):
+    """A table column that counts the elements every numpy operation on it reads."""
+    elements = 0
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kw):
+        Counted.elements += sum(x.size for x in inputs if isinstance(x, Counted))
+        inputs = [x.view(np.ndarray) if isinstance(x, Counted) else x for x in inputs]
+        return getattr(ufunc, method)(*inputs, **kw)
+
+
+class CountedName(str):
+    """A method name that counts its comparisons (list membership, sorting)."""
+    compared = 0
+
+    def __eq__(self, other):
+        CountedName.compared += 1
+        return str.__eq__(self, other)
+
+    def __lt__(self, other):
+        CountedName.compared += 1
+        return str.__lt__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def counted_table(table):
+    def counted(f, name):
+        cols = table(f, name)
+        if cols is None:
+            return None
+        for key, col in cols.items():
+            if col.dtype.kind == "O":
+                col = np.array([CountedName(s) for s in col], dtype=object)
+            cols[key] = col.view(Counted)
+        return cols
+    return counted
+
+
+def few_panels(subplots):
+    """plt.subplots refusing a grid with more rows than a figure's methods fill (before making
+    it: a thousand panels would take minutes)."""
+    def checked(nrows=1, ncols=1, **kw):
+        assert (nrows - 1) * ncols < FIGURE_METHODS, f"{nrows} x {ncols} panels asked for"
+        return subplots(nrows, ncols, **kw)
+    return checked
+
+
+def drawn_methods(fig):
+    """The most methods a drawn figure shows: its panels (not a colour bar), legend entries."""
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
+    return max([len(axes)] + [len(ax.get_legend_handles_labels()[1]) for ax in axes])
+
+
+def load_script():
+    """oscbench_plot.py of this source tree, as a module."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "harness",
+                          "plot", "oscbench_plot.py")
+    spec = importlib.util.spec_from_file_location("oscbench_plot", script)
+    plot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot)
+    return plot
+
+
+def metered(figure, costs, shown):
+    """figure, recording what drawing it cost: (elements read + names compared, the most
+    methods it shows)."""
+    def drawn(f, stem, note):
+        Counted.elements = CountedName.compared = 0
+        shown.clear()
+        path = figure(f, stem, note)
+        costs.append((Counted.elements + CountedName.compared, max(shown, default=0), path))
+        return path
+    return drawn
+
+
+def check_groups(d):
+    """The foreign file drawn by the script itself (the figures laid out, not saved): for each
+    figure, the elements numpy reads from the tables' columns plus the comparisons of their
+    names are at most a few sorts' worth (n log2 n of the longest table), where one pass over a
+    table per method or dt is GROUPS (or 4096 dt) times its rows; at most FIGURE_METHODS methods
+    shown; on stderr one note per figure naming those left off, and nothing else (no warning)."""
+    plot = load_script()
+    plot.table = counted_table(plot.table)
+    plot.plt.subplots = few_panels(plot.plt.subplots)
+    costs, shown = [], []
+    plot.plt.Figure.savefig = lambda fig, *a, **kw: shown.append(drawn_methods(fig))
+    plot.FIGURES = tuple((what, metered(figure, costs, shown)) for what, figure in plot.FIGURES)
+    err = io.StringIO()
+    with h5py.File(os.path.join(d, "groups.h5"), "r") as f, \
+            contextlib.redirect_stderr(err), warnings.catch_warnings(record=True) as warned:
+        plot.check_results(f)
+        rows = max(g["method"].shape[0] for g in f.values() if "method" in g)
+        try:
+            plot.draw(f, os.path.join(d, "groups"), "groups.h5")
+        except AssertionError as exc:
+            print(f"FAIL groups: {exc}")
+            return [False]
+    plot.plt.close("all")
+    budget = 4 * rows * math.log2(rows)
+    ok = []
+    for (what, _), (cost, methods, path) in zip(plot.FIGURES, costs):
+        good = path is not None and cost <= budget and methods <= FIGURE_METHODS
+        print(f"{'ok  ' if good else 'FAIL'} groups: {what}: {cost} elements read and names "
+              f"compared, at most {budget:.0f}; {methods} methods shown")
+        ok.append(good)
+    tables = [("convergence", "convergence", GROUPS), ("stability", "stability", GROUPS),
+              ("stability map", "points", GROUPS), ("traces", "traces", TRACED),
+              ("work-precision", "work_precision", GROUPS)]
+    want = [f"oscbench plot: groups.h5: note: {what} figure: the first {FIGURE_METHODS} of the "
+            f"{n} methods of /{table} drawn, {n - FIGURE_METHODS} left off "
+            f"(m{FIGURE_METHODS} to m{n - 1})" for what, table, n in tables]
+    good = len(costs) == 5 and err.getvalue().splitlines() == want and not warned
+    print(f"{'ok  ' if good else 'FAIL'} groups: {len(costs)} figures, a note each: "
+          f"{err.getvalue()!r}, warnings {[str(w.message) for w in warned]}")
+    return ok + [good]
+
 def main():
     exe = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as d:
@@ -160,6 +328,8 @@ def main():
         ok.append(check_drawn(exe, d, "long"))
         damage(d, "one_long", one_long_name, source="many")
         ok.append(check_drawn(exe, d, "one_long", memory=PLOT_MEMORY))
+        damage(d, "groups", groups_file, source="grouped")
+        ok += check_groups(d)
     return 0 if all(ok) else 1
 
 
