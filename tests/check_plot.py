@@ -5,12 +5,14 @@ message); a results file damaged with h5py, an HDF5 file that is not a results f
 missing one are each one line on stderr naming the file, exit status 2, no figure and, for the
 missing one, no -o directory made; an over-long method name is cut in the labels and drawn,
 and one long name among many rows is drawn in bounded memory (it once asked for every row to be
-as wide as the longest: 22 GB for the default job's file). A foreign file with a thousand
-methods in each table and a dt per row: each figure draws the first 32 methods, one note per
-figure names the rest, nothing else is printed, and, counted in the script itself (its tables'
-columns count the elements numpy reads from them and the comparisons of their names), grouping
-the rows costs a sort, not a pass over a table per method or dt (groups x rows: a file of 55296
-methods never ended).
+as wide as the longest: 22 GB for the default job's file). A lane coordinate (/points dt,
+stiffness, drag, mass) that is NaN or infinite is refused as `oscbench summary` refuses it, the
+row named and no figure drawn; a NaN error or an infinite drift is data, drawn. A foreign file
+with a thousand methods in each table and a dt per row: each figure draws the first 32 methods,
+one note per figure names the rest, nothing else is printed, and, counted in the script itself
+(its tables' columns count the elements numpy reads from them and the comparisons of their
+names), grouping the rows costs a sort, not a pass over a table per method or dt (groups x rows:
+a file of 55296 methods never ended).
 
 usage: check_plot.py OSCBENCH   (run with Debian's python3, which has h5py and matplotlib)
 """
@@ -146,6 +148,44 @@ def damage(d, name, how, source="good"):
     shutil.copy(os.path.join(d, f"{source}.h5"), path)
     with h5py.File(path, "r+") as f:
         how(f)
+
+
+# A lane coordinate that is NaN or infinite, each column and each kind once: the column, the row
+# damaged, its value and how the one line shows it (C's %g, as summary's line: a NaN with its
+# sign bit set is -nan).
+NOT_FINITE = [("dt", 1, math.nan, "nan"), ("stiffness", 2, math.inf, "inf"),
+              ("drag", 3, -math.inf, "-inf"), ("mass", 5, -math.nan, "-nan")]
+
+
+def set_row(column, row, value):
+    def how(f):
+        data = f[column][()]
+        data[row] = value
+        f[column][...] = data
+    return how
+
+
+def check_coordinate_refused(exe, d, name, column, row, text):
+    """The one line summary gives, exit 2, and no figure in -o's directory."""
+    outdir = os.path.join(d, f"figs_{name}")
+    r = run(exe, "plot", f"{name}.h5", "-o", outdir, cwd=d)
+    want = f"oscbench plot: {name}.h5: {column}: row {row} is {text}, not a finite number\n"
+    pngs = [p for p in os.listdir(outdir) if p.endswith(".png")] if os.path.isdir(outdir) else []
+    ok = r.returncode == 2 and r.stdout == "" and r.stderr == want and not pngs
+    return check(ok, f"{name}: refused, no figure {pngs}", r)
+
+
+def check_coordinates(exe, d):
+    ok = []
+    for col, row, value, text in NOT_FINITE:
+        name = f"{col}_{text}"
+        damage(d, name, set_row(f"points/{col}", row, value))
+        ok.append(check_coordinate_refused(exe, d, name, f"/points/{col}", row, text))
+    # measured values are data: a NaN error, an infinite drift are drawn
+    damage(d, "nan_error", lambda f: (set_row("points/max_error", 1, math.nan)(f),
+                                      set_row("points/max_abs_drift", 2, math.inf)(f)))
+    ok.append(check_drawn(exe, d, "nan_error"))
+    return ok
 
 
 # The foreign file made of the "grouped" run: GROUPS methods in each table (but the theory's
@@ -328,6 +368,7 @@ def main():
         ok.append(check_drawn(exe, d, "long"))
         damage(d, "one_long", one_long_name, source="many")
         ok.append(check_drawn(exe, d, "one_long", memory=PLOT_MEMORY))
+        ok += check_coordinates(exe, d)
         damage(d, "groups", groups_file, source="grouped")
         ok += check_groups(d)
     return 0 if all(ok) else 1

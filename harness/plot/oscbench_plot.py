@@ -122,7 +122,41 @@ def check_results(f):
         raise BadResults("not an oscbench results file (no /points table)")
     for name in SCHEMA:
         check_table(f, name)
+    check_coordinates(f)
     check_traces(f)
+
+
+# The lane coordinates of /points: the figures group rows by them, where a NaN equals nothing
+# (each row would be a dt of its own), and no run has a lane at an infinity. Either is a
+# foreign or damaged file, refused as `oscbench summary` refuses it (harness/cli/summary_cmd.c).
+# A NaN or infinite error, drift or omega0*dt is data (an unstable lane, an overflow).
+COORDINATES = ("dt", "stiffness", "drag", "mass")
+
+
+def c_number(x):
+    """x as C's %g prints it (summary's message): a NaN with its sign bit set is -nan."""
+    return ("-nan" if np.signbit(x) else "nan") if math.isnan(x) else f"{x:g}"
+
+
+def check_coordinates(f):
+    """Raise BadResults, naming the first such row, if a lane coordinate of a checked /points
+    is NaN or infinite."""
+    for key in COORDINATES:
+        if key not in f["points"]:  # mass: files of older versions have one mass and no column
+            continue
+        values = read_column(f, "points", key)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if len(bad):
+            raise BadResults(f"/points/{key}: row {bad[0]} is {c_number(values[bad[0]])}, "
+                             "not a finite number")
+
+
+def read_column(f, name, key):
+    """/name/key as a numpy array, BadResults if HDF5 cannot read it."""
+    try:
+        return f[name][key][()]
+    except OSError as exc:
+        raise BadResults(f"/{name}/{key}: unreadable: {one_line(exc)}") from None
 
 
 def table(f, name):
@@ -133,10 +167,7 @@ def table(f, name):
     required, optional = SCHEMA[name]
     cols = {}
     for key in list(required) + [k for k in optional if k in f[name]]:
-        try:
-            data = f[name][key][()]
-        except OSError as exc:
-            raise BadResults(f"/{name}/{key}: unreadable: {one_line(exc)}") from None
+        data = read_column(f, name, key)
         if data.dtype.kind in "OS":
             # dtype=object: a numpy str array is fixed-width, every row as wide as the longest,
             # so one long name in a foreign file's 10^5 rows asked for gigabytes.
