@@ -156,6 +156,12 @@ def damage(d, name, how, source="good"):
 NOT_FINITE = [("dt", 1, math.nan, "nan"), ("stiffness", 2, math.inf, "inf"),
               ("drag", 3, -math.inf, "-inf"), ("mass", 5, -math.nan, "-nan")]
 
+OTHER_NOT_FINITE = [("convergence/drag", 0, math.nan, "nan"),
+                    ("convergence/stiffness", 1, math.inf, "inf"),
+                    ("stability/zeta", 2, -math.inf, "-inf"),
+                    ("stability_theory/zeta", 3, math.nan, "nan"),
+                    ("work_precision/dt", 1, -math.nan, "-nan")]
+
 
 def set_row(column, row, value):
     def how(f):
@@ -181,6 +187,11 @@ def check_coordinates(exe, d):
         name = f"{col}_{text}"
         damage(d, name, set_row(f"points/{col}", row, value))
         ok.append(check_coordinate_refused(exe, d, name, f"/points/{col}", row, text))
+    # the other tables' row coordinates (a NaN drag of /convergence ended in "KeyError: nan")
+    for col, row, value, text in OTHER_NOT_FINITE:
+        name = col.replace("/", "_")
+        damage(d, name, set_row(col, row, value), source="grouped")
+        ok.append(check_coordinate_refused(exe, d, name, f"/{col}", row, text))
     # measured values are data: a NaN error, an infinite drift are drawn
     damage(d, "nan_error", lambda f: (set_row("points/max_error", 1, math.nan)(f),
                                       set_row("points/max_abs_drift", 2, math.inf)(f)))

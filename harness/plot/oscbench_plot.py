@@ -126,11 +126,14 @@ def check_results(f):
     check_traces(f)
 
 
-# The lane coordinates of /points: the figures group rows by them, where a NaN equals nothing
-# (each row would be a dt of its own), and no run has a lane at an infinity. Either is a
-# foreign or damaged file, refused as `oscbench summary` refuses it (harness/cli/summary_cmd.c).
-# A NaN or infinite error, drift or omega0*dt is data (an unstable lane, an overflow).
-COORDINATES = ("dt", "stiffness", "drag", "mass")
+# The coordinates of each table's rows (in /points a lane's): the figures group and sort rows
+# by them, where a NaN equals nothing (each row would be a dt of its own), and no run has a
+# lane, a fit or a limit at an infinity. Either is a foreign or damaged file, refused as
+# `oscbench summary` refuses it in /points (harness/cli/summary_cmd.c). A NaN or infinite
+# error, drift, omega0*dt, order or limit is data (an unstable lane, an overflow, no fit).
+COORDINATES = {"points": ("dt", "stiffness", "drag", "mass"),
+               "convergence": ("stiffness", "drag", "mass"),
+               "stability": ("zeta",), "stability_theory": ("zeta",), "work_precision": ("dt",)}
 
 
 def c_number(x):
@@ -139,16 +142,17 @@ def c_number(x):
 
 
 def check_coordinates(f):
-    """Raise BadResults, naming the first such row, if a lane coordinate of a checked /points
-    is NaN or infinite."""
-    for key in COORDINATES:
-        if key not in f["points"]:  # mass: files of older versions have one mass and no column
-            continue
-        values = read_column(f, "points", key)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if len(bad):
-            raise BadResults(f"/points/{key}: row {bad[0]} is {c_number(values[bad[0]])}, "
-                             "not a finite number")
+    """Raise BadResults, naming the first such row, if a row coordinate of a checked table is
+    NaN or infinite."""
+    for name, keys in COORDINATES.items():
+        for key in keys:
+            if name not in f or key not in f[name]:  # mass: older files have no column
+                continue
+            values = read_column(f, name, key)
+            bad = np.flatnonzero(~np.isfinite(values))
+            if len(bad):
+                raise BadResults(f"/{name}/{key}: row {bad[0]} is {c_number(values[bad[0]])}, "
+                                 "not a finite number")
 
 
 def read_column(f, name, key):
