@@ -6,8 +6,9 @@ missing one are each one line on stderr naming the file, exit status 2, no figur
 missing one, no -o directory made; an over-long method name is cut in the labels and drawn,
 and one long name among many rows is drawn in bounded memory (it once asked for every row to be
 as wide as the longest: 22 GB for the default job's file). A lane coordinate (/points dt,
-stiffness, drag, mass) that is NaN or infinite is refused as `oscbench summary` refuses it, the
-row named and no figure drawn; a NaN error or an infinite drift is data, drawn. A foreign file
+stiffness, drag, mass), or another table's row coordinate, that is NaN or infinite is refused as
+`oscbench summary` refuses it, the row named and no figure drawn; a NaN error or an infinite
+drift is data, drawn. A drag sweep of 40 values gets 16 convergence panels, spread, and a note. A foreign file
 with a thousand methods in each table and a dt per row: each figure draws the first 32 methods,
 one note per figure names the rest, nothing else is printed, and, counted in the script itself
 (its tables' columns count the elements numpy reads from them and the comparisons of their
@@ -41,6 +42,9 @@ CONFIGS = {
     "good": "methods: [euler, rk4]\nstiffness: [1, 4]\ndt: [0.1, 0.05]\nsteps: 20\n",
     # 4096 /points rows, for one long name among many
     "many": "methods: [euler]\nstiffness: {from: 1, to: 4, count: 4096}\ndt: 0.01\nsteps: 5\n",
+    # a drag sweep of 40 values: more than the convergence figure's 16 panels
+    "drags": "methods: [euler]\nstiffness: 1\ndrag: {from: 0, to: 0.5, count: 40}\n"
+             "dt: [0.1, 0.05, 0.025]\nsteps: 8\nanalyses: [convergence]\n",
     # 4096 /points rows (dt-major), every table and a trace, made foreign by groups_file
     "grouped": "methods: [euler]\nstiffness: {from: 1, to: 4, count: 1024}\n"
               "dt: [0.02, 0.01, 0.005, 0.0025]\nt_end: 0.1\nanalyses: [convergence, stability]\n"
@@ -354,6 +358,36 @@ def check_groups(d):
           f"{err.getvalue()!r}, warnings {[str(w.message) for w in warned]}")
     return ok + [good]
 
+def check_drag_panels(exe, d):
+    """A drag sweep of 40 values: the convergence figure has 16 panels (8 rows of 2), the least
+    and the largest drag among them, and the one note saying so; the run's other figures are
+    drawn."""
+    r = run(exe, "plot", "drags.h5", "-o", "figs_drags", cwd=d)
+    want = ("oscbench plot: drags.h5: note: convergence figure: 16 of the 40 drag values of "
+            "/convergence drawn, spread from 0 to 0.5, 24 left off\n")
+    ok = [check(r.returncode == 0 and r.stderr == want and
+                os.path.exists(os.path.join(d, "figs_drags", "drags_convergence.png")),
+                "drags: convergence drawn with a note", r)]
+    plot, grids, titles = load_script(), [], []
+    subplots, savefig = plot.plt.subplots, plot.plt.Figure.savefig
+    plot.plt.subplots = lambda nrows=1, ncols=1, **kw: grids.append((nrows, ncols)) or \
+        subplots(nrows, ncols, **kw)
+    plot.plt.Figure.savefig = lambda fig, *a, **kw: titles.extend(
+        ax.get_title() for ax in fig.axes if ax.get_visible())
+    try:
+        with h5py.File(os.path.join(d, "drags.h5"), "r") as f:
+            plot.check_results(f)
+            plot.plot_convergence(f, os.path.join(d, "drags_module"), lambda text: None)
+    finally:
+        plot.plt.subplots, plot.plt.Figure.savefig = subplots, savefig
+        plot.plt.close("all")
+    ends = all(any(f"drag = {x}\n" in t for t in titles) for x in ("0", "0.5"))
+    panels_ok = grids == [(8, 2)] and len(titles) == 16 and ends
+    print(f"{'ok  ' if panels_ok else 'FAIL'} drags: grids {grids}, {len(titles)} panels, "
+          f"the least and largest drag {'' if ends else 'not '}among them")
+    return ok + [panels_ok]
+
+
 def main():
     exe = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as d:
@@ -380,6 +414,7 @@ def main():
         damage(d, "one_long", one_long_name, source="many")
         ok.append(check_drawn(exe, d, "one_long", memory=PLOT_MEMORY))
         ok += check_coordinates(exe, d)
+        ok += check_drag_panels(exe, d)
         damage(d, "groups", groups_file, source="grouped")
         ok += check_groups(d)
     return 0 if all(ok) else 1

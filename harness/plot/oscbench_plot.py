@@ -250,6 +250,24 @@ def first_methods(methods, figure, table, note):
     return methods[:MAX_METHODS]
 
 
+# The most drag values the convergence figure gives a panel: a drag sweep of a hundred values
+# drew 50 rows of panels, an image 28600 pixels tall.
+MAX_DRAG_PANELS = 16
+
+
+def spread_drags(drags, note):
+    """The sorted drags, or MAX_DRAG_PANELS of them evenly spread from the least to the
+    largest, a note saying how many were left off."""
+    if len(drags) <= MAX_DRAG_PANELS:
+        return drags
+    picked = [drags[i] for i in np.round(np.linspace(0, len(drags) - 1, MAX_DRAG_PANELS))
+              .astype(int)]
+    note(f"convergence figure: {MAX_DRAG_PANELS} of the {len(drags)} drag values of "
+         f"/convergence drawn, spread from {drags[0]:g} to {drags[-1]:g}, "
+         f"{len(drags) - MAX_DRAG_PANELS} left off")
+    return picked
+
+
 def style(i):
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     markers = "os^vD<>pX*h"
@@ -268,9 +286,9 @@ def plot_convergence(f, out, note):
         conv = {key: col[conv["mass"] == mass] for key, col in conv.items()}
         pts = {key: col[pts["mass"] == mass] for key, col in pts.items()}
         mass_note = f", m = {mass:g}"
-    # Every drag value gets its panel (drag NaN cannot happen; zeta sweeps give a drag per k,
-    # so panels are per distinct drag of the fits).
-    drags = sorted(set(conv["drag"].tolist()))
+    # A panel per drag value of the fits (zeta sweeps give a drag per k), at most
+    # MAX_DRAG_PANELS of them.
+    drags = spread_drags(sorted(set(conv["drag"].tolist())), note)
     conv_by_drag, pts_by_drag = group_rows(conv["drag"]), group_rows(pts["drag"])
     pts_by_method = group_rows(pts["method"])
     drawn = set(first_methods(list(group_rows(conv["method"])), "convergence", "convergence",
