@@ -54,17 +54,17 @@ static void points_read_free(points_read *p)
 /* Room for the reason a column is refused, the line's last part. */
 #define WHY_LEN 96
 
-/* A 1-D dataset read as `mem_type` into a new buffer of `size`-byte elements, of `rows` rows
- * unless that is SIZE_MAX (the first column read, /points/method, sets it); NULL (with the
- * reason in why) if it is missing or of another length. */
+/* A 1-D dataset of /points (which the caller has found) read as `mem_type` into a new buffer of
+ * `size`-byte elements, of `rows` rows unless that is SIZE_MAX (the first column read,
+ * /points/method, sets it); NULL (with the reason in why) if it is missing or of another
+ * length. */
 static void *read_column(hid_t f, const char *name, hid_t mem_type, size_t size, size_t *rows,
                          char why[WHY_LEN])
 {
     char path[64];
     snprintf(path, sizeof path, "/points/%s", name);
-    hid_t d = H5Lexists(f, "/points", H5P_DEFAULT) > 0 && H5Lexists(f, path, H5P_DEFAULT) > 0
-                  ? H5Dopen2(f, path, H5P_DEFAULT)
-                  : H5I_INVALID_HID;
+    hid_t d = H5Lexists(f, path, H5P_DEFAULT) > 0 ? H5Dopen2(f, path, H5P_DEFAULT)
+                                                  : H5I_INVALID_HID;
     if (d < 0) {
         snprintf(why, WHY_LEN, "missing");
         return NULL;
