@@ -1561,7 +1561,7 @@ static void test_cost_probe_lanes_bounded(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "ok.yaml", valid_config);
-    static const char *const bad[] = {"127", "1048577", "abc", "128x", "", " 128", "-128"};
+    static const char *const bad[] = {"127", "1048577", "abc", "128x", "", "128 ", "-128"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char want[96];
         fmt(want, sizeof want, "oscbench run: OSCBENCH_COST_PROBE_LANES=%s: expected a whole "

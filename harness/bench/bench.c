@@ -66,7 +66,6 @@
  * Lane counts 2^12, 2^16 and 2^20; OSCBENCH_BENCH_LARGE=1 adds 2^24 and 2^26 (several GB).
  * The audited runs audit every 128 steps (OSCBENCH_BENCH_AUDIT_EVERY=N to change). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_PROCESS_CPUTIME_ID */
-#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -84,6 +83,7 @@
 #include "diag.h"
 #include "fma_probe.h"
 #include "oscbench.h"
+#include "whole.h"
 #include "layout.h"
 #include "sweep.h"
 #include "rkn.h"
@@ -882,10 +882,8 @@ static bool audit_every_from_env(const char *s)
 {
     if (!s || !*s)
         return true;
-    char *end;
-    errno = 0;
-    long n = strtol(s, &end, 10);
-    if (end == s || *end || errno || n < 1 || n > (1L << 30)) {
+    long n;
+    if (!whole_in(s, 1, 1L << 30, &n)) {
         print_line(stderr, "oscbench-bench: OSCBENCH_BENCH_AUDIT_EVERY=%s: expected a whole "
                    "number of steps, 1 to %ld", s, 1L << 30);
         return false;

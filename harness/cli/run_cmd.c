@@ -24,6 +24,7 @@
 #include "results.h"
 #include "run_mpi.h"
 #include "sweep.h"
+#include "whole.h"
 
 typedef struct run_args {
     const char *config, *out;
@@ -61,19 +62,10 @@ static const cli_command run_command = {
 
 enum { MAX_THREADS = 4096 }; /* beyond it libgomp fails to start them, or crashes */
 
-/* A thread count at the start of s, 1 to MAX_THREADS, with *end after it; -1 if there is none. */
-static long thread_count(const char *s, char **end)
-{
-    errno = 0;
-    long n = strtol(s, end, 10);
-    return *end == s || errno || n < 1 || n > MAX_THREADS ? -1 : n;
-}
-
 static int parse_threads(const char *s, int *threads)
 {
-    char *end;
-    long n = s ? thread_count(s, &end) : -1;
-    if (n < 0 || *end)
+    long n;
+    if (!s || !whole_in(s, 1, MAX_THREADS, &n))
         return -1;
     *threads = (int)n;
     return 0;
@@ -88,8 +80,9 @@ static bool omp_num_threads_valid(const char *s)
     if (!s || !*s)
         return true;
     for (;;) {
-        char *end;
-        if (thread_count(s, &end) < 0)
+        long n;
+        const char *end = whole_prefix(s, 1, MAX_THREADS, &n);
+        if (!end)
             return false;
         while (isspace((unsigned char)*end))
             end++;

@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run_mpi.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 
 #include "cli.h"
 #include "sweep.h"
+#include "whole.h"
 
 /* ---- the launcher, from the environment -------------------------------------------------------- */
 
@@ -20,12 +20,9 @@ static int env_int(const char *const *names)
 {
     for (; *names; names++) {
         const char *s = getenv(*names);
-        if (!s)
-            continue;
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-        return errno || end == s || *end || v < 0 || v > INT_MAX ? -2 : (int)v;
+        long v;
+        if (s)
+            return whole_in(s, 0, INT_MAX, &v) ? (int)v : -2;
     }
     return -1;
 }

@@ -1,8 +1,6 @@
 /* The analyses of a run, from its /points: work-precision always, convergence and stability
  * when the config asks for them. The numerics live in lib/ (analysis.h); this file only groups
  * rows and collects the answers into tables. */
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -17,6 +15,7 @@
 #include "exact.h"
 #include "layout.h"
 #include "progress.h"
+#include "whole.h"
 
 static bool alloc_work(work_rows *w, size_t rows)
 {
@@ -36,13 +35,10 @@ static bool alloc_work(work_rows *w, size_t rows)
 long cost_probe_lanes_env(void)
 {
     const char *env = getenv(COST_PROBE_LANES_ENV);
+    long lanes;
     if (!env)
         return 0;
-    char *end;
-    errno = 0;
-    long lanes = strtol(env, &end, 10);
-    bool whole = end != env && !*end && !errno && isdigit((unsigned char)*env);
-    return whole && lanes >= 128 && lanes <= (1L << 20) ? lanes : -1;
+    return whole_in(env, 128, 1L << 20, &lanes) ? lanes : -1;
 }
 
 /* Lanes of the cost probe: 2^16, or OSCBENCH_COST_PROBE_LANES (`oscbench run` refuses a value
