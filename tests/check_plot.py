@@ -287,13 +287,29 @@ def counted_table(table):
     return counted
 
 
-def few_panels(subplots):
-    """plt.subplots refusing a grid with more rows than a figure's methods fill (before making
-    it: a thousand panels would take minutes)."""
-    def checked(nrows=1, ncols=1, **kw):
-        assert (nrows - 1) * ncols < FIGURE_METHODS, f"{nrows} x {ncols} panels asked for"
+@contextlib.contextmanager
+def recorded(plot, on_grid, on_save):
+    """The block draws with plot's plt.subplots calling on_grid(nrows, ncols) before it makes a
+    grid, and Figure.savefig calling on_save(fig) instead of writing a file; both are put back
+    and every figure closed after it."""
+    subplots, savefig = plot.plt.subplots, plot.plt.Figure.savefig
+
+    def gridded(nrows=1, ncols=1, **kw):
+        on_grid(nrows, ncols)
         return subplots(nrows, ncols, **kw)
-    return checked
+    plot.plt.subplots = gridded
+    plot.plt.Figure.savefig = lambda fig, *a, **kw: on_save(fig)
+    try:
+        yield
+    finally:
+        plot.plt.subplots, plot.plt.Figure.savefig = subplots, savefig
+        plot.plt.close("all")
+
+
+def few_panels(nrows, ncols):
+    """Refuses a grid with more rows than a figure's methods fill (before it is made: a
+    thousand panels would take minutes)."""
+    assert (nrows - 1) * ncols < FIGURE_METHODS, f"{nrows} x {ncols} panels asked for"
 
 
 def drawn_methods(fig):
@@ -332,12 +348,11 @@ def check_groups(d):
     shown; on stderr one note per figure naming those left off, and nothing else (no warning)."""
     plot = load_script()
     plot.table = counted_table(plot.table)
-    plot.plt.subplots = few_panels(plot.plt.subplots)
     costs, shown = [], []
-    plot.plt.Figure.savefig = lambda fig, *a, **kw: shown.append(drawn_methods(fig))
     plot.FIGURES = tuple((what, metered(figure, costs, shown)) for what, figure in plot.FIGURES)
     err = io.StringIO()
     with h5py.File(os.path.join(d, "groups.h5"), "r") as f, \
+            recorded(plot, few_panels, lambda fig: shown.append(drawn_methods(fig))), \
             contextlib.redirect_stderr(err), warnings.catch_warnings(record=True) as warned:
         plot.check_results(f)
         rows = max(g["method"].shape[0] for g in f.values() if "method" in g)
@@ -346,7 +361,6 @@ def check_groups(d):
         except AssertionError as exc:
             print(f"FAIL groups: {exc}")
             return [False]
-    plot.plt.close("all")
     budget = 4 * rows * math.log2(rows)
     ok = []
     for (what, _), (cost, methods, path) in zip(plot.FIGURES, costs):
@@ -376,18 +390,12 @@ def check_drag_panels(exe, d):
                 os.path.exists(os.path.join(d, "figs_drags", "drags_convergence.png")),
                 "drags: convergence drawn with a note", r)]
     plot, grids, titles = load_script(), [], []
-    subplots, savefig = plot.plt.subplots, plot.plt.Figure.savefig
-    plot.plt.subplots = lambda nrows=1, ncols=1, **kw: grids.append((nrows, ncols)) or \
-        subplots(nrows, ncols, **kw)
-    plot.plt.Figure.savefig = lambda fig, *a, **kw: titles.extend(
-        ax.get_title() for ax in fig.axes if ax.get_visible())
-    try:
-        with h5py.File(os.path.join(d, "drags.h5"), "r") as f:
-            plot.check_results(f)
-            plot.plot_convergence(f, os.path.join(d, "drags_module"), lambda text: None)
-    finally:
-        plot.plt.subplots, plot.plt.Figure.savefig = subplots, savefig
-        plot.plt.close("all")
+    with h5py.File(os.path.join(d, "drags.h5"), "r") as f, \
+            recorded(plot, lambda nrows, ncols: grids.append((nrows, ncols)),
+                     lambda fig: titles.extend(ax.get_title() for ax in fig.axes
+                                               if ax.get_visible())):
+        plot.check_results(f)
+        plot.plot_convergence(f, os.path.join(d, "drags_module"), lambda text: None)
     ends = all(any(f"drag = {x}\n" in t for t in titles) for x in ("0", "0.5"))
     panels_ok = grids == [(8, 2)] and len(titles) == 16 and ends
     print(f"{'ok  ' if panels_ok else 'FAIL'} drags: grids {grids}, {len(titles)} panels, "
