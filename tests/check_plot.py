@@ -8,8 +8,9 @@ and one long name among many rows is drawn in bounded memory (it once asked for 
 as wide as the longest: 22 GB for the default job's file). A lane coordinate (/points dt,
 stiffness, drag, mass), or another table's row coordinate, that is NaN or infinite is refused as
 `oscbench summary` refuses it, the row named and no figure drawn; a NaN error or an infinite
-drift is data, drawn. A drag sweep of 40 values gets 16 convergence panels, spread, and a note. A foreign file
-with a thousand methods in each table and a dt per row: each figure draws the first 32 methods,
+drift is data, drawn. A drag sweep of 40 values gets 16 convergence panels, spread, and a note;
+80 traced rows get 32 lines, the 16 lowest of each method, and a note. A foreign file with a
+thousand methods in each table and a dt per row: each figure draws the first 32 methods,
 one note per figure names the rest, nothing else is printed, and, counted in the script itself
 (its tables' columns count the elements numpy reads from them and the comparisons of their
 names), grouping the rows costs a sort, not a pass over a table per method or dt (groups x rows:
@@ -45,6 +46,9 @@ CONFIGS = {
     # a drag sweep of 40 values: more than the convergence figure's 16 panels
     "drags": "methods: [euler]\nstiffness: 1\ndrag: {from: 0, to: 0.5, count: 40}\n"
              "dt: [0.1, 0.05, 0.025]\nsteps: 8\nanalyses: [convergence]\n",
+    # 80 traced rows, 40 per method: more than the traces figure's 32 lines
+    "traced": "methods: [euler, rk4]\nstiffness: {from: 1, to: 4, count: 40}\ndt: 0.01\n"
+              f"steps: 10\ntrace: {{points: {list(range(80))}}}\n",
     # 4096 /points rows (dt-major), every table and a trace, made foreign by groups_file
     "grouped": "methods: [euler]\nstiffness: {from: 1, to: 4, count: 1024}\n"
               "dt: [0.02, 0.01, 0.005, 0.0025]\nt_end: 0.1\nanalyses: [convergence, stability]\n"
@@ -403,6 +407,30 @@ def check_drag_panels(exe, d):
     return ok + [panels_ok]
 
 
+def check_traces_cap(exe, d):
+    """80 traced rows, 40 of each of two methods: the traces figure draws the 16 lowest of each
+    (32 legend entries), with the one note saying so."""
+    r = run(exe, "plot", "traced.h5", "-o", "figs_traced", cwd=d)
+    want = ("oscbench plot: traced.h5: note: traces figure: the first 16 traced rows of each "
+            "method drawn, 48 of 80 left off\n")
+    ok = [check(r.returncode == 0 and r.stderr == want and
+                os.path.exists(os.path.join(d, "figs_traced", "traced_traces.png")),
+                "traced: traces drawn with a note", r)]
+    plot, labels = load_script(), []
+    with h5py.File(os.path.join(d, "traced.h5"), "r") as f, \
+            recorded(plot, lambda nrows, ncols: None,
+                     lambda fig: labels.extend(fig.axes[0].get_legend_handles_labels()[1])):
+        plot.check_results(f)
+        plot.plot_traces(f, os.path.join(d, "traced_module"), lambda text: None)
+        pts = plot.table(f, "points")
+        lowest = [plot.trace_label(pts, m, row) for m in ("euler", "rk4")
+                  for row in sorted(int(r) for r in f["traces"][m])[:16]]
+    good = labels == lowest
+    print(f"{'ok  ' if good else 'FAIL'} traced: {len(labels)} traces drawn, "
+          f"{'' if good else 'not '}the 16 lowest rows of each method in order")
+    return ok + [good]
+
+
 def main():
     exe = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as d:
@@ -430,6 +458,7 @@ def main():
         ok.append(check_drawn(exe, d, "one_long", memory=PLOT_MEMORY))
         ok += check_coordinates(exe, d)
         ok += check_drag_panels(exe, d)
+        ok += check_traces_cap(exe, d)
         damage(d, "groups", groups_file, source="grouped")
         ok += check_groups(d)
     return 0 if all(ok) else 1

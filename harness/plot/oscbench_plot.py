@@ -550,11 +550,30 @@ def plot_stability_map(f, out, note):
     return path
 
 
+# The most traced rows the traces figure draws: each is a line in three panels and an entry in
+# the legend, and `trace: {points: [...]}` may list thousands.
+MAX_TRACES = 32
+
+
+def first_traces(f, methods, note):
+    """(method, row) of each trace drawn: every one, or when there are more than MAX_TRACES the
+    lowest-numbered rows of each method, as many for each as MAX_TRACES allows (one at least:
+    the methods are capped at MAX_METHODS), the others counted in a note."""
+    rows = {m: sorted(f["traces"][m], key=int) for m in methods}
+    total = sum(len(r) for r in rows.values())
+    per = total if total <= MAX_TRACES else max(1, MAX_TRACES // len(methods))
+    traces = [(m, r) for m in methods for r in rows[m][:per]]
+    if len(traces) < total:
+        note(f"traces figure: the first {per} traced row{'s' if per > 1 else ''} of each "
+             f"method drawn, {total - len(traces)} of {total} left off")
+    return traces
+
+
 def plot_traces(f, out, note):
     if "traces" not in f:
         return None
     methods = first_methods(list(f["traces"]), "traces", "traces", note)
-    traces = [(m, r) for m in methods for r in f["traces"][m]]
+    traces = first_traces(f, methods, note)
     if not traces:
         return None
     pts = table(f, "points")
