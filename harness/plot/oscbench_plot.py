@@ -557,8 +557,8 @@ MAX_TRACES = 32
 
 def first_traces(f, methods, note):
     """(method, row) of each trace drawn: every one, or when there are more than MAX_TRACES the
-    lowest-numbered rows of each method, as many for each as MAX_TRACES allows (one at least:
-    the methods are capped at MAX_METHODS), the others counted in a note."""
+    lowest-numbered MAX_TRACES // len(methods) rows of each method (one at least: the methods
+    are capped at MAX_METHODS), the others counted in a note."""
     rows = {m: sorted(f["traces"][m], key=int) for m in methods}
     total = sum(len(r) for r in rows.values())
     per = total if total <= MAX_TRACES else max(1, MAX_TRACES // len(methods))
