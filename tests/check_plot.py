@@ -383,16 +383,22 @@ def check_groups(d):
           f"{err.getvalue()!r}, warnings {[str(w.message) for w in warned]}")
     return ok + [good]
 
+
+def check_noted(exe, d, name, figure, note):
+    """`oscbench plot NAME.h5` exits 0 with `note` as its only stderr line and draws `figure`."""
+    r = run(exe, "plot", f"{name}.h5", "-o", f"figs_{name}", cwd=d)
+    want = f"oscbench plot: {name}.h5: note: {note}\n"
+    return check(r.returncode == 0 and r.stderr == want and
+                 os.path.exists(os.path.join(d, f"figs_{name}", f"{name}_{figure}.png")),
+                 f"{name}: {figure} drawn with a note", r)
+
+
 def check_drag_panels(exe, d):
     """A drag sweep of 40 values: the convergence figure has 16 panels (8 rows of 2), the least
     and the largest drag among them, and the one note saying so; the run's other figures are
     drawn."""
-    r = run(exe, "plot", "drags.h5", "-o", "figs_drags", cwd=d)
-    want = ("oscbench plot: drags.h5: note: convergence figure: 16 of the 40 drag values of "
-            "/convergence drawn, spread from 0 to 0.5, 24 left off\n")
-    ok = [check(r.returncode == 0 and r.stderr == want and
-                os.path.exists(os.path.join(d, "figs_drags", "drags_convergence.png")),
-                "drags: convergence drawn with a note", r)]
+    ok = [check_noted(exe, d, "drags", "convergence", "convergence figure: 16 of the 40 drag "
+                      "values of /convergence drawn, spread from 0 to 0.5, 24 left off")]
     plot, grids, titles = load_script(), [], []
     with h5py.File(os.path.join(d, "drags.h5"), "r") as f, \
             recorded(plot, lambda nrows, ncols: grids.append((nrows, ncols)),
@@ -410,12 +416,8 @@ def check_drag_panels(exe, d):
 def check_traces_cap(exe, d):
     """80 traced rows, 40 of each of two methods: the traces figure draws the 16 lowest of each
     (32 legend entries), with the one note saying so."""
-    r = run(exe, "plot", "traced.h5", "-o", "figs_traced", cwd=d)
-    want = ("oscbench plot: traced.h5: note: traces figure: the first 16 traced rows of each "
-            "method drawn, 48 of 80 left off\n")
-    ok = [check(r.returncode == 0 and r.stderr == want and
-                os.path.exists(os.path.join(d, "figs_traced", "traced_traces.png")),
-                "traced: traces drawn with a note", r)]
+    ok = [check_noted(exe, d, "traced", "traces", "traces figure: the first 16 traced rows of "
+                      "each method drawn, 48 of 80 left off")]
     plot, labels = load_script(), []
     with h5py.File(os.path.join(d, "traced.h5"), "r") as f, \
             recorded(plot, lambda nrows, ncols: None,
