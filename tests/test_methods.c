@@ -19,6 +19,7 @@
 #include "analysis.h"
 #include "audit.h"
 #include "exact.h"
+#include "isa.h"
 #include "oscbench.h"
 #include "tile_lanes.h"
 
@@ -1312,6 +1313,13 @@ static void test_isa_cap(void **state)
         osc_isa_describe(text, sizeof text);
         assert_non_null(strstr(text, "no effect"));
     }
+    /* A first resolve (no cap: the CPU's level) that loses to an osc_isa_set_cap made meanwhile by
+     * another thread, here the level the cap stored: the cap's level stands, for this caller too. */
+    osc_isa_set_cap(OSC_ISA_NATIVE);
+    const int other = cpu == OSC_ISA_BASE ? OSC_ISA_V3 : OSC_ISA_BASE;
+    atomic_store(&osc_isa_current, other);
+    assert_int_equal(osc_isa_resolve(), other);
+    assert_int_equal(osc_isa_level(), other);
     osc_isa_set_cap(saved);
 }
 
