@@ -1067,6 +1067,44 @@ static void whole_numbers_beyond_2_53_as_written(void **state)
     config_free(&cfg);
 }
 
+/* A whole number is read from its text, exactly: a double rounds these to whole numbers in range
+ * (2^53, 2, 0), and a fraction to the quotient of two rounded numbers. */
+static void whole_numbers_read_exactly(void **state)
+{
+    (void)state;
+    static const char *const refused[] = {
+        "9007199254740993.0", "9.007199254740993e15", "90071992547409930e-1", "2.0000000000000001",
+        "1e-400", "6/4", "1/3", "18014398509481986/2", "2e20/1e4", "12345678901234567890123",
+        "1e25", "-2/-0.5e-99",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "stiffness: 1\ndt: 0.1\nsteps: %s\n", refused[i]);
+        expect_error(text, ":3:8: steps: expected a whole number from 1 to 9007199254740992");
+    }
+    static const struct {
+        const char *text;
+        long steps;
+    } taken[] = {
+        {"10/0.01", 1000}, {"120/2", 60}, {"2.50e1", 25}, {"-10/-2", 5}, {"0.0007e4", 7},
+        {"1e20/95367431640625", 1048576}, /* 10^20 / 5^20 = 2^20 */
+        {"5.000000000000000000000000e3", 5000}, {"18014398509481984/2", 9007199254740992L},
+        {"+9007199254740992e0", 9007199254740992L}, {"1001", 1001}, {"3/0.75", 4},
+    };
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "stiffness: 1\ndt: 0.1\nsteps: %s\n", taken[i].text);
+        osc_config cfg;
+        if (load_text(text, &cfg) != 0)
+            fail_msg("steps: %s refused", taken[i].text);
+        if (cfg.steps != taken[i].steps)
+            fail_msg("steps: %s read as %ld, not %ld", taken[i].text, (long)cfg.steps, taken[i].steps);
+        config_free(&cfg);
+    }
+    expect_error_extra("trace: {points: [1e-400]}\n",
+                       ":4:18: trace.points: expected a whole number");
+}
+
 static void nan_and_inf_in_every_spelling(void **state)
 {
     (void)state;
@@ -2671,6 +2709,7 @@ int main(void)
         cmocka_unit_test(wrong_types),
         cmocka_unit_test(out_of_range_numbers),
         cmocka_unit_test(whole_numbers_beyond_2_53_as_written),
+        cmocka_unit_test(whole_numbers_read_exactly),
         cmocka_unit_test(nan_and_inf_in_every_spelling),
         cmocka_unit_test(overflow_and_garbage),
         cmocka_unit_test(bad_choices),

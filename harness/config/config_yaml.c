@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -474,27 +475,116 @@ int cfg_number(const ctx *c, const ynode *n, const char *key, num_rule rule, dou
     return 0;
 }
 
-/* Whether the text is a whole number written in digits above hi. Beyond 2^53 a double skips
- * whole numbers: 9007199254740993 reads as 2^53, which a check of the double lets through. */
-static bool digits_above(const char *text, double hi)
+/* A decimal as written, exactly: m 10^e with m free of trailing zeros (m = 0 for zero). False when
+ * m has more than 19 digits (no whole number within any key's range needs them). The exponent is
+ * clamped to +-10^6, far beyond any whole number of 19 digits either way. */
+typedef struct {
+    unsigned long long m;
+    long e;
+    bool negative;
+} decimal;
+
+static bool read_decimal(const char *s, const char *end, decimal *d)
 {
-    const char *s = text + (*text == '+');
-    if (!*s || s[strspn(s, "0123456789")] != '\0')
-        return false;
-    errno = 0;
-    unsigned long long v = strtoull(s, NULL, 10);
-    return errno == ERANGE || v > (unsigned long long)hi;
+    *d = (decimal){.negative = *s == '-'};
+    s += *s == '+' || *s == '-';
+    long zeros = 0, fraction_digits = 0; /* zeros: since the last nonzero digit */
+    for (bool after_point = false; s < end && *s != 'e' && *s != 'E'; s++) {
+        if (*s == '.') {
+            after_point = true;
+            continue;
+        }
+        fraction_digits += after_point;
+        if (*s == '0') {
+            zeros += d->m != 0;
+            continue;
+        }
+        for (long i = 0; i <= zeros; i++) {
+            if (d->m > ULLONG_MAX / 10)
+                return false;
+            d->m *= 10;
+        }
+        if (d->m > ULLONG_MAX - (unsigned)(*s - '0'))
+            return false;
+        d->m += (unsigned)(*s - '0'), zeros = 0;
+    }
+    long exponent = 0;
+    if (s < end) { /* 'e' */
+        const bool negative = *++s == '-';
+        s += *s == '+' || *s == '-';
+        for (; s < end; s++)
+            exponent = exponent >= 1000000 ? exponent : exponent * 10 + (*s - '0');
+        exponent = negative ? -exponent : exponent;
+    }
+    d->e = exponent - fraction_digits + zeros;
+    return true;
 }
 
-/* A whole number in [lo, hi]; 1e6 and 10.0 count as whole. */
+/* m base^k (m > 0), or false beyond unsigned long long. */
+static bool times_power(unsigned long long m, unsigned base, long k, unsigned long long *out)
+{
+    for (; k > 0; k--) {
+        if (m > ULLONG_MAX / base)
+            return false;
+        m *= base;
+    }
+    *out = m;
+    return true;
+}
+
+static unsigned long long gcd(unsigned long long a, unsigned long long b)
+{
+    while (b) {
+        const unsigned long long rest = a % b;
+        a = b, b = rest;
+    }
+    return a;
+}
+
+/* The text of a number cfg_number took (a decimal, or a fraction A/B of two) as the whole number
+ * it denotes, read exactly: a double reads 9007199254740993 as 2^53, 2.0000000000000001 as 2, and
+ * 10/0.01 as the quotient of two rounded numbers. False if the text is not a whole number or its
+ * magnitude is beyond unsigned long long. */
+static bool exact_whole(const char *text, bool *negative, unsigned long long *magnitude)
+{
+    const char *slash = strchr(text, '/'), *end = text + strlen(text);
+    decimal a, b = {.m = 1};
+    if (!read_decimal(text, slash ? slash : end, &a) || (slash && !read_decimal(slash + 1, end, &b)))
+        return false;
+    *negative = a.m && a.negative != b.negative;
+    *magnitude = 0;
+    if (a.m == 0)
+        return true;
+    /* a/b = (num / den) 10^k in lowest terms. num divides a.m, which has no factor 10, so the
+     * quotient is whole iff den divides 10^k: den = 2^i 5^j with i, j <= k (never when k < 0),
+     * and then it is num 2^(k-i) 5^(k-j). */
+    const unsigned long long common = gcd(a.m, b.m), num = a.m / common;
+    unsigned long long den = b.m / common;
+    const long k = a.e - b.e;
+    long twos = 0, fives = 0;
+    for (; den % 2 == 0; den /= 2)
+        twos++;
+    for (; den % 5 == 0; den /= 5)
+        fives++;
+    if (den != 1 || twos > k || fives > k)
+        return false;
+    return times_power(num, 2, k - twos, magnitude) && times_power(*magnitude, 5, k - fives, magnitude);
+}
+
+/* A whole number in [lo, hi] (whole bounds within +-2^63); 1e6, 10.0 and 120/2 count as whole. */
 int cfg_whole(const ctx *c, const ynode *n, const char *key, double lo, double hi, long *out)
 {
     double v;
     if (cfg_number(c, n, key, NUM_ANY, &v))
         return CONFIG_BAD;
-    if (v != floor(v) || v < lo || v > hi || (v == hi && digits_above(n->text, hi)))
+    bool negative;
+    unsigned long long magnitude;
+    if (!exact_whole(n->text, &negative, &magnitude) || magnitude > (unsigned long long)LLONG_MAX)
         return fail_node(c, n, key, "expected a whole number from %.0f to %.0f", lo, hi);
-    *out = (long)v;
+    const long long w = negative ? -(long long)magnitude : (long long)magnitude;
+    if (w < (long long)lo || w > (long long)hi)
+        return fail_node(c, n, key, "expected a whole number from %.0f to %.0f", lo, hi);
+    *out = (long)w;
     return 0;
 }
 
