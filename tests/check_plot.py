@@ -417,7 +417,7 @@ def check_traces_cap(exe, d):
     """80 traced rows, 40 of each of two methods: the traces figure draws the 16 lowest of each
     (32 legend entries), with the one note saying so."""
     ok = [check_noted(exe, d, "traced", "traces", "traces figure: the first 16 traced rows of "
-                      "each method drawn, 48 of 80 left off")]
+                      "each method drawn (of those with more), 48 of 80 left off")]
     plot, labels = load_script(), []
     with h5py.File(os.path.join(d, "traced.h5"), "r") as f, \
             recorded(plot, lambda nrows, ncols: None,
@@ -430,7 +430,14 @@ def check_traces_cap(exe, d):
     good = labels == lowest
     print(f"{'ok  ' if good else 'FAIL'} traced: {len(labels)} traces drawn, "
           f"{'' if good else 'not '}the 16 lowest rows of each method in order")
-    return ok + [good]
+    # 1 traced row of one method and 40 of another: the share the one leaves goes to the other
+    notes, rows = [], {"a": {"7": None}, "b": {str(r): None for r in range(40, 0, -1)}}
+    drawn = plot.first_traces({"traces": rows}, ["a", "b"], notes.append)
+    uneven = drawn == [("a", "7")] + [("b", str(r)) for r in range(1, 32)] and notes == [
+        "traces figure: the first 31 traced rows of each method drawn (of those with more), "
+        "9 of 41 left off"]
+    print(f"{'ok  ' if uneven else 'FAIL'} traced, 1 and 40 rows: {len(drawn)} drawn, {notes}")
+    return ok + [good, uneven]
 
 
 def main():

@@ -557,15 +557,24 @@ MAX_TRACES = 32
 
 def first_traces(f, methods, note):
     """(method, row) of each trace drawn: every one, or when there are more than MAX_TRACES the
-    lowest-numbered MAX_TRACES // len(methods) rows of each method (one at least: the methods
-    are capped at MAX_METHODS), the others counted in a note."""
+    lowest-numbered `share` rows of each method, `share` the largest that keeps the total within
+    MAX_TRACES (one at least: the methods are capped at MAX_METHODS), so that rows a method with
+    fewer leaves unused go to the others; the rest counted in a note."""
     rows = {m: sorted(f["traces"][m], key=int) for m in methods}
     total = sum(len(r) for r in rows.values())
-    per = total if total <= MAX_TRACES else max(1, MAX_TRACES // len(methods))
-    traces = [(m, r) for m in methods for r in rows[m][:per]]
+
+    def drawn(share):
+        return sum(min(len(r), share) for r in rows.values())
+
+    share = max(len(r) for r in rows.values()) if rows else 0
+    if total > MAX_TRACES:
+        share = 1
+        while drawn(share + 1) <= MAX_TRACES:
+            share += 1
+    traces = [(m, r) for m in methods for r in rows[m][:share]]
     if len(traces) < total:
-        note(f"traces figure: the first {per} traced row{'s' if per > 1 else ''} of each "
-             f"method drawn, {total - len(traces)} of {total} left off")
+        note(f"traces figure: the first {share} traced row{'s' if share > 1 else ''} of each "
+             f"method drawn (of those with more), {total - len(traces)} of {total} left off")
     return traces
 
 
