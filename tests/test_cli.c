@@ -160,19 +160,54 @@ static proc finish(pid_t pid)
     return p;
 }
 
-/* argv joined by spaces into cmd (size bytes), ending in "..." where it does not fit. */
+/* arg as a shell reads it back: bare if it holds only such characters, else in '...' (a ' as
+ * '\''), or in $'...' with \n and \xHH escapes if it holds control characters. */
+static void put_quoted(FILE *out, const char *arg)
+{
+    const char *safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,+-@%";
+    if (*arg && strspn(arg, safe) == strlen(arg)) {
+        fputs(arg, out);
+        return;
+    }
+    bool control = false;
+    for (const char *c = arg; *c; c++)
+        control |= (unsigned char)*c < 0x20 || *c == 0x7f;
+    fputs(control ? "$'" : "'", out);
+    for (const char *c = arg; *c; c++) {
+        if (!control && *c == '\'')
+            fputs("'\\''", out);
+        else if (!control)
+            fputc(*c, out);
+        else if (*c == '\\' || *c == '\'')
+            fprintf(out, "\\%c", *c);
+        else if (*c == '\n')
+            fputs("\\n", out);
+        else if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            fprintf(out, "\\x%02x", (unsigned)(unsigned char)*c);
+        else
+            fputc(*c, out);
+    }
+    fputc('\'', out);
+}
+
+/* argv quoted as a shell would read it back, joined by spaces into cmd (size bytes), ending in
+ * "..." where it does not fit. */
 static void command_line(char *cmd, size_t size, char *const argv[])
 {
-    size_t used = 0;
-    cmd[0] = '\0';
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
     for (size_t i = 0; argv[i]; i++) {
-        int n = snprintf(cmd + used, size - used, "%s%s", i ? " " : "", argv[i]);
-        if (n < 0 || (size_t)n >= size - used) {
-            memcpy(cmd + size - 4, "...", 4);
-            return;
-        }
-        used += (size_t)n;
+        if (i)
+            fputc(' ', out);
+        put_quoted(out, argv[i]);
     }
+    assert_int_equal(fclose(out), 0);
+    snprintf(cmd, size, "%s", text);
+    if (len >= size)
+        memcpy(cmd + size - 4, "...", 4);
+    free(text);
 }
 
 /* Run `oscbench ARGS...` (args: the rest of a NULL-ended list) in cwd and wait for it. */
@@ -4636,9 +4671,23 @@ static void test_resume_checkpoint_cannot_be_made(void **state)
     assert_false(exists(f->dir, "results"));
 }
 
+/* The command a failing test prints reads back, in a shell, as the arguments it ran with. */
+static void test_command_line_quoted(void **state)
+{
+    (void)state;
+    char cmd[128];
+    char *argv[] = {"oscbench", "run", "-o", "a b.h5", "it's", "x\ny\\'", "", "\x7f", NULL};
+    command_line(cmd, sizeof cmd, argv);
+    assert_string_equal(cmd, "oscbench run -o 'a b.h5' 'it'\\''s' $'x\\ny\\\\\\'' '' $'\\x7f'");
+    char shorter[16];
+    command_line(shorter, sizeof shorter, argv);
+    assert_string_equal(shorter, "oscbench run...");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_command_line_quoted),
         cmocka_unit_test_setup_teardown(test_version_help, setup, teardown),
         cmocka_unit_test_setup_teardown(test_methods_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_flags, setup, teardown),
