@@ -55,7 +55,8 @@
  * division counted as one operation: the kernels have none, tests/check_kernels.py checks),
  * adds on the FMA pipes or on pipes of their own, which the mix reveals. Then
  *     ceiling_osc_steps_per_s = 1 / max((fma + mul + div) / R_fma, (fma + mul + div + add) / R_mix)
- * (all-thread rates; one thread's for /threads:1), and roof_fraction = osc_steps_per_s / that,
+ * (all-thread rates; one thread's for /threads:1; R_mix at least R_fma), and
+ * roof_fraction = osc_steps_per_s / that,
  * cpu_roof_fraction the same per CPU-second against one core. On Intel (adds on the FMA ports)
  * R_mix = R_fma and the ceiling counts every operation; on AMD Zen (2 FMA + 2 add pipes) an
  * add is free up to the FMA count: the same fraction means the same on both.
@@ -303,14 +304,16 @@ static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long
     osc_bench_counter(st, "ops_div", k.div, OSC_BENCH_VALUE);
     const double fma_pipe = k.fma + k.mul + k.div, all = fma_pipe + k.add;
     const double share = c->one_thread && peak.threads > 0 ? 1.0 / peak.threads : 1.0;
-    const double r_fma = machine_peak[q] * share, r_mix = machine_mix[q] * share;
+    /* a mix never runs slower than FMAs alone (an add takes no longer than an FMA): a mix probe
+     * that read below the FMA probe was disturbed, and would lower every ceiling */
+    const double r_fma = machine_peak[q] * share, r_mix = fmax(machine_mix[q], machine_peak[q]) * share;
     const double step_s = fmax(fma_pipe / r_fma, r_mix > 0 ? all / r_mix : 0);
     if (step_s > 0) {
         osc_bench_counter(st, "ceiling_osc_steps_per_s", 1 / step_s, OSC_BENCH_VALUE);
         osc_bench_counter(st, "roof_fraction", lane_steps * step_s, OSC_BENCH_RATE);
     }
-    const double core_s = fmax(fma_pipe / peak.fma_per_cpu_s[q],
-                               peak.mix_per_cpu_s[q] > 0 ? all / peak.mix_per_cpu_s[q] : 0);
+    const double core_mix = fmax(peak.mix_per_cpu_s[q], peak.fma_per_cpu_s[q]);
+    const double core_s = fmax(fma_pipe / peak.fma_per_cpu_s[q], core_mix > 0 ? all / core_mix : 0);
     if (peak.fma_per_cpu_s[q] > 0)
         osc_bench_counter(st, "cpu_roof_fraction", lane_steps * core_s, OSC_BENCH_CPU_RATE);
 }

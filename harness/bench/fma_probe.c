@@ -51,11 +51,27 @@
     }
 
 /* kind 0: fma chains; 1: add chains (a + b, b tiny: stays finite); 2: FMA and add chains side
- * by side, 2/3 of the bytes' FMA accumulators (8 ymm: latency 4 x 2 pipes) beside half their
- * add accumulators (6 ymm: latency 3 x 2 pipes), 14 of 16 registers: both kinds of pipes can be
- * kept busy where they are separate. */
-#define MIX_FMA_BYTES(BYTES) ((BYTES) * 2 / 3)
-#define MIX_ADD_BYTES(BYTES) ((BYTES) / 2)
+ * by side, as many of each as cover the latency (4 for an FMA, 3 for an add; 4 on Intel) times 2
+ * pipes: 8 FMA and 6 add vectors in ymm (14 of 16 registers, the constant beside them), 12 and 9
+ * in zmm. A round steps every FMA chain 3 times and every add chain 4 times: as many adds as
+ * FMAs (a 1:1 mix), and 12 cycles of either kind's latency per round in ymm, so where adds have
+ * pipes of their own both kinds can be busy every cycle. One pass of each per round, as this
+ * probe ran before 2026-12-06, left the add pipes idle a quarter of the time (8 FMAs take 4
+ * cycles, 6 adds 3): at most 1.75x the FMA rate, and it read 1.5x-1.8x on Zen 3 where the
+ * machine does 2.0x. The chains cover the latencies with nothing to spare, so their order
+ * matters: on x86-64-v3 and v4 the rounds are written in assembly, all FMAs of a pass before its
+ * adds (mix_round_v3/v4 below: 2.0x on Zen 3; GCC's own order of the same instructions 1.72x,
+ * and with a second constant it kept an add chain on the stack, 0.75x). */
+#define MIX_FMA_VECTORS(BYTES) ((BYTES) == WIDE_BYTES ? 12 : 8)
+#define MIX_ADD_VECTORS(BYTES) ((BYTES) == WIDE_BYTES ? 9 : 6)
+#define MIX_FMA_PASSES 3
+#define MIX_ADD_PASSES 4
+#define VECTOR_BYTES(BYTES) ((BYTES) == WIDE_BYTES ? 64 : 32)
+#define MIX_FMA_BYTES(BYTES) (MIX_FMA_VECTORS(BYTES) * VECTOR_BYTES(BYTES))
+#define MIX_ADD_BYTES(BYTES) (MIX_ADD_VECTORS(BYTES) * VECTOR_BYTES(BYTES))
+/* One constant for both kinds: a <- a m + m tends to m / (1 - m), a <- a + m grows by about 1. */
+#define MIX_FMA_PASS() _Pragma("omp simd") for (int j = 0; j < NF; j++) fa[j] = fma(fa[j], m, m)
+#define MIX_ADD_PASS() _Pragma("omp simd") for (int j = 0; j < NA; j++) aa[j] = aa[j] + m
 #define DEFINE_KIND_CHAINS(real, suffix, BYTES)                                                  \
     static inline __attribute__((always_inline)) real kchains_##suffix(int kind, long rounds,   \
                                                                        real seed)               \
@@ -73,9 +89,14 @@
                 _Pragma("omp simd") for (int j = 0; j < N; j++) aa[j] = aa[j] + b;               \
             }                                                                                    \
         } else {                                                                                 \
-            for (long r = 0; r < rounds; r++) {                                                  \
-                _Pragma("omp simd") for (int j = 0; j < NF; j++) fa[j] = fma(fa[j], m, b);       \
-                _Pragma("omp simd") for (int j = 0; j < NA; j++) aa[j] = aa[j] + b;              \
+            for (long r = 0; r < rounds; r++) { /* F A F A F A A: the passes interleaved */     \
+                MIX_FMA_PASS();                                                              \
+                MIX_ADD_PASS();                                                              \
+                MIX_FMA_PASS();                                                              \
+                MIX_ADD_PASS();                                                              \
+                MIX_FMA_PASS();                                                              \
+                MIX_ADD_PASS();                                                              \
+                MIX_ADD_PASS();                                                              \
             }                                                                                    \
         }                                                                                        \
         real sum = 0;                                                                            \
@@ -102,22 +123,89 @@ static double ops_per_thread(int kind, int prec, long rounds)
 {
     size_t bytes = PROBE_WIDE() ? WIDE_BYTES : NARROW_BYTES;
     if (kind == 2)
-        bytes = MIX_FMA_BYTES(bytes) + MIX_ADD_BYTES(bytes);
+        bytes = MIX_FMA_PASSES * MIX_FMA_BYTES(bytes) + MIX_ADD_PASSES * MIX_ADD_BYTES(bytes);
     return (double)rounds * (double)(bytes / (prec == OSC_FLOAT ? sizeof(float) : sizeof(double)));
 }
 
-/* The chains per ISA: wide on x86-64-v4, narrow on v3 and the baseline. */
-#define DEFINE_RUN_CHAINS(NAME, ATTR, WIDTH)                                                     \
+#if PROBE_RUNTIME
+/* The mix's rounds in assembly (kind 2, above): register 0 holds the constant m, FMA chains
+ * a <- a m + m, add chains a <- a + m; per round F A F A F A A, each letter a pass over all
+ * chains of that kind. T is the vector register's letter (y, z), P the type's suffix (pd, ps). */
+#define MIX_F(T, P, r) "vfmadd132" P " %%" T "mm0, %%" T "mm0, %%" T "mm" #r "\n\t"
+#define MIX_A(T, P, r) "vadd" P " %%" T "mm0, %%" T "mm" #r ", %%" T "mm" #r "\n\t"
+#define MIX_F_V3(P) MIX_F("y", P, 1) MIX_F("y", P, 2) MIX_F("y", P, 3) MIX_F("y", P, 4)              \
+    MIX_F("y", P, 5) MIX_F("y", P, 6) MIX_F("y", P, 7) MIX_F("y", P, 8)
+#define MIX_A_V3(P) MIX_A("y", P, 9) MIX_A("y", P, 10) MIX_A("y", P, 11) MIX_A("y", P, 12)           \
+    MIX_A("y", P, 13) MIX_A("y", P, 14)
+#define MIX_F_V4(P) MIX_F("z", P, 1) MIX_F("z", P, 2) MIX_F("z", P, 3) MIX_F("z", P, 4)              \
+    MIX_F("z", P, 5) MIX_F("z", P, 6) MIX_F("z", P, 7) MIX_F("z", P, 8) MIX_F("z", P, 9)           \
+    MIX_F("z", P, 10) MIX_F("z", P, 11) MIX_F("z", P, 12)
+#define MIX_A_V4(P) MIX_A("z", P, 13) MIX_A("z", P, 14) MIX_A("z", P, 15) MIX_A("z", P, 16)          \
+    MIX_A("z", P, 17) MIX_A("z", P, 18) MIX_A("z", P, 19) MIX_A("z", P, 20) MIX_A("z", P, 21)
+#define MIX_ROUND(F, A) F A F A F A A
+/* Every chain starts at m: the values stay finite (and normal) for any round count. */
+#define MIX_SET(T, P, r) "vmova" P " %%" T "mm0, %%" T "mm" #r "\n\t"
+#define MIX_SET_V3(P) MIX_SET("y", P, 1) MIX_SET("y", P, 2) MIX_SET("y", P, 3) MIX_SET("y", P, 4)    \
+    MIX_SET("y", P, 5) MIX_SET("y", P, 6) MIX_SET("y", P, 7) MIX_SET("y", P, 8) MIX_SET("y", P, 9) \
+    MIX_SET("y", P, 10) MIX_SET("y", P, 11) MIX_SET("y", P, 12) MIX_SET("y", P, 13)              \
+    MIX_SET("y", P, 14)
+#define MIX_SET_V4(P) MIX_SET("z", P, 1) MIX_SET("z", P, 2) MIX_SET("z", P, 3) MIX_SET("z", P, 4)    \
+    MIX_SET("z", P, 5) MIX_SET("z", P, 6) MIX_SET("z", P, 7) MIX_SET("z", P, 8) MIX_SET("z", P, 9) \
+    MIX_SET("z", P, 10) MIX_SET("z", P, 11) MIX_SET("z", P, 12) MIX_SET("z", P, 13)              \
+    MIX_SET("z", P, 14) MIX_SET("z", P, 15) MIX_SET("z", P, 16) MIX_SET("z", P, 17)              \
+    MIX_SET("z", P, 18) MIX_SET("z", P, 19) MIX_SET("z", P, 20) MIX_SET("z", P, 21)
+#define MIX_CLOBBERS_V3                                                                          \
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",      \
+        "xmm11", "xmm12", "xmm13", "xmm14", "cc"
+#define MIX_CLOBBERS_V4                                                                          \
+    MIX_CLOBBERS_V3, "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21"
+/* The first chain's first element is returned (the probe's sink). S: the scalar suffix. */
+#define DEFINE_MIX_ASM(NAME, ATTR, real, S, T, P, SET, F, A, CLOBBERS)                           \
+    ATTR static real NAME(long rounds)                                                           \
+    {                                                                                            \
+        const real m = (real)0.999999;                                                           \
+        real out;                                                                                \
+        __asm__ volatile("vbroadcast" S " %[m], %%" T "mm0\n\t" SET "test %[n], %[n]\n\t"         \
+                         "jle 2f\n\t"                                                             \
+                         "1:\n\t" MIX_ROUND(F, A) "dec %[n]\n\t"                                  \
+                         "jnz 1b\n\t"                                                             \
+                         "2:\n\t"                                                                 \
+                         "vmov" S " %%xmm1, %[out]\n\t"                                           \
+                         "vzeroupper"                                                            \
+                         : [n] "+r"(rounds), [out] "=m"(out)                                     \
+                         : [m] "m"(m)                                                            \
+                         : CLOBBERS);                                                            \
+        return out;                                                                              \
+    }
+#define V3 __attribute__((target("arch=x86-64-v3")))
+#define V4 __attribute__((target("arch=x86-64-v4")))
+DEFINE_MIX_ASM(mix_rounds_v3_d, V3, double, "sd", "y", "pd", MIX_SET_V3("pd"), MIX_F_V3("pd"),
+               MIX_A_V3("pd"), MIX_CLOBBERS_V3)
+DEFINE_MIX_ASM(mix_rounds_v3_f, V3, float, "ss", "y", "ps", MIX_SET_V3("ps"), MIX_F_V3("ps"),
+               MIX_A_V3("ps"), MIX_CLOBBERS_V3)
+DEFINE_MIX_ASM(mix_rounds_v4_d, V4, double, "sd", "z", "pd", MIX_SET_V4("pd"), MIX_F_V4("pd"),
+               MIX_A_V4("pd"), MIX_CLOBBERS_V4)
+DEFINE_MIX_ASM(mix_rounds_v4_f, V4, float, "ss", "z", "ps", MIX_SET_V4("ps"), MIX_F_V4("ps"),
+               MIX_A_V4("ps"), MIX_CLOBBERS_V4)
+#define MIX_IN_ASM(ISA)                                                                          \
+    if (kind == 2)                                                                               \
+        return prec == OSC_FLOAT ? (double)mix_rounds_##ISA##_f(rounds) : mix_rounds_##ISA##_d(rounds);
+#endif
+
+/* The chains per ISA: wide on x86-64-v4, narrow on v3 and the baseline; MIX: the mix's rounds
+ * where they are written in assembly. */
+#define DEFINE_RUN_CHAINS(NAME, ATTR, WIDTH, MIX)                                                \
     ATTR static double NAME(int kind, int prec, long rounds, double seed)                        \
     {                                                                                            \
+        MIX                                                                                      \
         if (prec == OSC_FLOAT)                                                                   \
             return kchains_f_##WIDTH(kind, rounds, (float)seed);                                 \
         return kchains_d_##WIDTH(kind, rounds, seed);                                            \
     }
 #if PROBE_RUNTIME
-DEFINE_RUN_CHAINS(run_chains_v4, __attribute__((target("arch=x86-64-v4"))), wide)
-DEFINE_RUN_CHAINS(run_chains_v3, __attribute__((target("arch=x86-64-v3"))), narrow)
-DEFINE_RUN_CHAINS(run_chains_base, , narrow)
+DEFINE_RUN_CHAINS(run_chains_v4, V4, wide, MIX_IN_ASM(v4))
+DEFINE_RUN_CHAINS(run_chains_v3, V3, narrow, MIX_IN_ASM(v3))
+DEFINE_RUN_CHAINS(run_chains_base, , narrow, )
 static double run_chains(int kind, int prec, long rounds, double seed)
 {
     switch (osc_isa_level()) {
@@ -130,7 +218,7 @@ static double run_chains(int kind, int prec, long rounds, double seed)
     }
 }
 #else
-DEFINE_RUN_CHAINS(run_chains, , narrow)
+DEFINE_RUN_CHAINS(run_chains, , narrow, )
 #endif
 
 static double thread_cpu_seconds(void)

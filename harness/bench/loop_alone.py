@@ -9,11 +9,12 @@ the machine's. This tool takes the step loop of each method's register block (ad
 advance_<isa>_blk_<p>, the loop tests/check_kernels.py finds and checks), copies it instruction
 for instruction into a function of its own around zeroed registers and a zeroed stack frame, and
 times it in one process in turn with two probe loops of the bench's probe's shape
-(harness/bench/fma_probe.c: 12 FMA chains, and 8 FMA beside 6 add chains; in zmm 16, and 10
-beside 8), each call about as long as a loop's, best of many rounds, on one pinned core (not
+(harness/bench/fma_probe.c: 12 FMA chains, and 8 FMA beside 6 add chains stepped 3 and 4 times a
+round, as many adds as FMAs; in zmm 16, and 12 beside 9), each call about as long as a loop's, best of many rounds, on one pinned core (not
 pinned with --threads above 1). The fraction printed is the bench's ceiling rule applied to the
 loop alone:
     ceiling ticks per vector-step = max((fma + mul + div) / R_fma, (fma + mul + div + add) / R_mix)
+    (R_mix at least R_fma: an add never takes longer than an FMA)
     loop_fraction = ceiling / measured ticks per vector-step
 with R_fma, R_mix the probes' instructions per tick and the operations those of the loop itself,
 so it reads as roof_fraction does, without the harness around the loop and without a clock change
@@ -162,14 +163,18 @@ def wrapper(name, lines, counter, bound, offsets, aligned, vec):
 
 def probes(vec, suffix):
     """The FMA probe and the mix probe (FMA and add chains side by side), as many chains of each
-    as the bench's probe keeps: 12 FMA, 8 + 6 in ymm; 16 FMA, 10 + 8 in zmm."""
+    as the bench's probe keeps: 12 FMA, 8 + 6 in ymm; 16 FMA, 12 + 9 in zmm. The mix steps its
+    FMA chains 3 times and its add chains 4 times an iteration, all FMAs of a pass before its adds
+    (F A F A F A A), as fma_probe.c's assembly does: as many adds as FMAs, and the latencies (4 and
+    3 cycles on Zen) covered on both kinds of pipes."""
     zmm = vec == 'zmm'
-    nregs, n_fma, (mix_f, mix_a) = (32, 16, (10, 8)) if zmm else (16, 12, (8, 6))
+    nregs, n_fma, (mix_f, mix_a) = (32, 16, (12, 9)) if zmm else (16, 12, (8, 6))
     src = f'%{vec}{nregs - 2},%{vec}{nregs - 1}'
     fma = [f'vfmadd231p{suffix} {src},%{vec}{i}' for i in range(n_fma)]
-    mix = [f'vfmadd231p{suffix} {src},%{vec}{i}' for i in range(mix_f)]
-    mix += [f'vaddp{suffix} %{vec}{nregs - 1},%{vec}{i},%{vec}{i}'
-            for i in range(mix_f, mix_f + mix_a)]
+    mix_fmas = [f'vfmadd231p{suffix} {src},%{vec}{i}' for i in range(mix_f)]
+    mix_adds = [f'vaddp{suffix} %{vec}{nregs - 1},%{vec}{i},%{vec}{i}'
+                for i in range(mix_f, mix_f + mix_a)]
+    mix = (mix_fmas + mix_adds) * 3 + mix_adds
 
     def func(name, body):
         return ([f'.globl {name}', f'{name}:'] + zero_vectors(vec) +
@@ -353,7 +358,7 @@ def main():
     columns = list(zip(*rounds))
     best = [min(c) for c in columns]
     median = [statistics.median(c) for c in columns]
-    r_fma, r_mix = n_fma / best[0], n_mix / best[1]
+    r_fma, r_mix = n_fma / best[0], max(n_mix / best[1], n_fma / best[0])
     print(f'ISA path {isa}, {args.precision}; probes: {r_fma:.3f} FMA instructions per tick, '
           f'mix {r_mix / r_fma:.2f}x that; best of {args.rounds} rounds, '
           f'{"one pinned core" if args.threads == 1 else "one thread, not pinned"}; the FMA '

@@ -476,8 +476,9 @@ int cfg_number(const ctx *c, const ynode *n, const char *key, num_rule rule, dou
 }
 
 /* A decimal as written, exactly: m 10^e with m free of trailing zeros (m = 0 for zero). False when
- * m has more than 19 digits (no whole number within any key's range needs them). The exponent is
- * clamped to +-10^6, far beyond any whole number of 19 digits either way. */
+ * m has more than 19 significant digits: no whole-number key's range needs more, so a number (or
+ * either side of a fraction) written with more is refused. The exponent is clamped to +-10^6: a
+ * finite double written with a larger one needs about a million digits beside it. */
 typedef struct {
     unsigned long long m;
     long e;
