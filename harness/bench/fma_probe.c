@@ -3,8 +3,10 @@
  * `#pragma omp simd`. Two more kinds of chains measure the add throughput (a <- a + b) and a
  * 1:1 mix of FMAs and adds: where adds have pipes of their own (AMD Zen: 2 FMA + 2 FP-add) the
  * mix runs at up to twice the FMA rate, where they share the FMA ports (Intel) at the FMA rate,
- * so a ceiling built from these rates means the same on both (bench.c). Built for x86-64-v4 / v3 / baseline (GCC, x86-64) and dispatched by the
- * kernels' level, so it measures the units the kernels actually run on. */
+ * so a ceiling built from these rates means the same on both (bench.c); on x86-64-v3 and v4
+ * those two kinds are written in assembly (below: why). Built for x86-64-v4 / v3 / baseline
+ * (GCC, x86-64) and dispatched by the kernels' level, so it measures the units the kernels
+ * actually run on. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_THREAD_CPUTIME_ID */
 #include "fma_probe.h"
 
@@ -60,7 +62,7 @@
  * cycles, 6 adds 3): at most 1.75x the FMA rate, and it read 1.5x-1.8x on Zen 3 where the
  * machine does 2.0x. The chains cover the latencies with nothing to spare, so their order
  * matters: on x86-64-v3 and v4 the rounds are written in assembly, all FMAs of a pass before its
- * adds (mix_round_v3/v4 below: 2.0x on Zen 3; GCC's own order of the same instructions 1.72x,
+ * adds (DEFINE_ISA_ROUNDS below: 2.0x on Zen 3; GCC's own order of the same instructions 1.72x,
  * and with a second constant it kept an add chain on the stack, 0.75x). */
 #define MIX_FMA_VECTORS(BYTES) ((BYTES) == WIDE_BYTES ? 12 : 8)
 #define MIX_ADD_VECTORS(BYTES) ((BYTES) == WIDE_BYTES ? 9 : 6)
@@ -128,46 +130,50 @@ static double ops_per_thread(int kind, int prec, long rounds)
 }
 
 #if PROBE_RUNTIME
-/* The mix's rounds in assembly (kind 2, above): register 0 holds the constant m, FMA chains
- * a <- a m + m, add chains a <- a + m; per round F A F A F A A, each letter a pass over all
- * chains of that kind. T is the vector register's letter (y, z), P the type's suffix (pd, ps). */
-#define MIX_F(T, P, r) "vfmadd132" P " %%" T "mm0, %%" T "mm0, %%" T "mm" #r "\n\t"
-#define MIX_A(T, P, r) "vadd" P " %%" T "mm0, %%" T "mm" #r ", %%" T "mm" #r "\n\t"
-#define MIX_F_V3(P) MIX_F("y", P, 1) MIX_F("y", P, 2) MIX_F("y", P, 3) MIX_F("y", P, 4)              \
-    MIX_F("y", P, 5) MIX_F("y", P, 6) MIX_F("y", P, 7) MIX_F("y", P, 8)
-#define MIX_A_V3(P) MIX_A("y", P, 9) MIX_A("y", P, 10) MIX_A("y", P, 11) MIX_A("y", P, 12)           \
-    MIX_A("y", P, 13) MIX_A("y", P, 14)
-#define MIX_F_V4(P) MIX_F("z", P, 1) MIX_F("z", P, 2) MIX_F("z", P, 3) MIX_F("z", P, 4)              \
-    MIX_F("z", P, 5) MIX_F("z", P, 6) MIX_F("z", P, 7) MIX_F("z", P, 8) MIX_F("z", P, 9)           \
-    MIX_F("z", P, 10) MIX_F("z", P, 11) MIX_F("z", P, 12)
-#define MIX_A_V4(P) MIX_A("z", P, 13) MIX_A("z", P, 14) MIX_A("z", P, 15) MIX_A("z", P, 16)          \
-    MIX_A("z", P, 17) MIX_A("z", P, 18) MIX_A("z", P, 19) MIX_A("z", P, 20) MIX_A("z", P, 21)
+/* The add chains' and the mix's rounds in assembly on x86-64-v3 and v4 (kinds 1 and 2, above):
+ * register 0 holds the constant m; FMA chains a <- a m + m, add chains a <- a + m. The add probe
+ * steps 12 ymm (16 zmm) chains once a round (GCC 12 unrolled its C loop by 2 and kept 4 of the
+ * chains on the stack in float: 0.75x the add rate); the mix's round is F A F A F A A, each letter
+ * a pass over all chains of that kind. T is the vector register's letter (y, z), P the type's
+ * suffix (pd, ps), S the scalar one (sd, ss). */
+#define ASM_F(T, P, r) "vfmadd132" P " %%" T "mm0, %%" T "mm0, %%" T "mm" #r "\n\t"
+#define ASM_A(T, P, r) "vadd" P " %%" T "mm0, %%" T "mm" #r ", %%" T "mm" #r "\n\t"
+#define ASM_SET(T, P, r) "vmova" P " %%" T "mm0, %%" T "mm" #r "\n\t"
+#define REGS_1_8(X, T, P)                                                                        \
+    X(T, P, 1) X(T, P, 2) X(T, P, 3) X(T, P, 4) X(T, P, 5) X(T, P, 6) X(T, P, 7) X(T, P, 8)
+#define REGS_9_12(X, T, P) X(T, P, 9) X(T, P, 10) X(T, P, 11) X(T, P, 12)
+#define REGS_13_14(X, T, P) X(T, P, 13) X(T, P, 14)
+#define REGS_15_16(X, T, P) X(T, P, 15) X(T, P, 16)
+#define REGS_17_21(X, T, P) X(T, P, 17) X(T, P, 18) X(T, P, 19) X(T, P, 20) X(T, P, 21)
+/* v3: adds on ymm1-12; the mix's FMAs on ymm1-8, its adds on ymm9-14 */
+#define ADD_ROUND_V3(P) REGS_1_8(ASM_A, "y", P) REGS_9_12(ASM_A, "y", P)
+#define MIX_F_V3(P) REGS_1_8(ASM_F, "y", P)
+#define MIX_A_V3(P) REGS_9_12(ASM_A, "y", P) REGS_13_14(ASM_A, "y", P)
+#define SET_V3(P) REGS_1_8(ASM_SET, "y", P) REGS_9_12(ASM_SET, "y", P) REGS_13_14(ASM_SET, "y", P)
+/* v4: adds on zmm1-16; the mix's FMAs on zmm1-12, its adds on zmm13-21 */
+#define ADD_ROUND_V4(P)                                                                          \
+    REGS_1_8(ASM_A, "z", P) REGS_9_12(ASM_A, "z", P) REGS_13_14(ASM_A, "z", P)                    \
+        REGS_15_16(ASM_A, "z", P)
+#define MIX_F_V4(P) REGS_1_8(ASM_F, "z", P) REGS_9_12(ASM_F, "z", P)
+#define MIX_A_V4(P) REGS_13_14(ASM_A, "z", P) REGS_15_16(ASM_A, "z", P) REGS_17_21(ASM_A, "z", P)
+#define SET_V4(P)                                                                                \
+    REGS_1_8(ASM_SET, "z", P) REGS_9_12(ASM_SET, "z", P) REGS_13_14(ASM_SET, "z", P)              \
+        REGS_15_16(ASM_SET, "z", P) REGS_17_21(ASM_SET, "z", P)
 #define MIX_ROUND(F, A) F A F A F A A
-/* Every chain starts at m: the values stay finite (and normal) for any round count. */
-#define MIX_SET(T, P, r) "vmova" P " %%" T "mm0, %%" T "mm" #r "\n\t"
-#define MIX_SET_V3(P) MIX_SET("y", P, 1) MIX_SET("y", P, 2) MIX_SET("y", P, 3) MIX_SET("y", P, 4)    \
-    MIX_SET("y", P, 5) MIX_SET("y", P, 6) MIX_SET("y", P, 7) MIX_SET("y", P, 8) MIX_SET("y", P, 9) \
-    MIX_SET("y", P, 10) MIX_SET("y", P, 11) MIX_SET("y", P, 12) MIX_SET("y", P, 13)              \
-    MIX_SET("y", P, 14)
-#define MIX_SET_V4(P) MIX_SET("z", P, 1) MIX_SET("z", P, 2) MIX_SET("z", P, 3) MIX_SET("z", P, 4)    \
-    MIX_SET("z", P, 5) MIX_SET("z", P, 6) MIX_SET("z", P, 7) MIX_SET("z", P, 8) MIX_SET("z", P, 9) \
-    MIX_SET("z", P, 10) MIX_SET("z", P, 11) MIX_SET("z", P, 12) MIX_SET("z", P, 13)              \
-    MIX_SET("z", P, 14) MIX_SET("z", P, 15) MIX_SET("z", P, 16) MIX_SET("z", P, 17)              \
-    MIX_SET("z", P, 18) MIX_SET("z", P, 19) MIX_SET("z", P, 20) MIX_SET("z", P, 21)
-#define MIX_CLOBBERS_V3                                                                          \
+#define CLOBBERS_V3                                                                              \
     "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",      \
         "xmm11", "xmm12", "xmm13", "xmm14", "cc"
-#define MIX_CLOBBERS_V4                                                                          \
-    MIX_CLOBBERS_V3, "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21"
-/* The first chain's first element is returned (the probe's sink). S: the scalar suffix. */
-#define DEFINE_MIX_ASM(NAME, ATTR, real, S, T, P, SET, F, A, CLOBBERS)                           \
+#define CLOBBERS_V4 CLOBBERS_V3, "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21"
+/* Every chain starts at m, so the values stay finite and normal for any round count; the first
+ * chain's first element is returned (the probe's sink). */
+#define DEFINE_ROUNDS_ASM(NAME, ATTR, real, S, T, SET, ROUND, CLOBBERS)                          \
     ATTR static real NAME(long rounds)                                                           \
     {                                                                                            \
         const real m = (real)0.999999;                                                           \
         real out;                                                                                \
         __asm__ volatile("vbroadcast" S " %[m], %%" T "mm0\n\t" SET "test %[n], %[n]\n\t"         \
                          "jle 2f\n\t"                                                             \
-                         "1:\n\t" MIX_ROUND(F, A) "dec %[n]\n\t"                                  \
+                         "1:\n\t" ROUND "dec %[n]\n\t"                                            \
                          "jnz 1b\n\t"                                                             \
                          "2:\n\t"                                                                 \
                          "vmov" S " %%xmm1, %[out]\n\t"                                           \
@@ -179,32 +185,41 @@ static double ops_per_thread(int kind, int prec, long rounds)
     }
 #define V3 __attribute__((target("arch=x86-64-v3")))
 #define V4 __attribute__((target("arch=x86-64-v4")))
-DEFINE_MIX_ASM(mix_rounds_v3_d, V3, double, "sd", "y", "pd", MIX_SET_V3("pd"), MIX_F_V3("pd"),
-               MIX_A_V3("pd"), MIX_CLOBBERS_V3)
-DEFINE_MIX_ASM(mix_rounds_v3_f, V3, float, "ss", "y", "ps", MIX_SET_V3("ps"), MIX_F_V3("ps"),
-               MIX_A_V3("ps"), MIX_CLOBBERS_V3)
-DEFINE_MIX_ASM(mix_rounds_v4_d, V4, double, "sd", "z", "pd", MIX_SET_V4("pd"), MIX_F_V4("pd"),
-               MIX_A_V4("pd"), MIX_CLOBBERS_V4)
-DEFINE_MIX_ASM(mix_rounds_v4_f, V4, float, "ss", "z", "ps", MIX_SET_V4("ps"), MIX_F_V4("ps"),
-               MIX_A_V4("ps"), MIX_CLOBBERS_V4)
-#define MIX_IN_ASM(ISA)                                                                          \
+#define DEFINE_ISA_ROUNDS(ISA, ATTR, T)                                                          \
+    DEFINE_ROUNDS_ASM(add_rounds_##ISA##_d, ATTR, double, "sd", T, SET_##ISA("pd"),              \
+                      ADD_ROUND_##ISA("pd"), CLOBBERS_##ISA)                                     \
+    DEFINE_ROUNDS_ASM(add_rounds_##ISA##_f, ATTR, float, "ss", T, SET_##ISA("ps"),               \
+                      ADD_ROUND_##ISA("ps"), CLOBBERS_##ISA)                                     \
+    DEFINE_ROUNDS_ASM(mix_rounds_##ISA##_d, ATTR, double, "sd", T, SET_##ISA("pd"),              \
+                      MIX_ROUND(MIX_F_##ISA("pd"), MIX_A_##ISA("pd")), CLOBBERS_##ISA)           \
+    DEFINE_ROUNDS_ASM(mix_rounds_##ISA##_f, ATTR, float, "ss", T, SET_##ISA("ps"),               \
+                      MIX_ROUND(MIX_F_##ISA("ps"), MIX_A_##ISA("ps")), CLOBBERS_##ISA)
+DEFINE_ISA_ROUNDS(V3, V3, "y")
+DEFINE_ISA_ROUNDS(V4, V4, "z")
+#define KINDS_IN_ASM(ISA)                                                                        \
+    if (kind == 1 && prec == OSC_FLOAT)                                                          \
+        return add_rounds_##ISA##_f(rounds);                                                     \
+    if (kind == 1)                                                                               \
+        return add_rounds_##ISA##_d(rounds);                                                     \
+    if (kind == 2 && prec == OSC_FLOAT)                                                          \
+        return mix_rounds_##ISA##_f(rounds);                                                     \
     if (kind == 2)                                                                               \
-        return prec == OSC_FLOAT ? (double)mix_rounds_##ISA##_f(rounds) : mix_rounds_##ISA##_d(rounds);
+        return mix_rounds_##ISA##_d(rounds);
 #endif
 
-/* The chains per ISA: wide on x86-64-v4, narrow on v3 and the baseline; MIX: the mix's rounds
- * where they are written in assembly. */
-#define DEFINE_RUN_CHAINS(NAME, ATTR, WIDTH, MIX)                                                \
+/* The chains per ISA: wide on x86-64-v4, narrow on v3 and the baseline; KINDS: the kinds whose
+ * rounds are written in assembly there. */
+#define DEFINE_RUN_CHAINS(NAME, ATTR, WIDTH, KINDS)                                                \
     ATTR static double NAME(int kind, int prec, long rounds, double seed)                        \
     {                                                                                            \
-        MIX                                                                                      \
+        KINDS                                                                                    \
         if (prec == OSC_FLOAT)                                                                   \
             return kchains_f_##WIDTH(kind, rounds, (float)seed);                                 \
         return kchains_d_##WIDTH(kind, rounds, seed);                                            \
     }
 #if PROBE_RUNTIME
-DEFINE_RUN_CHAINS(run_chains_v4, V4, wide, MIX_IN_ASM(v4))
-DEFINE_RUN_CHAINS(run_chains_v3, V3, narrow, MIX_IN_ASM(v3))
+DEFINE_RUN_CHAINS(run_chains_v4, V4, wide, KINDS_IN_ASM(V4))
+DEFINE_RUN_CHAINS(run_chains_v3, V3, narrow, KINDS_IN_ASM(V3))
 DEFINE_RUN_CHAINS(run_chains_base, , narrow, )
 static double run_chains(int kind, int prec, long rounds, double seed)
 {
