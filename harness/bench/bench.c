@@ -306,7 +306,8 @@ static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long
     const double share = c->one_thread && peak.threads > 0 ? 1.0 / peak.threads : 1.0;
     /* a mix never runs slower than FMAs alone (an add takes no longer than an FMA): a mix probe
      * that read below the FMA probe was disturbed, and would lower every ceiling */
-    const double r_fma = machine_peak[q] * share, r_mix = fmax(machine_mix[q], machine_peak[q]) * share;
+    const double r_fma = machine_peak[q] * share;
+    const double r_mix = fmax(machine_mix[q], machine_peak[q]) * share;
     const double step_s = fmax(fma_pipe / r_fma, r_mix > 0 ? all / r_mix : 0);
     if (step_s > 0) {
         osc_bench_counter(st, "ceiling_osc_steps_per_s", 1 / step_s, OSC_BENCH_VALUE);

@@ -92,13 +92,13 @@
             }                                                                                    \
         } else {                                                                                 \
             for (long r = 0; r < rounds; r++) { /* F A F A F A A: the passes interleaved */     \
-                MIX_FMA_PASS();                                                              \
-                MIX_ADD_PASS();                                                              \
-                MIX_FMA_PASS();                                                              \
-                MIX_ADD_PASS();                                                              \
-                MIX_FMA_PASS();                                                              \
-                MIX_ADD_PASS();                                                              \
-                MIX_ADD_PASS();                                                              \
+                MIX_FMA_PASS();                                                                  \
+                MIX_ADD_PASS();                                                                  \
+                MIX_FMA_PASS();                                                                  \
+                MIX_ADD_PASS();                                                                  \
+                MIX_FMA_PASS();                                                                  \
+                MIX_ADD_PASS();                                                                  \
+                MIX_ADD_PASS();                                                                  \
             }                                                                                    \
         }                                                                                        \
         real sum = 0;                                                                            \
@@ -165,7 +165,8 @@ static double ops_per_thread(int kind, int prec, long rounds)
         "xmm11", "xmm12", "xmm13", "xmm14", "cc"
 #define CLOBBERS_V4 CLOBBERS_V3, "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21"
 /* Every chain starts at m, so the values stay finite and normal for any round count; the first
- * chain's first element is returned (the probe's sink). */
+ * chain's first element is returned (the probe's sink). The chain counts are what ops_per_thread
+ * counts: NARROW_BYTES / WIDE_BYTES of add chains, MIX_*_VECTORS and MIX_*_PASSES for the mix. */
 #define DEFINE_ROUNDS_ASM(NAME, ATTR, real, S, T, SET, ROUND, CLOBBERS)                          \
     ATTR static real NAME(long rounds)                                                           \
     {                                                                                            \

@@ -10,8 +10,8 @@ advance_<isa>_blk_<p>, the loop tests/check_kernels.py finds and checks), copies
 for instruction into a function of its own around zeroed registers and a zeroed stack frame, and
 times it in one process in turn with two probe loops of the bench's probe's shape
 (harness/bench/fma_probe.c: 12 FMA chains, and 8 FMA beside 6 add chains stepped 3 and 4 times a
-round, as many adds as FMAs; in zmm 16, and 12 beside 9), each call about as long as a loop's, best of many rounds, on one pinned core (not
-pinned with --threads above 1). The fraction printed is the bench's ceiling rule applied to the
+round, as many adds as FMAs; in zmm 16, and 12 beside 9), each call about as long as a loop's,
+best of many rounds, on one pinned core (not pinned with --threads above 1). The fraction printed is the bench's ceiling rule applied to the
 loop alone:
     ceiling ticks per vector-step = max((fma + mul + div) / R_fma, (fma + mul + div + add) / R_mix)
     (R_mix at least R_fma: an add never takes longer than an FMA)

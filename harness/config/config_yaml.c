@@ -550,7 +550,8 @@ static bool exact_whole(const char *text, bool *negative, unsigned long long *ma
 {
     const char *slash = strchr(text, '/'), *end = text + strlen(text);
     decimal a, b = {.m = 1};
-    if (!read_decimal(text, slash ? slash : end, &a) || (slash && !read_decimal(slash + 1, end, &b)))
+    if (!read_decimal(text, slash ? slash : end, &a) ||
+        (slash && !read_decimal(slash + 1, end, &b)))
         return false;
     *negative = a.m && a.negative != b.negative;
     *magnitude = 0;
@@ -569,7 +570,8 @@ static bool exact_whole(const char *text, bool *negative, unsigned long long *ma
         fives++;
     if (den != 1 || twos > k || fives > k)
         return false;
-    return times_power(num, 2, k - twos, magnitude) && times_power(*magnitude, 5, k - fives, magnitude);
+    return times_power(num, 2, k - twos, magnitude) &&
+           times_power(*magnitude, 5, k - fives, magnitude);
 }
 
 /* A whole number in [lo, hi] (whole bounds within +-2^63); 1e6, 10.0 and 120/2 count as whole. */
@@ -578,12 +580,12 @@ int cfg_whole(const ctx *c, const ynode *n, const char *key, double lo, double h
     double v;
     if (cfg_number(c, n, key, NUM_ANY, &v))
         return CONFIG_BAD;
-    bool negative;
-    unsigned long long magnitude;
-    if (!exact_whole(n->text, &negative, &magnitude) || magnitude > (unsigned long long)LLONG_MAX)
-        return fail_node(c, n, key, "expected a whole number from %.0f to %.0f", lo, hi);
-    const long long w = negative ? -(long long)magnitude : (long long)magnitude;
-    if (w < (long long)lo || w > (long long)hi)
+    bool negative = false;
+    unsigned long long magnitude = 0;
+    const bool whole = exact_whole(n->text, &negative, &magnitude) &&
+                       magnitude <= (unsigned long long)LLONG_MAX;
+    const long long w = !whole ? 0 : negative ? -(long long)magnitude : (long long)magnitude;
+    if (!whole || w < (long long)lo || w > (long long)hi)
         return fail_node(c, n, key, "expected a whole number from %.0f to %.0f", lo, hi);
     *out = (long)w;
     return 0;
