@@ -50,14 +50,18 @@
  * The ceiling per operation class. ops_fma, ops_mul, ops_add, ops_div are the operations per
  * oscillator-step that the compiled step loop of the running ISA path executes (kernel_ops.h,
  * read from the kernels by tests/check_kernels.py at build time; the declared fma_per_step, all
- * counted as FMAs, where no table exists). The probe also measures the FMA rate R_fma and the
- * rate R_mix of a 1:1 mix of FMAs and adds; multiplies and divisions run on the FMA pipes (a
- * division counted as one operation: the kernels have none, tests/check_kernels.py checks),
- * adds on the FMA pipes or on pipes of their own, which the mix reveals. Then
- *     ceiling_osc_steps_per_s = 1 / max((fma + mul + div) / R_fma, (fma + mul + div + add) / R_mix)
- * (all-thread rates; one thread's for /threads:1; R_mix at least R_fma), and
- * roof_fraction = osc_steps_per_s / that,
- * cpu_roof_fraction the same per CPU-second against one core. On Intel (adds on the FMA ports)
+ * counted as FMAs, where no table exists). The probe also measures the FMA rate R_fma, the add
+ * rate R_add and the rate R_mix of a 1:1 mix of FMAs and adds; multiplies and divisions run on
+ * the FMA pipes (a division counted as one operation: the kernels have none,
+ * tests/check_kernels.py checks), adds on the FMA pipes or on pipes of their own, which the mix
+ * reveals. Then
+ *     ceiling_osc_steps_per_s = 1 / max((fma + mul + div) / R_fma, add / R_add,
+ *                                       (fma + mul + div + add) / R_mix)
+ * (ceiling.h; all-thread rates; one thread's for /threads:1; R_mix at least R_fma, R_add at least R_mix / 2:
+ * the mix ran its adds at R_mix / 2 beside as many FMAs), roof_fraction = osc_steps_per_s /
+ * that, and cpu_roof_fraction the same per CPU-second against one core. The add term binds only
+ * where a step has more adds than FMA-pipe operations (none of the built-in methods: with no
+ * more, add / R_add <= 2 add / R_mix <= the mix term). On Intel (adds on the FMA ports)
  * R_mix = R_fma and the ceiling counts every operation; on AMD Zen (2 FMA + 2 add pipes) an
  * add is free up to the FMA count: the same fraction means the same on both.
  *
@@ -79,6 +83,7 @@
 #include "audit.h"
 #include "bench_run.h"
 #include "bench_shim.h"
+#include "ceiling.h"
 #include "composition.h"
 #include "config.h"
 #include "diag.h"
@@ -131,8 +136,9 @@ static osc_fma_peak peak;
  * few %); on a shared one the wall-clock probe only sees the share it got at start-up, and a
  * peak_fraction measured against it could exceed 1. */
 static double machine_peak[OSC_NPRECISION];
-/* The same for the 1:1 FMA-add mix (operations per second), and the peak samples' extremes. */
-static double machine_mix[OSC_NPRECISION];
+/* The same for adds alone and for the 1:1 FMA-add mix (operations per second), and the peak
+ * samples' extremes. */
+static double machine_add[OSC_NPRECISION], machine_mix[OSC_NPRECISION];
 static double peak_sample_min[OSC_NPRECISION], peak_sample_max[OSC_NPRECISION];
 static double peak_beside[OSC_NPRECISION];
 
@@ -150,12 +156,17 @@ static void sample_peak(double seconds)
     osc_fma_peak p = osc_fma_probe(seconds);
     for (int q = 0; q < OSC_NPRECISION; q++) {
         double fma = probe_rate(p.fma_per_s[q], p.fma_per_cpu_s[q], p.threads);
+        double add = probe_rate(p.add_per_s[q], p.add_per_cpu_s[q], p.threads);
         double mix = probe_rate(p.mix_per_s[q], p.mix_per_cpu_s[q], p.threads);
         peak_beside[q] = fma;
         if (fma > machine_peak[q])
             machine_peak[q] = fma;
+        if (add > machine_add[q])
+            machine_add[q] = add;
         if (mix > machine_mix[q])
             machine_mix[q] = mix;
+        if (p.add_per_cpu_s[q] > peak.add_per_cpu_s[q])
+            peak.add_per_cpu_s[q] = p.add_per_cpu_s[q];
         if (p.fma_per_cpu_s[q] > peak.fma_per_cpu_s[q])
             peak.fma_per_cpu_s[q] = p.fma_per_cpu_s[q];
         if (p.mix_per_cpu_s[q] > peak.mix_per_cpu_s[q])
@@ -273,6 +284,12 @@ static osc_batch *get_batch(const bench_case *c)
     return b;
 }
 
+/* Seconds per oscillator-step at the ceiling of operations k (ceiling.h), 0 without one. */
+static double step_seconds(struct kernel_ops k, double r_fma, double r_add, double r_mix)
+{
+    return osc_ceiling_step_seconds(k.fma + k.mul + k.div, k.add, r_fma, r_add, r_mix);
+}
+
 static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long steps)
 {
     double lane_steps = (double)c->lanes * (double)steps * (double)osc_bench_iterations(st);
@@ -302,20 +319,16 @@ static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long
     osc_bench_counter(st, "ops_mul", k.mul, OSC_BENCH_VALUE);
     osc_bench_counter(st, "ops_add", k.add, OSC_BENCH_VALUE);
     osc_bench_counter(st, "ops_div", k.div, OSC_BENCH_VALUE);
-    const double fma_pipe = k.fma + k.mul + k.div, all = fma_pipe + k.add;
     const double share = c->one_thread && peak.threads > 0 ? 1.0 / peak.threads : 1.0;
-    /* a mix never runs slower than FMAs alone (an add takes no longer than an FMA): a mix probe
-     * that read below the FMA probe was disturbed, and would lower every ceiling */
-    const double r_fma = machine_peak[q] * share;
-    const double r_mix = fmax(machine_mix[q], machine_peak[q]) * share;
-    const double step_s = fmax(fma_pipe / r_fma, r_mix > 0 ? all / r_mix : 0);
+    const double step_s = step_seconds(k, machine_peak[q] * share, machine_add[q] * share,
+                                       machine_mix[q] * share);
     if (step_s > 0) {
         osc_bench_counter(st, "ceiling_osc_steps_per_s", 1 / step_s, OSC_BENCH_VALUE);
         osc_bench_counter(st, "roof_fraction", lane_steps * step_s, OSC_BENCH_RATE);
     }
-    const double core_mix = fmax(peak.mix_per_cpu_s[q], peak.fma_per_cpu_s[q]);
-    const double core_s = fmax(fma_pipe / peak.fma_per_cpu_s[q], core_mix > 0 ? all / core_mix : 0);
-    if (peak.fma_per_cpu_s[q] > 0)
+    const double core_s = step_seconds(k, peak.fma_per_cpu_s[q], peak.add_per_cpu_s[q],
+                                       peak.mix_per_cpu_s[q]);
+    if (core_s > 0)
         osc_bench_counter(st, "cpu_roof_fraction", lane_steps * core_s, OSC_BENCH_CPU_RATE);
 }
 
@@ -812,6 +825,7 @@ static void probe_and_describe_machine(void)
     peak = osc_fma_probe(0.4);
     for (int p = 0; p < OSC_NPRECISION; p++) {
         machine_peak[p] = probe_rate(peak.fma_per_s[p], peak.fma_per_cpu_s[p], peak.threads);
+        machine_add[p] = probe_rate(peak.add_per_s[p], peak.add_per_cpu_s[p], peak.threads);
         machine_mix[p] = probe_rate(peak.mix_per_s[p], peak.mix_per_cpu_s[p], peak.threads);
         peak_sample_min[p] = peak_sample_max[p] = peak_beside[p] = machine_peak[p];
     }
@@ -821,13 +835,9 @@ static void probe_and_describe_machine(void)
     context_number("fma_probe_float_wall_per_s", peak.fma_per_s[OSC_FLOAT]);
     context_number("fma_peak_double_per_core_cpu_s", peak.fma_per_cpu_s[OSC_DOUBLE]);
     context_number("fma_peak_float_per_core_cpu_s", peak.fma_per_cpu_s[OSC_FLOAT]);
-    context_number("add_peak_double_per_s", probe_rate(peak.add_per_s[OSC_DOUBLE],
-                                                       peak.add_per_cpu_s[OSC_DOUBLE],
-                                                       peak.threads));
+    context_number("add_peak_double_per_s", machine_add[OSC_DOUBLE]);
     context_number("fma_add_mix_double_per_s", machine_mix[OSC_DOUBLE]);
-    context_number("add_peak_float_per_s", probe_rate(peak.add_per_s[OSC_FLOAT],
-                                                      peak.add_per_cpu_s[OSC_FLOAT],
-                                                      peak.threads));
+    context_number("add_peak_float_per_s", machine_add[OSC_FLOAT]);
     context_number("fma_add_mix_float_per_s", machine_mix[OSC_FLOAT]);
     char buf[64];
     snprintf(buf, sizeof buf, "%d", peak.threads);

@@ -8,17 +8,18 @@ above any clock a long run keeps, and the kernel's own efficiency is then hard t
 the machine's. This tool takes the step loop of each method's register block (advance()'s
 advance_<isa>_blk_<p>, the loop tests/check_kernels.py finds and checks), copies it instruction
 for instruction into a function of its own around zeroed registers and a zeroed stack frame, and
-times it in one process in turn with two probe loops of the bench's probe's shape
-(harness/bench/fma_probe.c: 12 FMA chains, and 8 FMA beside 6 add chains stepped 3 and 4 times a
-round, as many adds as FMAs; in zmm 16, and 12 beside 9), each call about as long as a loop's,
-best of many rounds, on one pinned core (not pinned with --threads above 1). The fraction printed is the bench's ceiling rule applied to the
-loop alone:
-    ceiling ticks per vector-step = max((fma + mul + div) / R_fma, (fma + mul + div + add) / R_mix)
-    (R_mix at least R_fma: an add never takes longer than an FMA)
+times it in one process in turn with three probe loops of the bench's probe's shape
+(harness/bench/fma_probe.c: 12 FMA chains, 12 add chains, and 8 FMA beside 6 add chains stepped
+3 and 4 times a round, as many adds as FMAs; in zmm 16, 16, and 12 beside 9), each call about as
+long as a loop's, best of many rounds, on one pinned core (not pinned with --threads above 1).
+The fraction printed is the bench's ceiling rule applied to the loop alone:
+    ceiling ticks per vector-step = max((fma + mul + div) / R_fma, add / R_add,
+                                        (fma + mul + div + add) / R_mix)
+    (R_mix at least R_fma: an add never takes longer than an FMA; R_add at least R_mix / 2)
     loop_fraction = ceiling / measured ticks per vector-step
-with R_fma, R_mix the probes' instructions per tick and the operations those of the loop itself,
-so it reads as roof_fraction does, without the harness around the loop and without a clock change
-between the peak and the run. In brackets: the same at the loop's median round, against the
+with R_fma, R_add, R_mix the probes' instructions per tick and the operations those of the loop
+itself, so it reads as roof_fraction does, without the harness around the loop and without a
+clock change between the peak and the run. In brackets: the same at the loop's median round, against the
 probes' best (a median far below the best says the core was shared). fma_slots is the FMA issue
 slots a vector-step took (measured ticks x R_fma): 3 FMAs in 3.8 slots lost 0.8 slot to latency,
 scheduling or loads. With --harness LANES the same process also times each method in the
@@ -162,8 +163,9 @@ def wrapper(name, lines, counter, bound, offsets, aligned, vec):
 
 
 def probes(vec, suffix):
-    """The FMA probe and the mix probe (FMA and add chains side by side), as many chains of each
-    as the bench's probe keeps: 12 FMA, 8 + 6 in ymm; 16 FMA, 12 + 9 in zmm. The mix steps its
+    """The FMA probe, the add probe and the mix probe (FMA and add chains side by side), as many
+    chains of each as the bench's probe keeps: 12 FMA, 12 add, 8 + 6 in ymm; 16, 16, 12 + 9 in
+    zmm. The mix steps its
     FMA chains 3 times and its add chains 4 times an iteration, all FMAs of a pass before its adds
     (F A F A F A A), as fma_probe.c's assembly does: as many adds as FMAs, and the latencies (4 and
     3 cycles on Zen) covered on both kinds of pipes."""
@@ -171,6 +173,7 @@ def probes(vec, suffix):
     nregs, n_fma, (mix_f, mix_a) = (32, 16, (12, 9)) if zmm else (16, 12, (8, 6))
     src = f'%{vec}{nregs - 2},%{vec}{nregs - 1}'
     fma = [f'vfmadd231p{suffix} {src},%{vec}{i}' for i in range(n_fma)]
+    add = [f'vaddp{suffix} %{vec}{nregs - 1},%{vec}{i},%{vec}{i}' for i in range(n_fma)]
     mix_fmas = [f'vfmadd231p{suffix} {src},%{vec}{i}' for i in range(mix_f)]
     mix_adds = [f'vaddp{suffix} %{vec}{nregs - 1},%{vec}{i},%{vec}{i}'
                 for i in range(mix_f, mix_f + mix_a)]
@@ -180,7 +183,8 @@ def probes(vec, suffix):
         return ([f'.globl {name}', f'{name}:'] + zero_vectors(vec) +
                 ['mov %rdi,%rsi', 'xor %eax,%eax', f'{name}_top:'] + body +
                 ['add $1,%rax', 'cmp %rsi,%rax', f'jne {name}_top', 'vzeroupper', 'ret'])
-    return func('probe_fma', fma) + func('probe_mix', mix), len(fma), len(mix)
+    return (func('probe_fma', fma) + func('probe_add', add) + func('probe_mix', mix),
+            len(fma), len(add), len(mix))
 
 
 DRIVER = r'''
@@ -188,7 +192,7 @@ DRIVER = r'''
 #include <x86intrin.h>
 %(harness_decl)s
 typedef void fn(long);
-extern fn probe_fma, probe_mix%(externs)s;
+extern fn probe_fma, probe_add, probe_mix%(externs)s;
 static fn *loops[] = {%(loops)s};
 static const long bounds[] = {%(bounds)s};
 static double ticks(fn *f, long n)
@@ -200,16 +204,17 @@ static double ticks(fn *f, long n)
 int main(void)
 {
     enum { N = %(n)d };
-    double round[2 * N + 2] = {0}; /* probe_fma, probe_mix, then per loop: its ticks, harness's */
+    double round[2 * N + 3] = {0}; /* probe_fma, _add, _mix, then per loop: its ticks, harness's */
     %(harness_setup)s
     for (int r = 0; r < %(rounds)d; r++) {
         round[0] = ticks(probe_fma, %(probe_it)d) / %(probe_it)d;
-        round[1] = ticks(probe_mix, %(probe_it)d) / %(probe_it)d;
+        round[1] = ticks(probe_add, %(probe_it)d) / %(probe_it)d;
+        round[2] = ticks(probe_mix, %(probe_it)d) / %(probe_it)d;
         for (int i = 0; i < N; i++) {
-            round[2 + 2 * i] = ticks(loops[i], bounds[i]);
+            round[3 + 2 * i] = ticks(loops[i], bounds[i]);
             %(harness_round)s
         }
-        for (int i = 0; i < 2 * N + 2; i++) printf("%%.6g ", round[i]);
+        for (int i = 0; i < 2 * N + 3; i++) printf("%%.6g ", round[i]);
         printf("\n");
     }
     return 0;
@@ -240,7 +245,7 @@ HARNESS_ROUND = r'''
             if (osc_batch_start(batches[i], 0.002) != OSC_OK) return 3;
             unsigned long long h = __rdtsc();
             if (osc_batch_run(batches[i], %(steps)d, %(steps)d, NULL, NULL) != OSC_OK) return 3;
-            round[3 + 2 * i] = (double)(__rdtsc() - h);
+            round[4 + 2 * i] = (double)(__rdtsc() - h);
 '''
 HARNESS_STEPS = 2000
 
@@ -314,7 +319,7 @@ def main():
                       'bound': iterations * spi})
     if not timed:
         raise SystemExit('loop_alone.py: no loop to time')
-    probe_asm, n_fma, n_mix = probes(vec, suffix)
+    probe_asm, n_fma, n_add, n_mix = probes(vec, suffix)
     asm += probe_asm
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -358,9 +363,11 @@ def main():
     columns = list(zip(*rounds))
     best = [min(c) for c in columns]
     median = [statistics.median(c) for c in columns]
-    r_fma, r_mix = n_fma / best[0], max(n_mix / best[1], n_fma / best[0])
+    r_fma = n_fma / best[0]
+    r_mix = max(n_mix / best[2], r_fma)
+    r_add = max(n_add / best[1], r_mix / 2)
     print(f'ISA path {isa}, {args.precision}; probes: {r_fma:.3f} FMA instructions per tick, '
-          f'mix {r_mix / r_fma:.2f}x that; best of {args.rounds} rounds, '
+          f'add {r_add / r_fma:.2f}x and mix {r_mix / r_fma:.2f}x that; best of {args.rounds} rounds, '
           f'{"one pinned core" if args.threads == 1 else "one thread, not pinned"}; the FMA '
           f'probe\'s median round {median[0] / best[0] - 1:.1%} slower than its best')
     harness_col = (f' harness/loop ({args.harness} lanes, {args.threads} thread'
@@ -370,12 +377,12 @@ def main():
           + harness_col)
     print('|---|---|---|---|---|' + ('---|' if args.harness else ''))
     above = False
-    for t, ticks, mticks, hticks in zip(timed, best[2::2], median[2::2], best[3::2]):
+    for t, ticks, mticks, hticks in zip(timed, best[3::2], median[3::2], best[4::2]):
         per_vs = ticks / (t['iterations'] * t['spi'] * t['vectors'])
         median_per_vs = mticks / (t['iterations'] * t['spi'] * t['vectors'])
         o = t['ops']
         f_ops = o['fma'] + o['mul'] + o['div']
-        ceiling = max(f_ops / r_fma, (f_ops + o['add']) / r_mix)
+        ceiling = max(f_ops / r_fma, o['add'] / r_add, (f_ops + o['add']) / r_mix)
         fraction = ceiling / per_vs
         mark = '*' if fraction > ABOVE_CEILING else ''
         above = above or bool(mark)
