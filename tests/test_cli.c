@@ -3206,9 +3206,11 @@ static void test_summary_text(void **state)
     proc_free(&p);
 }
 
-/* A results file whose /points lacks a column, or holds a non-column or a column of another type
- * under its name: exit 2, one line naming the file, the dataset and what is wrong. An unknown short option in a bundle:
- * exit 2, one line naming the letter (argv's '-qx' would not say which). */
+/* A results file whose /points lacks a column, or holds a non-column (of HDF5's most dimensions:
+ * reading its extents into one column's length overran the stack) or a column of another type
+ * under its name: exit 2, one line naming the file, the dataset and what is wrong. An unknown
+ * short option in a bundle: exit 2, one line naming the letter (argv's '-qx' would not say
+ * which). */
 static void test_summary_damaged_points(void **state)
 {
     fixture *f = *state;
@@ -3221,8 +3223,10 @@ static void test_summary_damaged_points(void **state)
     size_t rows = table_rows(h, "/points");
     assert_true(H5Ldelete(h, "/points/max_error", H5P_DEFAULT) >= 0);
     assert_true(H5Ldelete(h, "/points/dt", H5P_DEFAULT) >= 0);
-    hsize_t dims[2] = {1, 1};
-    hid_t space = H5Screate_simple(2, dims, NULL);
+    hsize_t dims[H5S_MAX_RANK];
+    for (int i = 0; i < H5S_MAX_RANK; i++)
+        dims[i] = 1;
+    hid_t space = H5Screate_simple(H5S_MAX_RANK, dims, NULL);
     hid_t d = H5Dcreate2(h, "/points/dt", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
                          H5P_DEFAULT);
     assert_true(d >= 0);

@@ -72,7 +72,8 @@ static void *read_column(hid_t f, const char *name, hid_t mem_type, size_t size,
     hid_t s = H5Dget_space(d);
     hsize_t n = 0;
     int rank = H5Sget_simple_extent_ndims(s);
-    H5Sget_simple_extent_dims(s, &n, NULL);
+    if (rank == 1) /* it writes one extent per dimension */
+        H5Sget_simple_extent_dims(s, &n, NULL);
     H5Sclose(s);
     void *buf = NULL;
     if (rank != 1) {
