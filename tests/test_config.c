@@ -25,6 +25,7 @@
 #include "diag.h"
 #include "layout.h"
 #include "rkn.h"
+#include "sweep.h"
 #include "tableau.h"
 
 /* fstat, wrapped at link time (tests/meson.build): when fstat_fails is set it fails with EIO
@@ -585,6 +586,10 @@ static void traces_chosen_by_value(void **state)
          3},
         {"trace: {where: [{stiffness: 1, drag: 0, dt: 0.1}, {stiffness: 2, drag: 0.01, dt: 0.09}],"
          " methods: [euler]}\n", {0}, 1},
+        /* each row where it is first listed, not sorted */
+        {"trace: {where: [{stiffness: 100, drag: 0, dt: 0.1}, {stiffness: 1, drag: 0, dt: 0.1}, "
+         "{stiffness: 100, drag: 0, dt: 0.1}, {stiffness: 1, drag: 0.05, dt: 0.1}], methods: "
+         "[euler]}\n", {4, 0, 1}, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[512];
@@ -1482,6 +1487,33 @@ static void traces_too_large_for_memory(void **state)
     osc_config cfg;
     char e[2048];
     assert_int_equal(config_load_text("t.yaml", text, strlen(text), &cfg, e, sizeof e), 0);
+    config_free(&cfg);
+}
+
+/* The rows trace.where chooses count as trace.points' do: steps such that one trace (56 bytes a
+ * sample, one method) takes half the machine's memory, so that one row fits and three do not
+ * (the check once ran before trace.where had added its rows, counting one trace per method). */
+static void traced_rows_chosen_by_value_count_for_memory(void **state)
+{
+    (void)state;
+    const char *source;
+    double steps = floor(sweep_memory_limit(&source) / 2 / 56);
+    char text[512];
+    snprintf(text, sizeof text,
+             "stiffness: [1, 2, 3]\ndt: 0.001\nsteps: %.0f\ntrace: {every: 1, where: [{stiffness: "
+             "1}, {stiffness: 2}, {stiffness: 3}]}\nmethods: [euler]\n", steps);
+    expect_error(text, ":4:8: trace: with every 1 the traces and the sweep need ~");
+    snprintf(text, sizeof text,
+             "stiffness: [1, 2, 3]\ndt: 0.001\nsteps: %.0f\ntrace: {every: 1, points: [0, 1, 2]}\n"
+             "methods: [euler]\n", steps);
+    expect_error(text, ":4:8: trace: with every 1 the traces and the sweep need ~");
+    snprintf(text, sizeof text,
+             "stiffness: [1, 2, 3]\ndt: 0.001\nsteps: %.0f\ntrace: {every: 1, where: {stiffness: "
+             "2}}\nmethods: [euler]\n", steps);
+    osc_config cfg;
+    if (load_text(text, &cfg))
+        fail_msg("one traced row: %s", err);
+    assert_int_equal(cfg.ntrace_points, 1);
     config_free(&cfg);
 }
 
@@ -2718,6 +2750,7 @@ int main(void)
         cmocka_unit_test(bad_trace),
         cmocka_unit_test(sweep_too_large_for_memory),
         cmocka_unit_test(traces_too_large_for_memory),
+        cmocka_unit_test(traced_rows_chosen_by_value_count_for_memory),
         cmocka_unit_test(alias_bomb),
         cmocka_unit_test(deep_nesting),
         cmocka_unit_test(huge_sequence),

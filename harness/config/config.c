@@ -820,16 +820,43 @@ static int where_methods(loader *L, bool *chosen)
     return 0;
 }
 
-static int add_trace_row(osc_config *cfg, size_t row)
+/* Appends row to cfg's trace rows, of room for *cap (grown by doubling). */
+static int add_trace_row(osc_config *cfg, size_t *cap, size_t row)
 {
-    for (size_t i = 0; i < cfg->ntrace_points; i++)
-        if (cfg->trace_points[i] == row)
-            return 0; /* once each: a row is one /traces group */
-    size_t *grown = realloc(cfg->trace_points, (cfg->ntrace_points + 1) * sizeof *grown);
-    if (!grown)
-        return -1;
-    cfg->trace_points = grown;
+    if (cfg->ntrace_points == *cap) {
+        size_t more = *cap ? 2 * *cap : 16;
+        size_t *grown = realloc(cfg->trace_points, more * sizeof *grown);
+        if (!grown)
+            return -1;
+        cfg->trace_points = grown, *cap = more;
+    }
     cfg->trace_points[cfg->ntrace_points++] = row;
+    return 0;
+}
+
+/* Keeps the first listing of each of rows[0..*n), in order (a row is one /traces group); n log n,
+ * as first_repeat: a scan per added row took minutes for 10^5 mappings. */
+static int drop_repeats(size_t *rows, size_t *n)
+{
+    if (*n < 2)
+        return 0;
+    listed_row *sorted = malloc(*n * sizeof *sorted);
+    bool *repeat = calloc(*n, sizeof *repeat);
+    if (!sorted || !repeat) {
+        free(sorted), free(repeat);
+        return -1;
+    }
+    for (size_t i = 0; i < *n; i++)
+        sorted[i] = (listed_row){rows[i], i};
+    qsort(sorted, *n, sizeof *sorted, by_row_then_index);
+    for (size_t i = 1; i < *n; i++)
+        repeat[sorted[i].index] = sorted[i].row == sorted[i - 1].row;
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (!repeat[i])
+            rows[kept++] = rows[i];
+    *n = kept;
+    free(sorted), free(repeat);
     return 0;
 }
 
@@ -854,6 +881,7 @@ static int resolve_trace_where(loader *L)
     if (!chosen)
         return cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
     int rc = where_methods(L, chosen);
+    size_t cap = cfg->ntrace_points;
     sweep_layout lay = layout_of(cfg);
     for (size_t i = 0; !rc && i < count; i++) {
         size_t idx[WA_COUNT];
@@ -861,10 +889,12 @@ static int resolve_trace_where(loader *L)
         for (size_t m = 0; !rc && m < cfg->nmethods; m++) {
             sweep_index at = {.method = m, .dt = idx[WA_DT], .stiffness = idx[WA_STIFFNESS],
                               .drag = idx[WA_DRAG], .mass = idx[WA_MASS]};
-            if (chosen[m] && add_trace_row(cfg, layout_row(lay, at)))
+            if (chosen[m] && add_trace_row(cfg, &cap, layout_row(lay, at)))
                 rc = cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
         }
     }
+    if (!rc && drop_repeats(cfg->trace_points, &cfg->ntrace_points))
+        rc = cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
     free(chosen);
     return rc ? CONFIG_BAD : 0;
 }
@@ -901,10 +931,10 @@ static int load_tree(loader *L)
         bad |= loaders[i](L);
     if (bad)
         return CONFIG_BAD;
-    if (check_size(L) || expand_all(L) || check_dt_normal(L) || check_step_counts(L) ||
-        check_trace_size(L))
+    if (check_size(L) || expand_all(L) || check_dt_normal(L) || check_step_counts(L))
         return CONFIG_BAD;
-    return check_trace_rows(L) || resolve_trace_where(L) ? CONFIG_BAD : 0;
+    /* the traces' memory once trace.where has added its rows */
+    return check_trace_rows(L) || resolve_trace_where(L) || check_trace_size(L) ? CONFIG_BAD : 0;
 }
 
 static void free_spec(sweep_spec *s) { free(s->values); }
