@@ -1531,7 +1531,7 @@ static void refuses_directory_output(const fixture *f)
 }
 
 /* -o naming a directory, a FIFO (or a device) or the config itself: refused before anything is
- * written, and left as it was. */
+ * written, and left as it was (a file the config includes: test_output_that_is_an_include). */
 static void test_output_that_is_not_a_results_file(void **state)
 {
     fixture *f = *state;
@@ -3950,6 +3950,22 @@ static void write_byo(const fixture *f)
     write_file(f->dir, "byo.yaml", byo_config);
 }
 
+/* -o naming a method file the config includes, by another spelling of its path: refused before
+ * anything is written, and left as it was. */
+static void test_output_that_is_an_include(void **state)
+{
+    fixture *f = *state;
+    write_byo(f);
+    run_fails(f->dir, 2, "...defs/../defs/byo_methods.yaml: is a method file the config includes",
+              "run", "byo.yaml", "-q", "-o", "defs/../defs/byo_methods.yaml", NULL);
+    char path[PATHLEN];
+    fmt(path, sizeof path, "%s/defs/byo_methods.yaml", f->dir);
+    char *text = slurp(path, NULL);
+    assert_string_equal(text, byo_methods);
+    free(text);
+    assert_int_equal(count_tree(f->dir).temporaries, 0);
+}
+
 /* The one row of /traces/<method>: its x (n values; free() it). */
 static double *trace_x(hid_t h, const char *method, size_t *n)
 {
@@ -4747,6 +4763,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_that_is_not_a_results_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_that_is_an_include, setup, teardown),
         cmocka_unit_test_setup_teardown(test_omp_num_threads_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cost_probe_lanes_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dt_beyond_t_end_warned, setup, teardown),

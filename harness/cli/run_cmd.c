@@ -339,8 +339,9 @@ static int load_run(int argc, char **argv, run_args *a, osc_config *cfg)
 
 /* An output that replacing would destroy something other than a results file: a directory,
  * device, FIFO or socket (commit_check_target, for the plain and the MPI path alike), or the
- * config itself. 0, or the exit code having said why: bad input, before anything is made. */
-static int check_output(const char *out_path, const char *config_path)
+ * config itself or a file it includes. 0, or the exit code having said why: bad input, before
+ * anything is made. */
+static int check_output(const char *out_path, const osc_config *cfg)
 {
     if (strlen(out_path) >= PATH_MAX) {
         fprintf(stderr, "oscbench run: -o: the path has %zu bytes, at most %d\n", strlen(out_path),
@@ -352,13 +353,16 @@ static int check_output(const char *out_path, const char *config_path)
         print_line(stderr, "oscbench run: %s", err);
         return EXIT_BADINPUT;
     }
-    struct stat out, in;
-    if (stat(out_path, &out) == 0 && stat(config_path, &in) == 0 && in.st_dev == out.st_dev &&
-        in.st_ino == out.st_ino) {
-        print_line(stderr, "oscbench run: %s: is the config file itself: not overwritten",
-                   out_path);
-        return EXIT_BADINPUT;
-    }
+    struct stat out;
+    if (stat(out_path, &out) != 0)
+        return 0;
+    for (size_t i = 0; i < cfg->nread_files; i++)
+        if (cfg->read_files[i].dev == (unsigned long long)out.st_dev &&
+            cfg->read_files[i].ino == (unsigned long long)out.st_ino) {
+            print_line(stderr, "oscbench run: %s: is %s: not overwritten", out_path,
+                       i == 0 ? "the config file itself" : "a method file the config includes");
+            return EXIT_BADINPUT;
+        }
     return 0;
 }
 
@@ -378,7 +382,7 @@ int cmd_run(int argc, char **argv)
         out_path = default_path;
     }
     if (!rc)
-        rc = check_output(out_path, a.config);
+        rc = check_output(out_path, &cfg);
     if (run_mpi_applies(&launch))
         rc = run_mpi_agree(&launch, rc);
     run_mpi_unmute_stderr(stderr_saved);

@@ -983,8 +983,9 @@ int config_load(const char *path, osc_config *cfg, char *err, size_t errlen)
     ctx c = {.path = path, .err = err, .errlen = errlen};
     char *text = NULL;
     size_t len = 0;
-    if (cfg_read_all(&c, &text, &len))
+    if (cfg_read_all(&c, &text, &len, &cfg->read_files[0]))
         return CONFIG_BAD;
+    cfg->nread_files = 1;
     return load_owned_text(path, text, len, cfg, err, errlen);
 }
 

@@ -92,6 +92,11 @@ typedef struct config_loc {
  * kernels read the coefficients from one of the library's process-wide tableau slots
  * (OSC_TABLEAU_METHOD_SLOTS), held until config_free. */
 #define CONFIG_MAX_USER_METHODS 16 /* = OSC_TABLEAU_METHOD_SLOTS */
+#define CONFIG_MAX_INCLUDES 16     /* {include: PATH} items in one config */
+/* A file the config read, by device and inode: the run's output must not replace it. */
+typedef struct config_file_id {
+    unsigned long long dev, ino;
+} config_file_id;
 typedef struct config_user_method {
     osc_method method;
     const char *family;    /* "rk", "rkn" or "composition" */
@@ -144,6 +149,9 @@ typedef struct osc_config {
     char *included_text; /* every file the config includes, each as "--- include PATH (N
                           * bytes)\n" (PATH as the config gives it) and its text: with text,
                           * what the run read (NULL: none) */
+    config_file_id read_files[1 + CONFIG_MAX_INCLUDES]; /* the config's (none from text), then
+                                                         * each include's; nread_files of them */
+    size_t nread_files;
 } osc_config;
 
 /* Load and validate `path`. Returns 0 and fills cfg (free with config_free), or 2 with cfg

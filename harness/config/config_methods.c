@@ -66,7 +66,6 @@ static int method_of(const loader *L, const ynode *n, const osc_method **out)
 
 _Static_assert(CONFIG_MAX_USER_METHODS <= OSC_TABLEAU_METHOD_SLOTS,
                "a config's tableau methods fit the library's slots");
-#define CONFIG_MAX_INCLUDES 16
 #define CONFIG_MAX_DECLARED_ORDER 32
 
 /* One definition being read: where it is, its name and declared order, its node. */
@@ -714,8 +713,9 @@ static char *include_path(const char *config_path, const char *given)
     return path;
 }
 
-/* A regular file (never a FIFO or a device, which could block or never end), whole. */
-static int read_include(const ctx *c, char **out, size_t *len)
+/* A regular file (never a FIFO or a device, which could block or never end), whole; *id its
+ * identity. */
+static int read_include(const ctx *c, char **out, size_t *len, config_file_id *id)
 {
     int fd = open(c->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
@@ -726,6 +726,8 @@ static int read_include(const ctx *c, char **out, size_t *len)
         close(fd);
         return cfg_fail_at(c, 0, 0, NULL, "cannot include: not a regular file");
     }
+    if (!e)
+        *id = (config_file_id){(unsigned long long)st.st_dev, (unsigned long long)st.st_ino};
     if (!e && st.st_size > (off_t)CONFIG_MAX_BYTES)
         e = EFBIG;
     if (!e)
@@ -835,7 +837,10 @@ static int include_methods(loader *L, const ynode *map, size_t index)
     char *text = NULL;
     size_t len = 0;
     ynode *root = NULL;
-    int rc = read_include(&ic, &text, &len);
+    config_file_id id;
+    int rc = read_include(&ic, &text, &len, &id);
+    if (!rc && L->cfg->nread_files < sizeof L->cfg->read_files / sizeof *L->cfg->read_files)
+        L->cfg->read_files[L->cfg->nread_files++] = id;
     if (!rc)
         rc = cfg_reject_nul(&ic, text, len) || cfg_parse_tree(&ic, text, len, &root);
     char *head = rc ? NULL : include_header(v->text, len); /* as written: the same from any cwd */

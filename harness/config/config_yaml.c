@@ -321,7 +321,7 @@ int cfg_read_capped(int fd, size_t hint, char **out, size_t *outlen)
     return ENOMEM;
 }
 
-int cfg_read_all(ctx *c, char **out, size_t *outlen)
+int cfg_read_all(ctx *c, char **out, size_t *outlen, struct config_file_id *id)
 {
     int fd = open(c->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -332,6 +332,7 @@ int cfg_read_all(ctx *c, char **out, size_t *outlen)
         close(fd);
         return cfg_fail_at(c, 0, 0, NULL, "cannot read: %s", strerror(stat_error));
     }
+    *id = (config_file_id){(unsigned long long)st.st_dev, (unsigned long long)st.st_ino};
     bool regular = S_ISREG(st.st_mode);
     size_t hint = regular && st.st_size >= 0 ? (size_t)st.st_size : 65536;
     int e = regular && st.st_size > (off_t)CONFIG_MAX_BYTES

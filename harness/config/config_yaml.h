@@ -56,7 +56,9 @@ int cfg_parse_tree(ctx *c, const char *buf, size_t len, ynode **root);
 /* ---- reading the file --------------------------------------------------------------------- */
 
 int cfg_read_capped(int fd, size_t hint, char **out, size_t *outlen);
-int cfg_read_all(ctx *c, char **out, size_t *outlen);
+struct config_file_id; /* config.h */
+/* The file at c->path, whole (at most CONFIG_MAX_BYTES), and its identity in *id. */
+int cfg_read_all(ctx *c, char **out, size_t *outlen, struct config_file_id *id);
 int cfg_reject_nul(const ctx *c, const char *buf, size_t len);
 
 /* ---- scalars ------------------------------------------------------------------------------ */
