@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,6 +369,9 @@ static int check_output(const char *out_path, const osc_config *cfg)
 
 int cmd_run(int argc, char **argv)
 {
+    /* a file size limit (ulimit -f) then fails the write with EFBIG, reported and cleaned up as
+     * a full disk is, instead of killing the run silently and leaving its temporary */
+    signal(SIGXFSZ, SIG_IGN);
     const run_launch launch = run_mpi_launch(); /* mpirun, srun: see run_mpi.h */
     const int stderr_saved = run_mpi_mute_stderr(&launch);
     run_args a;
