@@ -446,6 +446,27 @@ static void subnormal_dt_refused(void **state)
     assert_true(loaded_dt("stiffness: 1\ndt: 1e-39\nsteps: 1\n") == 1e-39);
 }
 
+/* A dt listed twice (equal in the run's precision, however written) is refused on its second
+ * listing, naming the first; values that differ only in double are distinct there. */
+static void repeated_dt_refused(void **state)
+{
+    (void)state;
+    expect_error("stiffness: 1\ndt: [0.01, 0.02, 1/100]\nsteps: 1\n",
+                 ":2:18: dt: value 3 (0.01) repeats value 1 in the run's precision: list each dt "
+                 "once");
+    expect_error("stiffness: 1\ndt: [0.04, 0.02, 0.04, 0.02]\nsteps: 1\n",
+                 ":2:18: dt: value 3 (0.04) repeats value 1");
+    expect_error("stiffness: 1\nrate_hz: [100, 50, 100.0]\nsteps: 1\n",
+                 ":2:20: rate_hz: value 3 (dt = 1/rate_hz = 0.01) repeats value 1");
+    expect_error("precision: float\nstiffness: 1\ndt: [0.1, 0.1000000001]\nsteps: 1\n",
+                 ":3:11: dt: value 2 (0.1) repeats value 1 in the run's precision");
+    osc_config cfg;
+    if (load_text("stiffness: 1\ndt: [0.1, 0.1000000001]\nsteps: 1\n", &cfg))
+        fail_msg("distinct in double: %s", err);
+    assert_int_equal(cfg.dt.count, 2);
+    config_free(&cfg);
+}
+
 /* Independent mistakes come back together, one located line each, in the file's key order of
  * checking; the count is capped at CONFIG_MAX_ERRORS. */
 static void several_errors_reported_together(void **state)
@@ -2763,6 +2784,7 @@ int main(void)
         cmocka_unit_test(bad_mass_lists),
         cmocka_unit_test(fractions_and_rates),
         cmocka_unit_test(subnormal_dt_refused),
+        cmocka_unit_test(repeated_dt_refused),
         cmocka_unit_test(several_errors_reported_together),
         cmocka_unit_test(errors_beyond_the_cap_counted),
         cmocka_unit_test(method_typos_get_did_you_mean),

@@ -652,6 +652,53 @@ static int check_dt_normal(loader *L)
     return 0;
 }
 
+typedef struct listed_dt {
+    double dt;
+    size_t index;
+} listed_dt;
+
+static int by_dt_then_index(const void *pa, const void *pb)
+{
+    const listed_dt *a = pa, *b = pb;
+    if (a->dt != b->dt)
+        return a->dt < b->dt ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Each dt once, in the run's precision: a repeat is the same runs again, and the convergence fit
+ * would count it as a point of its own (0.01 twice beside 0.02 and 0.04 made an "inconclusive"
+ * fit of 3 points a confident pass of 4). */
+static int check_dt_distinct(loader *L)
+{
+    const osc_config *cfg = L->cfg;
+    const size_t n = cfg->dt.count;
+    if (n < 2)
+        return 0;
+    listed_dt *sorted = malloc(n * sizeof *sorted);
+    if (!sorted)
+        return cfg_fail_at(&L->c, 0, 0, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        double dt = cfg->dt.values[i];
+        sorted[i] = (listed_dt){cfg->precision == OSC_FLOAT ? (double)(float)dt : dt, i};
+    }
+    qsort(sorted, n, sizeof *sorted, by_dt_then_index);
+    size_t again = n, first = n;
+    for (size_t i = 1; i < n; i++)
+        if (sorted[i].dt == sorted[i - 1].dt && sorted[i].index < again)
+            again = sorted[i].index, first = sorted[i - 1].index;
+    free(sorted);
+    if (again == n)
+        return 0;
+    /* the earliest repeat; its value's first listing sorts just before it */
+    const ynode *node = L->vals[L->by_rate ? K_RATE_HZ : K_DT];
+    const ynode *at = node->kind == YN_SEQ && node->nkids == n ? node->kids[again] : node;
+    return fail_node(&L->c, at, L->by_rate ? "rate_hz" : "dt",
+                     "value %zu (%s%g) repeats value %zu in the run's precision: list each dt "
+                     "once",
+                     again + 1, L->by_rate ? "dt = 1/rate_hz = " : "", cfg->dt.values[again],
+                     first + 1);
+}
+
 static int expand_all(loader *L)
 {
     osc_config *cfg = L->cfg;
@@ -931,7 +978,8 @@ static int load_tree(loader *L)
         bad |= loaders[i](L);
     if (bad)
         return CONFIG_BAD;
-    if (check_size(L) || expand_all(L) || check_dt_normal(L) || check_step_counts(L))
+    if (check_size(L) || expand_all(L) || check_dt_normal(L) || check_dt_distinct(L) ||
+        check_step_counts(L))
         return CONFIG_BAD;
     /* the traces' memory once trace.where has added its rows */
     return check_trace_rows(L) || resolve_trace_where(L) || check_trace_size(L) ? CONFIG_BAD : 0;
