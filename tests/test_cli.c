@@ -3268,6 +3268,31 @@ static void test_summary_damaged_points(void **state)
     proc_free(&p);
 }
 
+/* A long option that takes no value given one (--quiet=1, an abbreviation too): exit 2, one
+ * line naming the option as given, not the letter or value getopt_long keeps for it ('-q', or
+ * '-?' for --help and --version), nothing run. */
+static void test_option_value_not_taken(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "ok.yaml", valid_config);
+    const struct {
+        const char *command, *option, *named;
+    } cases[] = {{"run", "--quiet=1", "--quiet"},     {"run", "--qui=1", "--qui"},
+                 {"run", "--resume=yes", "--resume"}, {"run", "--help=1", "--help"},
+                 {"methods", "--version=2", "--version"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char want[160];
+        fmt(want, sizeof want, "oscbench %s: option '%s' takes no argument (see oscbench %s "
+                               "--help)\n", cases[i].command, cases[i].named, cases[i].command);
+        proc p = strcmp(cases[i].command, "run") == 0
+                     ? run_fails(f->dir, 2, want, "run", "ok.yaml", cases[i].option, NULL)
+                     : run_fails(f->dir, 2, want, cases[i].command, cases[i].option, NULL);
+        assert_string_equal(p.out, "");
+        proc_free(&p);
+    }
+    assert_false(exists(f->dir, "results"));
+}
+
 /* Replaces /points/NAME of results file path by a new 1-D dataset of n elements of type t (data
  * may be NULL: the fill value). */
 static void replace_column(const char *path, const char *name, hid_t t, size_t n, const void *data)
@@ -4751,6 +4776,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_unopenable_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_damaged_points, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_option_value_not_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_json_and_foreign_lanes, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_summary_refuses_coordinates_not_finite, setup,

@@ -141,10 +141,17 @@ int cli_next(cli_parser *p, const char **arg)
         return CLI_EXIT;
     }
     int i = val == '?' ? -1 : option_index(p->cmd, val);
+    const char *given = offending(p);
+    /* getopt_long names a known option given a value it does not take by its value in optopt */
+    if (i < 0 && optopt && strncmp(given, "--", 2) == 0 && strchr(given, '=')) {
+        p->status = cli_error(p->cmd, "option '%.*s' takes no argument",
+                              (int)strcspn(given, "="), given);
+        return CLI_EXIT;
+    }
     if (i < 0) {
         p->status = optopt && optopt < OPT_LONG0
                         ? cli_error(p->cmd, "unknown option '-%c'", optopt)
-                        : cli_error(p->cmd, "unknown option '%s'", offending(p));
+                        : cli_error(p->cmd, "unknown option '%s'", given);
         return CLI_EXIT;
     }
     return i;
