@@ -1562,7 +1562,7 @@ static void test_omp_num_threads_bounded(void **state)
 {
     fixture *f = *state;
     write_file(f->dir, "ok.yaml", valid_config);
-    static const char *const bad[] = {"100000", "0", "-1", "abc", "3x", "2,abc", "2,,1"};
+    static const char *const bad[] = {"100000", "0", "-1", "abc", "3x", "2,abc", "2,,1", "", " "};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(setenv("OMP_NUM_THREADS", bad[i], 1), 0);
         proc p = run_in(f->dir, "run", "ok.yaml", "-q", NULL);

@@ -75,10 +75,11 @@ static int parse_threads(const char *s, int *threads)
 /* OMP_NUM_THREADS, when --threads is not given: a whole number of threads, 1 to MAX_THREADS, or
  * a list of them (one per nesting level; a run's threads are the first), blanks around each as
  * libgomp allows. libgomp ignores a malformed value with a warning and takes every core, and a
- * huge one crashed it: a run refuses both as bad input. Unset or empty: every core. */
+ * huge one crashed it: a run refuses both as bad input, an empty value too (libgomp warns of it
+ * as of any other). Unset: every core. */
 static bool omp_num_threads_valid(const char *s)
 {
-    if (!s || !*s)
+    if (!s)
         return true;
     for (;;) {
         long n;
