@@ -3777,6 +3777,40 @@ static char *object_attr(hid_t h, const char *path, const char *name)
     return value;
 }
 
+/* The root attribute audit_schedule says the schedule the config gave, by README's rule worked
+ * by hand: audit_every's interval; with steps: 1000 (dt 0.01 and 0.02), A = 10 (1000 // 64 = 15,
+ * and 10 the largest count from 15 down to 15/4 that divides 1000), every 100 steps; with
+ * t_end: 10 (1000 and 500 steps), A = 5 (500 // 64 = 7; 5 divides both). It once said
+ * "t_end*j/A" whatever the config, and never gave A. */
+static void test_audit_schedule_attribute(void **state)
+{
+    fixture *f = *state;
+    const struct {
+        const char *keys, *says;
+    } cases[] = {
+        {"steps: 5000\naudit_every: 50\n", "every 50 steps for every dt (audit_every) and at the "
+                                           "last step;"},
+        {"steps: 1000\n", "every 100 steps for every dt (ceil(steps/A), A = 10) and at the last "
+                          "step;"},
+        {"t_end: 10\n", "every dt at the same times t_end*j/A, A = 5 (every lround(t_end/A/dt) "
+                        "steps"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[256];
+        fmt(text, sizeof text, "methods: [euler]\nstiffness: 1\ndt: [0.01, 0.02]\n%s",
+            cases[i].keys);
+        write_file(f->dir, "as.yaml", text);
+        run_ok(f->dir, "run", "as.yaml", "-q", "-o", "as.h5", NULL);
+        hid_t h = open_h5(f->dir, "as.h5");
+        char *said = attr_str(h, "audit_schedule");
+        H5Fclose(h);
+        if (!strstr(said, cases[i].says))
+            fail_msg("%s: audit_schedule '%s', expected it to say '%s'", cases[i].keys, said,
+                     cases[i].says);
+        free(said);
+    }
+}
+
 /* One thing wrong: printed as found (print_error) and counted, so that a run shows every one
  * and the test fails once, at the end. */
 static void mismatch(size_t *count, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -4777,6 +4811,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_damaged_points, setup, teardown),
         cmocka_unit_test_setup_teardown(test_option_value_not_taken, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_audit_schedule_attribute, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_json_and_foreign_lanes, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_summary_refuses_coordinates_not_finite, setup,

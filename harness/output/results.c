@@ -366,6 +366,27 @@ static void cpu_model(char *buf, size_t len)
     fclose(f);
 }
 
+/* The audit schedule in words, as sweep_audit_interval sets it for this config. */
+static void audit_schedule(const osc_config *cfg, char *buf, size_t len)
+{
+    const char *maxima = "; max_* are maxima over every step or over the audits, as the maxima "
+                         "attribute says";
+    const long count = sweep_audit_count(cfg);
+    if (cfg->audit_every > 0)
+        snprintf(buf, len, "metrics are sampled at audits: every %ld steps for every dt "
+                           "(audit_every) and at the last step%s",
+                 cfg->audit_every, maxima);
+    else if (cfg->steps > 0)
+        snprintf(buf, len, "metrics are sampled at audits: every %ld steps for every dt "
+                           "(ceil(steps/A), A = %ld) and at the last step%s",
+                 sweep_audit_interval(cfg, cfg->dt.values[0]), count, maxima);
+    else
+        snprintf(buf, len, "metrics are sampled at audits: every dt at the same times t_end*j/A, "
+                           "A = %ld (every lround(t_end/A/dt) steps, so to that rounding) and at "
+                           "the last step%s",
+                 count, maxima);
+}
+
 static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_result *res,
                             const results_ranks *ranks)
 {
@@ -403,11 +424,9 @@ static int write_provenance(h5_out *out, const osc_config *cfg, const sweep_resu
                               ? "t_end is not a whole number of steps for some dt: those runs "
                                 "last the nearest whole number of steps (t_end column = steps*dt)"
                               : "none: t_end is a whole number of steps for every dt");
-    rc |= h5_out_attr_str(out, "audit_schedule",
-                          "metrics are sampled at audits: every dt at the same times t_end*j/A "
-                          "(every lround(t_end/A/dt) steps, so to that rounding) and at the last "
-                          "step; max_* are maxima over every step or over the audits, as the "
-                          "maxima attribute says");
+    char schedule[512];
+    audit_schedule(cfg, schedule, sizeof schedule);
+    rc |= h5_out_attr_str(out, "audit_schedule", schedule);
     rc |= h5_out_attr_f64(out, "unstable_factor", cfg->unstable_factor);
     rc |= h5_out_attr_f64(out, "unstable_drift", cfg->unstable_drift);
     rc |= h5_out_attr_str(out, "instability",

@@ -39,7 +39,7 @@ long sweep_steps_for(const osc_config *cfg, double dt)
  * (at most MAX_AUDITS); preferably, among the counts down to a quarter of that, one that divides
  * every dt's step count, so that the audits fall exactly on the common times and the last audit
  * is one of them. */
-static long audit_count(const osc_config *cfg)
+long sweep_audit_count(const osc_config *cfg)
 {
     long fewest_steps = LONG_MAX;
     for (size_t d = 0; d < cfg->dt.count; d++) {
@@ -64,9 +64,9 @@ long sweep_audit_interval(const osc_config *cfg, double dt)
     if (cfg->audit_every > 0)
         k = cfg->audit_every;
     else if (cfg->steps > 0)
-        k = (steps + audit_count(cfg) - 1) / audit_count(cfg);
+        k = (steps + sweep_audit_count(cfg) - 1) / sweep_audit_count(cfg);
     else
-        k = lround(cfg->t_end / (double)audit_count(cfg) / dt);
+        k = lround(cfg->t_end / (double)sweep_audit_count(cfg) / dt);
     return k < 1 ? 1 : k < steps ? k : steps;
 }
 

@@ -145,6 +145,8 @@ int sweep_open_audit(const osc_config *cfg, const osc_batch *b, osc_audit **out)
 /* Steps between audits for a dt: `audit_every` as given, or so that every dt is audited at the
  * same physical times (see sweep.c). */
 long sweep_audit_interval(const osc_config *cfg, double dt);
+/* A, the audits the interval aims at when `audit_every` is not given (see sweep.c). */
+long sweep_audit_count(const osc_config *cfg);
 
 /* The bytes a run of this config holds at its peak: the /points table (every column, the
  * method pointer and the row scale written with it), the convergence tables built from it (when
