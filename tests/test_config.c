@@ -1039,6 +1039,24 @@ static void wrong_types(void **state)
                  ":2:5: dt: expected a number, got the string '0.1' (quoted or !!str)");
     expect_error("stiffness: 1\ndt: !!str 0.1\nsteps: 3\n",
                  ":2:5: dt: expected a number, got the string '0.1' (quoted or !!str)");
+    /* a tag the loader would drop, reading the value as if untagged, is refused where it is */
+    const char *const dropped[][2] = {{"!!null 0.1", "!!null"}, {"!!int 0.1", "!!int"},
+                                      {"!custom 0.1", "!custom"}, {"! 0.1", "!"},
+                                      {"!!set [0.1]", "!!set"}, {"!!seq {from: 1}", "!!seq"}};
+    for (size_t i = 0; i < sizeof dropped / sizeof *dropped; i++) {
+        char text[96], want[96];
+        snprintf(text, sizeof text, "stiffness: 1\ndt: %s\nsteps: 3\n", dropped[i][0]);
+        snprintf(want, sizeof want, ":2:5: YAML tag %s not supported here (only !!str, ",
+                 dropped[i][1]);
+        expect_error(text, want);
+    }
+    /* the tags that say what the node is read as */
+    osc_config cfg;
+    if (load_text("stiffness: !!float 1\ndt: !!seq [!!float 0.1]\nsteps: !!int 3\n"
+                  "trace: !!map {every: !!int +1}\n", &cfg))
+        fail_msg("tags of the nodes' own kinds: %s", err);
+    assert_true(cfg.dt.values[0] == 0.1 && cfg.steps == 3 && cfg.trace_every == 1);
+    config_free(&cfg);
     expect_error("stiffness: 1\ndt:\nsteps: 3\n", ":2:4: dt: expected a number, got ''");
     expect_error("stiffness: 1\ndt: [0.1, [0.2]]\nsteps: 3\n",
                  ":2:11: dt: expected a number, not a list");

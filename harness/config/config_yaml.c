@@ -209,6 +209,27 @@ typedef struct builder {
 } builder;
 
 /* Attach a new node under the open container (or as the root). */
+/* A node's explicit tag if the config cannot honour it, else NULL. !!str makes a scalar text (as
+ * quotes do); !!int (on a whole number's digits), !!float, !!seq and !!map say what the node is
+ * read as anyway. Any other (!!null 0.1, !!bool, !custom, the non-specific !) would be dropped
+ * silently and the value read as if untagged. */
+static const char *unhonoured_tag(const yaml_event_t *ev, ykind kind)
+{
+    const char *tag = (const char *)(kind == YN_SCALAR ? ev->data.scalar.tag
+                                     : kind == YN_SEQ  ? ev->data.sequence_start.tag
+                                                       : ev->data.mapping_start.tag);
+    if (!tag)
+        return NULL;
+    if (kind == YN_SEQ || kind == YN_MAP)
+        return strcmp(tag, kind == YN_SEQ ? YAML_SEQ_TAG : YAML_MAP_TAG) ? tag : NULL;
+    if (!strcmp(tag, YAML_STR_TAG) || !strcmp(tag, YAML_FLOAT_TAG))
+        return NULL;
+    const char *text = (const char *)ev->data.scalar.value;
+    size_t sign = text[0] == '-' || text[0] == '+', digits = strspn(text + sign, "0123456789");
+    bool whole = digits > 0 && sign + digits == ev->data.scalar.length;
+    return !strcmp(tag, YAML_INT_TAG) && whole ? NULL : tag;
+}
+
 static int builder_add(ctx *c, builder *b, const yaml_event_t *ev, ykind kind)
 {
     int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
@@ -217,6 +238,15 @@ static int builder_add(ctx *c, builder *b, const yaml_event_t *ev, ykind kind)
                            CONFIG_MAX_NODES);
     if (kind == YN_SCALAR && memchr(ev->data.scalar.value, 0, ev->data.scalar.length))
         return cfg_fail_at(c, line, col, NULL, "NUL character (a \\0 escape) in a string");
+    const char *tag = unhonoured_tag(ev, kind);
+    if (tag) {
+        const char *core = "tag:yaml.org,2002:";
+        bool short_form = !strncmp(tag, core, strlen(core));
+        return cfg_fail_at(c, line, col, NULL,
+                           "YAML tag %s%.40s not supported here (only !!str, !!float, !!int on a "
+                           "whole number, !!seq and !!map)",
+                           short_form ? "!!" : "", short_form ? tag + strlen(core) : tag);
+    }
     ynode *parent = b->depth ? b->stack[b->depth - 1] : NULL;
     size_t cap = parent && parent->kind == YN_MAP ? 2 * (size_t)CONFIG_MAX_LIST : CONFIG_MAX_LIST;
     if (parent && parent->nkids >= cap)
