@@ -587,6 +587,11 @@ static void method_typos_get_did_you_mean(void **state)
                        ":4:10: methods: unknown method 'vrelet' (did you mean 'verlet'?)");
     /* a prefix of several names suggests none */
     expect_error_extra("methods: ve\n", ":4:10: methods: unknown method 've' (valid:");
+    /* every unknown name has its line, not only the first */
+    const char *two = "stiffness: 1\ndt: 0.1\nsteps: 10\nmethods: [eulr, verlet, rk5]\n";
+    expect_errors_bytes(two, strlen(two),
+                        ":4:11: methods: unknown method 'eulr' (did you mean 'euler'?)\n", false);
+    expect_in_error(":4:25: methods: unknown method 'rk5' (did you mean 'rk4'?)");
 }
 
 /* trace.where: the nearest grid point, for each method or those listed; after points' rows,

@@ -884,8 +884,10 @@ int cfg_load_methods(loader *L)
         if (item->kind == YN_MAP)
             bad |= map_value(item, "include") ? include_methods(L, item, i)
                                               : define_method(L, &L->c, item, i);
-        else if (method_of(L, item, &m) || add_method(L, &L->c, m, item))
-            return CONFIG_BAD; /* as before definitions: the first bad name ends the list */
+        else if (method_of(L, item, &m))
+            bad = CONFIG_BAD; /* each unknown name its own line, as each bad definition */
+        else if (add_method(L, &L->c, m, item))
+            return CONFIG_BAD;
     }
     return bad;
 }
