@@ -104,7 +104,8 @@ typedef struct osc_local_order {
 } osc_local_order;
 
 /* Fit the order over the automatically chosen asymptotic range of the n points (any order, any
- * dt spacing). used (n entries, may be NULL) marks the points in the fit. Returns OSC_OK,
+ * dt spacing; points of equal dt count once, the one of smallest error). used (n entries, may be
+ * NULL) marks the points in the fit. Returns OSC_OK,
  * OSC_EINVAL (NULL pts with n > 0, NULL par/out) or OSC_ENOMEM. */
 int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par,
                   osc_order_fit *out, bool *used);
@@ -120,7 +121,7 @@ const char *osc_verdict_reason_text(osc_verdict_reason r);
 
 /* The local orders between successive points of the n points, sorted by (dt, error), counting
  * the points that are stable with finite dt > 0 and finite error > 0 (floor and ceiling only set
- * .usable); a pair with equal dt is skipped. used: the mask osc_fit_order filled (NULL: no pair
+ * .usable), each dt once (its smallest error, as the fit takes it). used: the mask osc_fit_order filled (NULL: no pair
  * is .fitted). local has room for n entries (n - 1 suffice for n >= 1); *nlocal gets the count.
  * Returns OSC_OK, OSC_EINVAL or OSC_ENOMEM. */
 int osc_local_orders(const osc_conv_point *pts, size_t n, const osc_fit_params *par,

@@ -2,7 +2,8 @@
  * asymptotic range chosen from the data.
  *
  * Which points are fitted:
- *  1. usable: finite dt > 0, finite error > 0, stable;
+ *  1. usable: finite dt > 0, finite error > 0, stable; of points of equal dt only the one of
+ *     smallest error (a run repeated at one dt is one point, not several);
  *  2. above the round-off floor: error >= C eps scale (sqrt(steps) + omega_t), C = 10. Round-off
  *     adds ~eps of the motion's size per step as a random walk (sqrt(steps)), and the rounding
  *     of the coefficients and of dt shifts the phase by ~eps per radian (omega_t). The floors
@@ -132,6 +133,20 @@ static int by_dt_then_error(const void *a, const void *b)
     if (p->error != q->error)
         return p->error < q->error ? -1 : 1;
     return p->index < q->index ? -1 : p->index > q->index;
+}
+
+/* Sorts keys[0..m) by (dt, error) and keeps each dt's first (its smallest error); returns how
+ * many are kept. A run repeated at one dt adds no information, and its copies' zero residuals
+ * made two dt a 4-point fit of zero width: a sure "pass". */
+static size_t sorted_each_dt_once(sort_key *keys, size_t m)
+{
+    if (m > 1)
+        qsort(keys, m, sizeof *keys, by_dt_then_error);
+    size_t kept = 0;
+    for (size_t k = 0; k < m; k++)
+        if (kept == 0 || keys[k].dt != keys[kept - 1].dt)
+            keys[kept++] = keys[k];
+    return kept;
 }
 
 /* The range [*first, *last] of the sorted points (see step 4 above); false if none. */
@@ -275,9 +290,10 @@ int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par
     for (size_t i = 0; status == OSC_OK && i < n; i++)
         if (usable(&pts[i], par))
             keys[m++] = (sort_key){pts[i].dt, pts[i].error, i};
+    if (status == OSC_OK)
+        m = sorted_each_dt_once(keys, m);
     size_t first, last;
     if (status == OSC_OK && m >= OSC_FIT_RANGE_POINTS) {
-        qsort(keys, m, sizeof *keys, by_dt_then_error);
         for (size_t k = 0; k < m; k++)
             x[k] = log(keys[k].dt), y[k] = log(keys[k].error);
         if (asymptotic_range(x, y, m, &first, &last)) {
@@ -307,11 +323,11 @@ int osc_local_orders(const osc_conv_point *pts, size_t n, const osc_fit_params *
         if (p->stable && p->dt > 0 && isfinite(p->dt) && p->error > 0 && isfinite(p->error))
             keys[m++] = (sort_key){p->dt, p->error, i};
     }
-    qsort(keys, m, sizeof *keys, by_dt_then_error);
+    m = sorted_each_dt_once(keys, m); /* the fit's point of each dt */
     for (size_t k = 0; k + 1 < m; k++) {
         const sort_key *a = &keys[k], *b = &keys[k + 1];
         double log_ratio = log(b->dt) - log(a->dt); /* differences of logs: no overflow */
-        if (!(log_ratio > 0))                        /* equal dt (or a ulp apart) */
+        if (!(log_ratio > 0))                        /* a ulp apart */
             continue;
         local[(*nlocal)++] = (osc_local_order){
             .dt_low = a->dt, .dt_high = b->dt,
