@@ -219,8 +219,9 @@ typedef struct osc_stab_measured {
     double lower_resolution[OSC_STAB_MAX_INTERVALS], upper_resolution[OSC_STAB_MAX_INTERVALS];
 } osc_stab_measured;
 
-/* Measure the limit by stepping lanes (w2 = omega0^2 per lane, dt = 1, x0 = 1, v0 = 0, drag
- * c = 2 zeta omega0) in precision p. opt may be NULL (defaults); zero fields take defaults. */
+/* Measure the limit by stepping lanes (w2 = omega0^2 per lane, dt = 1, drag c = 2 zeta omega0,
+ * each omega0 from x0 = 1, v0 = 0 and from x0 = 0, v0 = omega0: stability.c's step_lanes) in
+ * precision p. opt may be NULL (defaults); zero fields take defaults. */
 int osc_stability_measured(const osc_method *m, osc_precision p, double zeta,
                            const osc_stab_options *opt, osc_stab_measured *out);
 

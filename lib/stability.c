@@ -318,20 +318,25 @@ int osc_stability_theory(const osc_method *m, double zeta, osc_stab_theory *out)
  *    rel_tol, or the step cap is reached: its resolution says how far it got.
  * The verdict of every lane comes from stepping the batch kernels; nothing uses the theory. */
 
-/* Lane i: omega0 = h[i] with dt = 1 (so omega0*dt = h[i]), c = 2 zeta omega0, m = 1, x0 = 1,
- * v0 = 0. After `steps` steps, log_growth[i] = log of the energy norm sqrt(x^2 + (v/omega0)^2)
- * (1 at the start); +inf when not finite. */
+/* Each h[i] twice: omega0 = h[i] with dt = 1 (so omega0*dt = h[i]), c = 2 zeta omega0, m = 1,
+ * from x0 = 1, v0 = 0 and from x0 = 0, v0 = omega0 (energy norm 1). After `steps` steps,
+ * log_growth[i] = the larger log of the two energy norms sqrt(x^2 + (v/omega0)^2); +inf when
+ * not finite. Two starts because one can hold almost none of the growing mode: from x0 = 1,
+ * v0 = 0 an overdamped lane (zeta 25) puts 4e-4 of it into its fast mode, so lanes past the
+ * edge grew too late to count and the measured edge sat above the true one. Of two orthogonal
+ * starts one holds at least 1/sqrt(2) of any mode (GROWING_MODE_SHARE). */
 static int step_lanes(const osc_method *m, osc_precision p, double zeta, const double *h,
                       size_t n, long steps, double *log_growth)
 {
     osc_batch *b;
-    int status = osc_batch_create(&b, m, p, 1, n, 0.0);
+    int status = osc_batch_create(&b, m, p, 1, 2 * n, 0.0);
     if (status != OSC_OK)
         return status;
-    const double x0 = 1, v0 = 0;
-    for (size_t i = 0; i < n && status == OSC_OK; i++)
-        status = osc_batch_set_lane(b, i, h[i] * h[i], 2 * zeta * h[i], 1.0, &x0, &v0);
-    double *x = malloc(n * sizeof *x), *v = malloc(n * sizeof *v);
+    for (size_t i = 0; i < 2 * n && status == OSC_OK; i++) {
+        const double w = h[i % n], x0 = i < n ? 1 : 0, v0 = i < n ? 0 : w;
+        status = osc_batch_set_lane(b, i, w * w, 2 * zeta * w, 1.0, &x0, &v0);
+    }
+    double *x = malloc(2 * n * sizeof *x), *v = malloc(2 * n * sizeof *v);
     if (status == OSC_OK && !(x && v))
         status = OSC_ENOMEM;
     if (status == OSC_OK)
@@ -339,10 +344,12 @@ static int step_lanes(const osc_method *m, osc_precision p, double zeta, const d
     if (status == OSC_OK)
         status = osc_batch_run(b, steps, 0, NULL, NULL);
     if (status == OSC_OK) {
-        osc_batch_readout(b, 0, n, x, v);
+        osc_batch_readout(b, 0, 2 * n, x, v);
         for (size_t i = 0; i < n; i++) {
-            double norm = hypot(x[i], v[i] / h[i]);
-            log_growth[i] = isfinite(norm) ? log(norm) : INFINITY;
+            double from_x = hypot(x[i], v[i] / h[i]), from_v = hypot(x[n + i], v[n + i] / h[i]);
+            double norm = fmax(from_x, from_v); /* NaN only where both are */
+            log_growth[i] = isfinite(norm) && isfinite(from_x) && isfinite(from_v) ? log(norm)
+                                                                                  : INFINITY;
         }
     }
     free(x), free(v);
@@ -361,6 +368,13 @@ typedef struct scan {
 
 static bool grew(const scan *s, size_t i) { return s->L[i] > s->log_growth_limit; }
 
+/* The least share of a lane's growing mode that one of step_lanes' two starts holds: 1/sqrt(2). */
+#define GROWING_MODE_SHARE 0.70710678118654752
+
+/* How far (in log rho times steps) a lane must sit past the edge to have grown by `growth`:
+ * log(growth), and the growing mode's start at no less than GROWING_MODE_SHARE. */
+static double bias_log(const scan *s) { return s->log_growth_limit - log(GROWING_MODE_SHARE); }
+
 /* Step the lanes s->h[0..n) for `steps` and return the first unstable lane (n if none). */
 static int run_scan(scan *s, long steps, size_t *first_unstable)
 {
@@ -368,8 +382,8 @@ static int run_scan(scan *s, long steps, size_t *first_unstable)
     int status = step_lanes(s->m, s->p, s->zeta, s->h, s->n, steps, s->L);
     if (status != OSC_OK)
         return status; /* s->L was not written */
-    s->out->lanes += s->n;
-    s->out->lane_steps += (double)s->n * (double)steps;
+    s->out->lanes += 2 * s->n; /* two starts each (step_lanes) */
+    s->out->lane_steps += 2 * (double)s->n * (double)steps;
     s->out->max_steps = steps > s->out->max_steps ? steps : s->out->max_steps;
     s->out->batches++;
     size_t i = 0;
@@ -476,7 +490,7 @@ typedef struct edge {
 
 /* Refine the edge between a (did not grow) and b (grew), adjacent lanes of the first scan; b > a
  * for the upper edge of a stable interval, b < a for a lower one (dir = sign(b - a)). Each batch
- * spreads the fine lanes from a - 1.5 bias dir to b, where bias = log(growth) / (steps * slope)
+ * spreads the fine lanes from a - 1.5 bias dir to b, where bias = bias_log / (steps * slope)
  * is how far past the true edge a lane must sit to grow by `growth` in `steps` (so the edge lies
  * beyond a - bias dir), and runs long enough that a lane one spacing w past the edge grows by
  * `growth`: steps = log(growth) / (slope * w). The edge lies between a - bias dir and b: report
@@ -487,7 +501,7 @@ static int refine(scan *s, const osc_stab_options *o, double a, double b, double
 {
     const double dir = b > a ? 1 : -1;
     int status = OSC_OK;
-    double bias = s->log_growth_limit / ((double)steps * slope);
+    double bias = bias_log(s) / ((double)steps * slope);
     out->value = (a - dir * bias + b) / 2; /* the first scan's verdict, until a batch improves it */
     out->resolution = (fabs(b - a) + bias) / 2 / out->value;
     for (int round = 0; round < 12 && status == OSC_OK; round++) {
@@ -509,7 +523,7 @@ static int refine(scan *s, const osc_stab_options *o, double a, double b, double
         }
         a = s->h[iu - 1], b = s->h[iu];
         slope = growth_slope(s, iu, steps);
-        bias = s->log_growth_limit / ((double)steps * slope);
+        bias = bias_log(s) / ((double)steps * slope);
         out->value = (a - dir * bias + b) / 2;
         out->resolution = (fabs(b - a) + bias) / 2 / out->value;
         if ((fabs(b - a) <= o->rel_tol * a && bias <= o->rel_tol * a) || steps >= cap)

@@ -407,6 +407,28 @@ static void test_measured_every_method(void **state)
     }
 }
 
+/* Heavily damped: the theory's limit lies inside the range the measurement claims, [limit_low,
+ * limit_high] itself (not twice it). From x0 = 1, v0 = 0 alone an overdamped lane holds little of
+ * its fast, growing mode (4e-4 at zeta 25), so lanes just past the edge had not grown enough to
+ * count and the whole range sat above the limit (euler zeta 25: theory 0.0400160, measured
+ * [0.0400165, 0.0400227]); step_lanes' second start holds at least 1/sqrt(2) of it. */
+static void test_measured_overdamped_range_holds_theory(void **state)
+{
+    (void)state;
+    const char *const names[] = {"euler", "semi-implicit", "rk4"};
+    const double zetas[] = {25, 100};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        for (size_t j = 0; j < sizeof zetas / sizeof *zetas; j++) {
+            const osc_method *m = find_or_skip(names[i]);
+            osc_stab_theory t = theory(m, zetas[j]);
+            osc_stab_measured r = measured(m, OSC_DOUBLE, zetas[j]);
+            assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+            assert_int_equal(r.kind, OSC_STAB_BOUNDED);
+            if (!(r.limit_low <= t.limit && t.limit <= r.limit_high))
+                fail_msg("%s zeta %g: theory %.9g outside the measured [%.9g, %.9g]", names[i],
+                         zetas[j], t.limit, r.limit_low, r.limit_high);
+        }
+}
 
 /* ---- extended precision, weak instability, several intervals ------------------------------ */
 
@@ -899,6 +921,7 @@ int main(void)
         cmocka_unit_test(test_measured_rk4),
         cmocka_unit_test(test_measured_euler_never),
         cmocka_unit_test(test_measured_every_method),
+        cmocka_unit_test(test_measured_overdamped_range_holds_theory),
         cmocka_unit_test(test_ref_ld_matches_ref_d),
         cmocka_unit_test(test_theory_weakly_unstable_rk2),
         cmocka_unit_test(test_rk2_theory_and_measured),
