@@ -631,6 +631,7 @@ static void test_two_intervals(void **state)
 /* ---- test-only maps with a known stable set ----------------------------------------------- */
 
 extern const osc_method osc_test_method_band;    /* stab_band.c */
+extern const osc_method osc_test_method_gap;     /* stab_gap.c */
 extern const osc_method osc_test_method_tangent; /* stab_tangent.c */
 
 /* A test map stable on (0, lo] and [hi, inf), undamped, in theory: two intervals, each edge to
@@ -669,6 +670,27 @@ static void test_theory_narrow_band(void **state)
 {
     (void)state;
     assert_theory_band(&osc_test_method_band, 0.3, 0.31);
+}
+
+/* Bands between the grid's points, which the scan finds from the grid's values of rho - 1 (a
+ * bump of a stable run, a dip of an unstable one) and a golden-section search between them.
+ * An unstable gap of 0.33% between grid points (stab_gap.c), to 2e-14 as above. Forest-ruth at
+ * zeta 1, whose grid points all lie outside its stable bands past the first interval: [2.77634,
+ * 2.80843], as an independent 50-digit eigenvalue scan found it (mpmath, to its 6 digits), and
+ * one of 0.01%, [7.6341, 7.6349] to 1e-4 (rho - 1 changes sign, by +-0.03 and more, between
+ * 7.6340 and 7.6341 and between 7.6348 and 7.6349, in rho of osc_amplification_ld sampled
+ * every 1e-4). */
+static void test_theory_bands_between_grid_points(void **state)
+{
+    (void)state;
+    assert_theory_band(&osc_test_method_gap, 0.3, 0.301);
+    osc_stab_theory t = theory(find_or_skip("forest-ruth"), 1);
+    assert_int_equal(t.nintervals, 3);
+    assert_near(t.intervals[0].upper, 0.993811, 1e-6);
+    assert_near(t.intervals[1].lower, 2.77634, 1e-5);
+    assert_near(t.intervals[1].upper, 2.80843, 1e-5);
+    assert_true(t.intervals[2].lower > 7.6340 && t.intervals[2].lower < 7.6341);
+    assert_true(t.intervals[2].upper > 7.6348 && t.intervals[2].upper < 7.6349);
 }
 
 /* The same map measured. The lowest lanes whose norm changes are the one or two inside the band
@@ -928,6 +950,7 @@ int main(void)
         cmocka_unit_test(test_small_limits),
         cmocka_unit_test(test_two_intervals),
         cmocka_unit_test(test_theory_narrow_band),
+        cmocka_unit_test(test_theory_bands_between_grid_points),
         cmocka_unit_test(test_measured_narrow_band),
         cmocka_unit_test(test_tangent_edge),
         cmocka_unit_test(test_theory_trend_needs_three_points),

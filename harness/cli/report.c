@@ -541,14 +541,22 @@ static void print_intervals(FILE *out, const stability_interval_rows *iv, const 
         if (iv->zeta[i] != zeta || strcmp(iv->method[i], method) || strcmp(iv->source[i], source))
             continue;
         fprintf(out, "%s", first ? "" : ", ");
+        /* 6 digits, or as many as tell a narrow band's ends apart (forest-ruth's theory has
+         * bands 1e-6 wide: [13.51232, 13.51233] at zeta 0.2) */
+        int digits = 6;
+        char lo[32], hi[32];
+        do {
+            snprintf(lo, sizeof lo, "%.*g", digits, iv->lower[i]);
+            snprintf(hi, sizeof hi, "%.*g", digits, iv->upper[i]);
+        } while (strcmp(lo, hi) == 0 && iv->lower[i] < iv->upper[i] && ++digits <= 17);
         if (iv->lower[i] == 0)
             fprintf(out, "(0, ");
         else
-            fprintf(out, "[%.6g, ", iv->lower[i]);
+            fprintf(out, "[%s, ", lo);
         if (isinf(iv->upper[i]))
             fprintf(out, "inf)");
         else
-            fprintf(out, "%.6g]", iv->upper[i]);
+            fprintf(out, "%s]", hi);
         first = false;
     }
     if (first)
