@@ -211,6 +211,13 @@ static trend small_h_trend(const osc_method *m, double zeta)
     trend t = {0, OSC_STAB_H_MIN, NAN, NAN}; /* neutral: the trend decides below H_MIN only */
     if (k0 < 2)
         return t;
+    /* "unstable near 0" claims no stable h below: a resolved contracting point there refutes
+     * it (explicit Euler at zeta 1.5e-8: stable at 1e-8 and 1.8e-8, unstable from its limit 3e-8
+     * up, read never): neutral, so that the grid evaluates every h from H_MIN. Resolved growing
+     * points below a contracting trend are left to it (two are no trend: test-blip). */
+    for (int k = k0 + 1; k < npts && es[k0] > 0; k++)
+        if (resolved[k] && es[k] < 0)
+            return t;
     t.sign = es[k0] > 0 || isnan(es[k0]) ? 1 : -1;
     t.h_res = hs[k0];
     /* least squares of log|e| on log h over the same-signed resolved points from k0 up */

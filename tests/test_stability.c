@@ -141,6 +141,13 @@ static void test_theory_euler(void **state)
     assert_int_equal(t_small.kind, OSC_STAB_BOUNDED);
     assert_near(t_small.limit, 2e-4, 6e-5);
     assert_true(t_small.limit >= 2e-4);
+    /* zeta 1.5e-8: the probe's lowest points (1e-8, 1.8e-8) are resolved stable, the three
+     * above them unstable; the limit 3e-8 is read high by the round-off level over the slope,
+     * 6.9e-18 / zeta = 4.6e-10 (1.5%), not as "never" (the unstable trend once stood for all
+     * of (0, 3e-8]) */
+    osc_stab_theory t_tiny = theory(m, 1.5e-8);
+    assert_int_equal(t_tiny.kind, OSC_STAB_BOUNDED);
+    assert_true(t_tiny.limit >= 3e-8 && t_tiny.limit <= 3e-8 + 2 * 4.6e-10);
 }
 
 /* Explicit Euler damped, from the same eigenvalues 1 + h l: for 0 < zeta <= 1, |1 + h l|^2 =
