@@ -208,7 +208,6 @@ typedef struct builder {
     bool document_seen;
 } builder;
 
-/* Attach a new node under the open container (or as the root). */
 /* A node's explicit tag if the config cannot honour it, else NULL. !!str makes a scalar text (as
  * quotes do); !!int (on a whole number's digits), !!float, !!seq and !!map say what the node is
  * read as anyway. Any other (!!null 0.1, !!bool, !custom, the non-specific !) would be dropped
@@ -230,6 +229,7 @@ static const char *unhonoured_tag(const yaml_event_t *ev, ykind kind)
     return !strcmp(tag, YAML_INT_TAG) && whole ? NULL : tag;
 }
 
+/* Attach a new node under the open container (or as the root). */
 static int builder_add(ctx *c, builder *b, const yaml_event_t *ev, ykind kind)
 {
     int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
