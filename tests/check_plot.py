@@ -49,6 +49,15 @@ CONFIGS = {
     # 80 traced rows, 40 per method: more than the traces figure's 32 lines
     "traced": "methods: [euler, rk4]\nstiffness: {from: 1, to: 4, count: 40}\ndt: 0.01\n"
               f"steps: 10\ntrace: {{points: {list(range(80))}}}\n",
+    # a method named with a leading '_' (matplotlib leaves such labels out of a legend), with
+    # maxima at the audits only; and a run whose every lane is unstable
+    "underscore": "methods:\n  - {name: _heun, family: rk, order: 2, a: [[], [1]], "
+                  "b: [\"1/2\", \"1/2\"]}\n  - euler\nstiffness: [1, 4]\ndrag: [0, 0.5]\n"
+                  "dt: [0.1, 0.05, 0.025, 0.0125]\nt_end: 2\nmaxima: audits\n"
+                  "analyses: [convergence, stability]\nstability: {zeta: [0, 0.5]}\n"
+                  "trace: {every: 10}\n",
+    "unstable": "methods: [euler]\nstiffness: [100, 400]\ndt: [0.5, 1, 2, 4]\nt_end: 200\n"
+                "analyses: [convergence]\n",
     # 4096 /points rows (dt-major), every table and a trace, made foreign by groups_file
     "grouped": "methods: [euler]\nstiffness: {from: 1, to: 4, count: 1024}\n"
               "dt: [0.02, 0.01, 0.005, 0.0025]\nt_end: 0.1\nanalyses: [convergence, stability]\n"
@@ -440,6 +449,43 @@ def check_traces_cap(exe, d):
     return ok + [good, uneven]
 
 
+def figure_texts(plot, d, name):
+    """Every figure of a run drawn through the module: per figure, its legend labels, axis
+    labels and texts."""
+    texts = []
+    def saved(fig):
+        seen = []
+        for ax in fig.axes:
+            seen += ax.get_legend_handles_labels()[1] + [ax.get_ylabel()]
+            seen += [t.get_text() for t in ax.texts]
+        texts.append(seen)
+    with h5py.File(os.path.join(d, f"{name}.h5"), "r") as f, \
+            recorded(plot, lambda nrows, ncols: None, saved):
+        plot.check_results(f)
+        for figure in (plot.plot_convergence, plot.plot_stability, plot.plot_traces,
+                       plot.plot_work_precision):
+            figure(f, os.path.join(d, f"{name}_module"), lambda text: None)
+    return texts
+
+
+def check_labels(d):
+    """A method named '_heun' is in every figure's legend (matplotlib drops labels that start
+    with '_': it was drawn in all four and named in none); with maxima: audits the convergence
+    axis says its maxima are the audits'; a run with no stable lane says so in its convergence
+    panels instead of leaving them blank."""
+    plot = load_script()
+    figures = figure_texts(plot, d, "underscore")
+    named = [any("_heun" in t for t in fig) for fig in figures]
+    audits = any("max |x - x_exact| over the audits" in t for t in figures[0])
+    empty = figure_texts(plot, d, "unstable")
+    said = bool(empty) and any(t.startswith("no error to draw") for t in empty[0])
+    good = len(figures) == 4 and all(named) and audits and said
+    print(f"{'ok  ' if good else 'FAIL'} labels: '_heun' in the legends of {sum(named)} of "
+          f"{len(figures)} figures; convergence axis {'of' if audits else 'not of'} the audits; "
+          f"no stable lane {'said' if said else 'not said'}")
+    return [good]
+
+
 def main():
     exe = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as d:
@@ -468,6 +514,7 @@ def main():
         ok += check_coordinates(exe, d)
         ok += check_drag_panels(exe, d)
         ok += check_traces_cap(exe, d)
+        ok += check_labels(d)
         damage(d, "groups", groups_file, source="grouped")
         ok += check_groups(d)
     return 0 if all(ok) else 1

@@ -163,6 +163,14 @@ def read_column(f, name, key):
         raise BadResults(f"/{name}/{key}: unreadable: {one_line(exc)}") from None
 
 
+def attr_text(f, name):
+    """The file's root attribute name as text, or None (absent, or not text)."""
+    value = f.attrs.get(name)
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    return value if isinstance(value, str) else None
+
+
 def table(f, name):
     """A checked results table (check_results) as a dict of its SCHEMA columns, as numpy
     arrays (strings decoded), or None."""
@@ -206,6 +214,13 @@ def short(name, width=63):
     """A method name cut for a label (oscbench writes at most 63 characters): a longer one
     would not fit, or not even render."""
     return name if len(name) <= width else name[:width - 3] + "..."
+
+
+def legend_name(name):
+    """short(name) for a legend: matplotlib leaves out of a legend every label that starts with
+    '_', and a config may name a method '_heun': such a name gets a leading space."""
+    name = short(name)
+    return " " + name if name.startswith("_") else name
 
 
 def log_limits(lo, hi, below, above):
@@ -286,6 +301,9 @@ def plot_convergence(f, out, note):
         conv = {key: col[conv["mass"] == mass] for key, col in conv.items()}
         pts = {key: col[pts["mass"] == mass] for key, col in pts.items()}
         mass_note = f", m = {mass:g}"
+    # max_error is a maximum over every step, or over the audits only (maxima: audits)
+    error_label = ("max |x - x_exact| over the audits" if attr_text(f, "maxima") == "audits"
+                   else "max |x - x_exact| over the run")
     # A panel per drag value of the fits (zeta sweeps give a drag per k), at most
     # MAX_DRAG_PANELS of them.
     drags = spread_drags(sorted(set(conv["drag"].tolist())), note)
@@ -318,7 +336,8 @@ def plot_convergence(f, out, note):
             c = rows[panel[m]]
             c = c[conv["stiffness"][c] == k]
             p = conv["measured_order"][c[0]] if len(c) else float("nan")
-            label = f"{short(m)}  p={p:.2f}" if math.isfinite(p) else f"{short(m)}  p=?"
+            label = f"{legend_name(m)}  p={p:.2f}" if math.isfinite(p) else \
+                f"{legend_name(m)}  p=?"
             if len(c) and "verdict" in conv:
                 label += f" {short(conv['verdict'][c[0]])}"
             s = style(j)
@@ -345,7 +364,7 @@ def plot_convergence(f, out, note):
                             xytext=(3, 0), textcoords="offset points", va="center")
             ax.set_ylim(*log_limits(min(all_err), max(all_err), 5, 5))
         ax.set_xlabel("dt")
-        ax.set_ylabel("max |x - x_exact| over the run")
+        ax.set_ylabel(error_label)
         ax.set_title(f"convergence, k = {k:g}, drag = {drag:g}{mass_note}\n"
                      "(pale band: the dt range fitted; legend: fitted order and verdict)",
                      fontsize=10)
@@ -353,6 +372,9 @@ def plot_convergence(f, out, note):
         # beside the panel, never over the data; none when no method had a finite error
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        else:
+            ax.text(0.5, 0.5, "no error to draw: no stable lane with a positive error at this\n"
+                    "spring and drag", ha="center", va="center", transform=ax.transAxes)
     return save(fig, out, "convergence")
 
 
@@ -421,7 +443,7 @@ def plot_stability(f, out, note):
             dz, dl = z[order], st["limit_theory"][sel][order]
         curves[m] = np.where(np.isinf(dl), top, dl)
         for k, (pz, py) in enumerate(theory_segments(dz, dl, top)):
-            ax.plot(pz, py, "-", color=s["color"], lw=1.3, label=short(m) if k == 0 else None,
+            ax.plot(pz, py, "-", color=s["color"], lw=1.3, label=legend_name(m) if k == 0 else None,
                     zorder=2)
         ax.plot(z[order], me, linestyle="none", marker=s["marker"], color=s["color"], ms=5,
                 mfc="none", zorder=3)
@@ -447,7 +469,7 @@ def plot_stability(f, out, note):
 def trace_label(pts, method, row):
     """A trace's lane in the user's terms: k, c, m, dt, omega0*dt and zeta from its /points
     row."""
-    method = short(method)
+    method = legend_name(method)
     if pts is None or row >= len(pts["dt"]):
         return f"{method} (row {row})"
     mass = f" m={pts['mass'][row]:.4g}" if "mass" in pts else ""
@@ -657,7 +679,8 @@ def plot_work_precision(f, out, note):
         drawn += 1
         for ax, cost in ((ax_t, wp["ns_per_lane"]), (ax_f, wp["force_evals"])):
             order = np.argsort(cost[sel])
-            ax.loglog(cost[sel][order], err[sel][order], label=short(m), **style(j), ms=4, lw=1.2)
+            ax.loglog(cost[sel][order], err[sel][order], label=legend_name(m), **style(j), ms=4,
+                      lw=1.2)
     ax_t.set_xlabel("wall ns per lane for the whole run (bare stepping cost measured in the run)")
     ax_f.set_xlabel("force evaluations per lane for the whole run")
     if common:
