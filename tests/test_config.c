@@ -2005,6 +2005,11 @@ static void huge_coefficients_located(void **state)
     } cases[] = {
         {"{name: m, family: rk, order: 1, a: [[0], [1]], b: [1001, -1000]}", "1001", "b",
          "a coefficient exceeds 1000 in magnitude: entry 1 is 1001 " HUGE_WHY},
+        /* just past the bound: shown in the digits that read back as it (%g said "1000") */
+        {"{name: m, family: rk, order: 1, a: [[0], [\"1000.0000000000001\"]], b: [0.5, 0.5]}",
+         "\"1000.0000000000001\"", "a",
+         "a coefficient exceeds 1000 in magnitude: row 2, entry 1 is 1000.0000000000001 "
+         HUGE_WHY},
         {"{name: m, family: rk, order: 1, a: [[0], [1]], b: [0.5, 0.5], c: [0, -1001]}", "-1001",
          "c", "a coefficient exceeds 1000 in magnitude: c of stage 2 is -1001 " HUGE_WHY},
         {"{name: m, family: rk, order: 1, a: [[0], [600], [600, 600]], b: [1, 0, 0]}", NULL, "c",

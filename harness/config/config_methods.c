@@ -211,6 +211,18 @@ static int rk_read_bc(const definition *d, const ynode *const *v, osc_tableau *t
 
 /* Why coefficients are bounded (OSC_TABLEAU_COEF_MAX, tableau.h), after the entry's value. */
 #define TOO_LARGE_WHY "(the sum and order checks cannot resolve their conditions beyond it)"
+
+/* x in the fewest significant digits that read back as x: a coefficient just past the bound
+ * (1000.0000000000001) shown as %g would read "1000". Returns buf. */
+static const char *exactly(double x, char buf[32])
+{
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    return buf;
+}
 /* A c the definition does not give is a's row sums: the user wrote no such entry. */
 #define C_NOT_GIVEN " (not given: the row sum of a)"
 
@@ -218,17 +230,18 @@ static int rk_read_bc(const definition *d, const ynode *const *v, osc_tableau *t
 static int rk_too_large(const definition *d, const osc_tableau *t, const rk_nodes *at,
                         osc_tableau_where w, const char *why)
 {
-    char key[96];
+    char key[96], num[32];
     if (w.row >= 0 && w.col >= 0)
         return fail_node(d->c, at->a[w.row][w.col] ? at->a[w.row][w.col] : at->a_rows,
-                         def_key(d, "a", key), "%s: row %d, entry %d is %g " TOO_LARGE_WHY, why,
-                         w.row + 1, w.col + 1, t->a[w.row][w.col]);
+                         def_key(d, "a", key), "%s: row %d, entry %d is %s " TOO_LARGE_WHY, why,
+                         w.row + 1, w.col + 1, exactly(t->a[w.row][w.col], num));
     if (w.row < 0)
         return fail_node(d->c, at->b[w.col] ? at->b[w.col] : at->b_list, def_key(d, "b", key),
-                         "%s: entry %d is %g " TOO_LARGE_WHY, why, w.col + 1, t->b[w.col]);
+                         "%s: entry %d is %s " TOO_LARGE_WHY, why, w.col + 1,
+                         exactly(t->b[w.col], num));
     return fail_node(d->c, at->c[w.row] ? at->c[w.row] : d->map, def_key(d, "c", key),
-                     "%s: c of stage %d%s is %g " TOO_LARGE_WHY, why, w.row + 1,
-                     at->c[w.row] ? "" : C_NOT_GIVEN, t->c[w.row]);
+                     "%s: c of stage %d%s is %s " TOO_LARGE_WHY, why, w.row + 1,
+                     at->c[w.row] ? "" : C_NOT_GIVEN, exactly(t->c[w.row], num));
 }
 
 /* osc_tableau_validate's verdict, located at the entry it names. */
@@ -324,19 +337,21 @@ static int rkn_read_list(const definition *d, const ynode *n, const char *sub, i
 static int rkn_too_large(const definition *d, const osc_rkn_tableau *t, osc_rkn_where w,
                          const ynode *n, bool c_given, const char *key, const char *why)
 {
+    char num[32];
     switch (w.field) {
     case OSC_RKN_FIELD_ABAR:
     case OSC_RKN_FIELD_A:
-        return fail_node(d->c, n, key, "%s: row %d, entry %d is %g " TOO_LARGE_WHY, why,
+        return fail_node(d->c, n, key, "%s: row %d, entry %d is %s " TOO_LARGE_WHY, why,
                          w.row + 1, w.col + 1,
-                         (w.field == OSC_RKN_FIELD_A ? t->a : t->abar)[w.row][w.col]);
+                         exactly((w.field == OSC_RKN_FIELD_A ? t->a : t->abar)[w.row][w.col],
+                                 num));
     case OSC_RKN_FIELD_BBAR:
     case OSC_RKN_FIELD_B:
-        return fail_node(d->c, n, key, "%s: entry %d is %g " TOO_LARGE_WHY, why, w.col + 1,
-                         (w.field == OSC_RKN_FIELD_B ? t->b : t->bbar)[w.col]);
+        return fail_node(d->c, n, key, "%s: entry %d is %s " TOO_LARGE_WHY, why, w.col + 1,
+                         exactly((w.field == OSC_RKN_FIELD_B ? t->b : t->bbar)[w.col], num));
     default:
-        return fail_node(d->c, n, key, "%s: c of stage %d%s is %g " TOO_LARGE_WHY, why, w.row + 1,
-                         c_given ? "" : C_NOT_GIVEN, t->c[w.row]);
+        return fail_node(d->c, n, key, "%s: c of stage %d%s is %s " TOO_LARGE_WHY, why, w.row + 1,
+                         c_given ? "" : C_NOT_GIVEN, exactly(t->c[w.row], num));
     }
 }
 
@@ -507,10 +522,11 @@ static int define_composition(const definition *d, const ynode *const *v, config
                          osc_composition_substeps((int)count, symmetric), sum,
                          symmetric ? " (symmetric: the list mirrored about its last entry)" : "");
     }
+    char num[32];
     if (e == OSC_COMPOSITION_TOO_LARGE)
         return fail_node(d->c, at[where], def_key(d, "weights", key),
-                         "%s: entry %d is %g " TOO_LARGE_WHY, osc_composition_error_text(e),
-                         where + 1, w[where]);
+                         "%s: entry %d is %s " TOO_LARGE_WHY, osc_composition_error_text(e),
+                         where + 1, exactly(w[where], num));
     if (e == OSC_COMPOSITION_BAD_COUNT)
         return fail_node(d->c, v[COMP_WEIGHTS], def_key(d, "weights", key), "%s: %d%s",
                          osc_composition_error_text(e),
