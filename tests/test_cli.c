@@ -1298,7 +1298,8 @@ static void test_subnormal_dt_refused(void **state)
 }
 
 /* A build without MPI started by a launcher as one of several processes refuses (one line from
- * rank 0, none from the others, exit 2, no file) rather than write the file once per process;
+ * rank 0, none from the others, exit 2, no file, no results/) rather than write the file once
+ * per process;
  * as the only process it is a plain run. The launcher is simulated by its environment. (A build
  * with MPI is tested under a real mpirun: tests/test_mpi.c.) */
 static void test_launched_without_mpi(void **state)
@@ -1322,6 +1323,11 @@ static void test_launched_without_mpi(void **state)
         }
         proc_free(&p);
         assert_false(exists(f->dir, "out.h5"));
+        /* to the default output: not even results/ is made (it was, before the refusal) */
+        p = run_in(f->dir, "run", "ok.yaml", "--quiet", NULL);
+        assert_int_equal(p.code, 2);
+        proc_free(&p);
+        assert_false(exists(f->dir, "results"));
     }
     assert_int_equal(setenv("OMPI_COMM_WORLD_SIZE", "1", 1), 0);
     assert_int_equal(setenv("OMPI_COMM_WORLD_RANK", "0", 1), 0);

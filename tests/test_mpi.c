@@ -896,6 +896,89 @@ static void test_unwritable_output_one_line(void **state)
     assert_int_equal(count_entries(f, &temporaries), 1); /* ok.yaml */
 }
 
+/* `mpirun -q -n 1 oscbench ARGS : -n 1 env --chdir=DIR/view oscbench ARGS` under a 120 s
+ * timeout (a hang fails, exit 124 from timeout): rank 1 sees relative paths from f->dir/view,
+ * as a rank on a node with another working directory or file system would. ARGS up to NULL. */
+static int run_two_views(const fixture *f, ...)
+{
+    char *argv[64], view[PATHLEN + 16];
+    int argc = 0;
+    const char *tail[32];
+    int ntail = 0;
+    va_list ap;
+    va_start(ap, f);
+    for (const char *a; (a = va_arg(ap, const char *)) && ntail < 31;)
+        tail[ntail++] = a;
+    va_end(ap);
+    snprintf(view, sizeof view, "--chdir=%s/view", f->dir);
+    argv[argc++] = "/usr/bin/timeout", argv[argc++] = "120";
+    argv[argc++] = mpirun, argv[argc++] = "-q", argv[argc++] = "-n", argv[argc++] = "1";
+    argv[argc++] = exe;
+    for (int i = 0; i < ntail; i++)
+        argv[argc++] = (char *)tail[i];
+    argv[argc++] = ":", argv[argc++] = "-n", argv[argc++] = "1";
+    argv[argc++] = "/usr/bin/env", argv[argc++] = view, argv[argc++] = exe;
+    for (int i = 0; i < ntail; i++)
+        argv[argc++] = (char *)tail[i];
+    argv[argc] = NULL;
+    return wait_for(start(f, argv));
+}
+
+/* -o DIR/x.h5 makes the missing directory under mpirun as in a plain run; and an existing
+ * checkpoint of the output, without --resume, is left alone with the plain run's note. */
+static void test_output_dir_made_checkpoint_mentioned(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ok.yaml", "name: ok\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\nt_end: 2\n");
+    if (run(f, 2, "run", "ok.yaml", "-o", "new/sub/x.h5", "--quiet", NULL) != 0)
+        fail_msg("-o new/sub/x.h5: %s", read_err(f));
+    char path[PATHLEN];
+    snprintf(path, sizeof path, "%s/new/sub/x.h5", f->dir);
+    assert_int_equal(access(path, R_OK), 0);
+    snprintf(path, sizeof path, "%s/y.h5.ckpt", f->dir);
+    assert_int_equal(mkdir(path, 0777), 0);
+    write_file(f, "y.h5.ckpt/item-000000", "x");
+    assert_int_equal(run(f, 2, "run", "ok.yaml", "-o", "y.h5", "--quiet", NULL), 0);
+    char *err = read_err(f);
+    if (!strstr(err, "oscbench run: note: y.h5.ckpt holds finished work of an earlier run of "
+                     "this output; left alone (add --resume to continue from it)\n"))
+        fail_msg("no note of the checkpoint: %s", err);
+    free(err);
+}
+
+/* Ranks that see different places (rank 1 started in view/): an output directory rank 1 cannot
+ * reach fails the run in one line naming rank 1 and the temporary, exit 1, no temporary left
+ * (it hung in the collective open); a checkpoint rank 1 refuses (a file in its view) is bad
+ * input, exit 2, and the checkpoint rank 0 had just made is removed again (it was left, holding
+ * only a manifest, and later runs noted it). */
+static void test_ranks_see_different_places(void **state)
+{
+    fixture *f = *state;
+    const char *config = "name: ok\nmethods: [rk4]\nstiffness: 1\ndt: 0.1\nt_end: 2\n";
+    write_file(f, "ok.yaml", config);
+    char path[PATHLEN];
+    snprintf(path, sizeof path, "%s/view", f->dir);
+    assert_int_equal(mkdir(path, 0777), 0);
+    write_file(f, "view/ok.yaml", config);
+    snprintf(path, sizeof path, "%s/sub", f->dir);
+    assert_int_equal(mkdir(path, 0777), 0);
+    int code = run_two_views(f, "run", "ok.yaml", "-o", "sub/x.h5", "--quiet", NULL);
+    char *err = read_err(f);
+    if (code != 1 || !strstr(err, "oscbench run: rank 1: sub/x.h5: cannot open the results "
+                                  "temporary sub/.x.h5.tmp."))
+        fail_msg("rank 1 without sub/: exit %d: %s", code, err);
+    free(err);
+    assert_int_equal(count_prefixed(path, ".x.h5.tmp."), 0);
+    write_file(f, "view/c.h5.ckpt", "not a checkpoint\n");
+    code = run_two_views(f, "run", "ok.yaml", "-o", "c.h5", "--quiet", "--resume", NULL);
+    err = read_err(f);
+    if (code != 2 || !strstr(err, "oscbench run: rank 1: c.h5.ckpt: not a checkpoint of this run"))
+        fail_msg("rank 1 refusing its checkpoint: exit %d: %s", code, err);
+    free(err);
+    snprintf(path, sizeof path, "%s/c.h5.ckpt", f->dir);
+    assert_int_equal(access(path, F_OK), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -912,6 +995,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_damaged_items_resumed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_ranks_see_other_items, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_restore_stops_every_rank, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_dir_made_checkpoint_mentioned, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_ranks_see_different_places, setup, teardown),
     };
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_resume*' to run those tests alone */
         cmocka_set_test_filter(getenv("TEST_FILTER"));

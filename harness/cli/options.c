@@ -173,6 +173,19 @@ int cli_unreadable(const char *path)
     return err;
 }
 
+int cli_make_parent(const char *path, char *err, size_t errlen)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (cli_make_dirs(dir) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: cannot create directory %s: %s", path, dir, strerror(errno));
+    return -1;
+}
+
 int cli_make_dirs(const char *dir)
 {
     char path[4096];

@@ -55,5 +55,8 @@ int cli_unreadable(const char *path);
 /* Create `dir` and its missing parents (mode 0777 less the umask), as `plot -o DIR` and
  * `run -o DIR/x.h5` both do: 0, or -1 with errno set (e.g. ENOTDIR when a part is a file). */
 int cli_make_dirs(const char *dir);
+/* The directory of the file `path` (up to its last '/'), created if missing; 0, or -1 with the
+ * reason in err ("PATH: cannot create directory DIR: why"). */
+int cli_make_parent(const char *path, char *err, size_t errlen);
 
 #endif

@@ -147,10 +147,7 @@ static int open_checkpoint(const run_args *a, const osc_config *cfg, const char 
 {
     *ck = NULL;
     if (!a->resume) {
-        if (ckpt_exists(out_path))
-            print_line(stderr, "oscbench run: note: %s.ckpt holds finished work of an earlier "
-                               "run of this output; left alone (add --resume to continue from it)",
-                       out_path);
+        ckpt_mention(out_path);
         return 0;
     }
     char err[ERROR_LINE_BYTES];
@@ -201,26 +198,13 @@ static int run_sweep(const run_args *a, const osc_config *cfg, ckpt *ck, sweep_r
     return rc;
 }
 
-/* The output's directory, created if missing (as plot -o creates its directory). */
-static int make_parent(const char *out_path)
-{
-    const char *slash = strrchr(out_path, '/');
-    if (!slash || slash == out_path)
-        return 0;
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - out_path), out_path);
-    if (cli_make_dirs(dir) == 0)
-        return 0;
-    print_line(stderr, "oscbench run: %s: cannot create directory %s: %s", out_path, dir,
-               strerror(errno));
-    return -1;
-}
-
 static int run(const run_args *a, const osc_config *cfg, const char *out_path)
 {
     char err[ERROR_LINE_BYTES] = "";
-    if (make_parent(out_path))
+    if (cli_make_parent(out_path, err, sizeof err)) { /* as plot -o creates its directory */
+        print_line(stderr, "oscbench run: %s", err);
         return EXIT_RUNTIME;
+    }
     ckpt *ck = NULL;
     int rc = open_checkpoint(a, cfg, out_path, &ck);
     if (rc)
@@ -395,7 +379,9 @@ int cmd_run(int argc, char **argv)
         config_free(&cfg);
         return rc < 0 ? 0 : rc;
     }
-    if (!a.out)
+    if (run_mpi_applies(&launch) && !OSCBENCH_MPI) /* refused before anything is made */
+        rc = run_mpi(&launch, &cfg, out_path, a.quiet, a.resume);
+    else if (!a.out)
         rc = make_results_dir();
     if (!rc)
         rc = run_mpi_applies(&launch) ? run_mpi(&launch, &cfg, out_path, a.quiet, a.resume)

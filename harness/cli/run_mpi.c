@@ -121,6 +121,7 @@ int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bo
 
 #else /* OSCBENCH_MPI */
 
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -132,6 +133,7 @@ int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bo
 #include "h5out.h"
 #include "h5par.h"
 #include "layout.h"
+#include "options.h"
 #include "report.h"
 #include "results.h"
 
@@ -197,15 +199,40 @@ static bool open_output(rank_run *rr)
     if (!all_ok(rr, rr->tmp_path != NULL))
         return false;
     MPI_Bcast(rr->tmp_path, len, MPI_CHAR, 0, rr->comm);
-    return true;
+    /* Every rank must reach the temporary: one that cannot would fail inside the collective
+     * open while the others wait in it for ever (a rank started elsewhere, an output directory
+     * not shared by every node). */
+    int fd = rr->rank == 0 ? 0 : open(rr->tmp_path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(rr->err, sizeof rr->err, "%s: cannot open the results temporary %s: %s (the "
+                 "output must be on a file system every rank shares)", rr->out_path, rr->tmp_path,
+                 strerror(errno));
+        report_error(rr);
+    } else if (fd > 0) {
+        close(fd);
+    }
+    return all_ok(rr, fd >= 0);
+}
+
+/* The output's directory, made by rank 0 if missing (as a serial run makes it). */
+static bool make_output_dir(rank_run *rr)
+{
+    bool ok = rr->rank != 0 || cli_make_parent(rr->out_path, rr->err, sizeof rr->err) == 0;
+    if (!ok)
+        report_error(rr);
+    return all_ok(rr, ok);
 }
 
 /* --resume: rank 0 opens (or creates) and validates the checkpoint first, then the other ranks
- * open what it validated. A refused (foreign) checkpoint is bad input: one line, from rank 0. */
+ * open what it validated. A refused (foreign) checkpoint is bad input: one line, from the rank
+ * that refused it; one that a later rank refuses (it sees another) and rank 0 made just now is
+ * removed again, so that nothing is left of the refused run. */
 static int open_checkpoint(rank_run *rr)
 {
     int rc = 0;
+    bool made = false;
     if (rr->rank == 0) {
+        made = !ckpt_exists(rr->out_path);
         rc = ckpt_open(&rr->ckpt, rr->out_path, rr->cfg, rr->err, sizeof rr->err);
         if (rc)
             report_error(rr);
@@ -213,11 +240,23 @@ static int open_checkpoint(rank_run *rr)
     MPI_Bcast(&rc, 1, MPI_INT, 0, rr->comm);
     if (rc)
         return rc == CKPT_EFOREIGN ? EXIT_BADINPUT : EXIT_RUNTIME;
-    bool ok = rr->rank == 0 ||
-              ckpt_open(&rr->ckpt, rr->out_path, rr->cfg, rr->err, sizeof rr->err) == 0;
-    if (!ok)
+    int mine = 0, worst = 0;
+    if (rr->rank != 0 && (rc = ckpt_open(&rr->ckpt, rr->out_path, rr->cfg, rr->err,
+                                         sizeof rr->err)) != 0) {
         report_error(rr);
-    return all_ok(rr, ok) ? 0 : EXIT_RUNTIME;
+        mine = rc == CKPT_EFOREIGN ? EXIT_BADINPUT : EXIT_RUNTIME;
+    }
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, rr->comm);
+    if (!worst)
+        return 0;
+    if (rr->rank != 0)
+        ckpt_close(rr->ckpt), rr->ckpt = NULL;
+    MPI_Barrier(rr->comm); /* every other rank has closed it */
+    if (rr->rank == 0 && made && ckpt_remove(rr->ckpt, rr->err, sizeof rr->err))
+        report_error(rr);
+    ckpt_close(rr->ckpt);
+    rr->ckpt = NULL;
+    return worst;
 }
 
 /* Every rank restores the items the checkpoint holds (all of them before any rank writes one);
@@ -410,6 +449,12 @@ static int run_ranks(rank_run *rr)
         return EXIT_RUNTIME;
     }
     MPI_Gather(&my_threads, 1, MPI_INT64_T, threads, 1, MPI_INT64_T, 0, rr->comm);
+    if (!make_output_dir(rr)) {
+        free(threads);
+        return EXIT_RUNTIME;
+    }
+    if (!rr->resume && rr->rank == 0)
+        ckpt_mention(rr->out_path);
     int rc = rr->resume ? open_checkpoint(rr) : 0;
     if (rc) {
         free(threads);

@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "commit.h"
+#include "diag.h"
 #include "version.h"
 
 enum { CKPT_FORMAT = 1 };
@@ -64,6 +65,14 @@ bool ckpt_exists(const char *results_path)
     char dir[4096];
     struct stat st;
     return ckpt_dir_for(results_path, dir, sizeof dir) == 0 && lstat(dir, &st) == 0;
+}
+
+void ckpt_mention(const char *results_path)
+{
+    if (ckpt_exists(results_path))
+        print_line(stderr, "oscbench run: note: %s.ckpt holds finished work of an earlier run of "
+                           "this output; left alone (add --resume to continue from it)",
+                   results_path);
 }
 
 const char *ckpt_dir(const ckpt *c) { return c->dir; }

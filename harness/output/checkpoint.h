@@ -44,6 +44,9 @@ int ckpt_dir_for(const char *results_path, char *buf, size_t len);
 
 /* Whether something (a checkpoint, presumably) exists at results_path's checkpoint path. */
 bool ckpt_exists(const char *results_path);
+/* Without --resume: if results_path's checkpoint exists, a note on stderr that it is left alone
+ * (add --resume to continue from it). */
+void ckpt_mention(const char *results_path);
 
 /* Opens the checkpoint of results_path for cfg. If its directory exists, the manifest must
  * match this run exactly (config text, version, git revision, item size and count, columns,
