@@ -2170,6 +2170,22 @@ static void definition_orders_by_hand(void **state)
     config_free(&cfg);
 }
 
+/* A 17th definition that is also wrong (a built-in's name) gets its own error and the count's,
+ * not the library's "no free method slot" (its coefficients were checked in a scratch slot,
+ * and none is left). */
+static void seventeenth_bad_definition(void **state)
+{
+    (void)state;
+    char text[4096];
+    euler_definitions(text, sizeof text, CONFIG_MAX_USER_METHODS);
+    strcat(text, "  - {name: rk4, family: rk, order: 1, a: [[0]], b: [1]}\n");
+    expect_errors_bytes(text, strlen(text), ":21:12: methods[16].name: 'rk4' is a built-in "
+                        "method", false);
+    expect_in_error(":21:5: methods[16]: more than 16 methods defined by coefficients");
+    if (strstr(err, "no free method slot"))
+        fail_msg("the library's slot message: %s", err);
+}
+
 /* Every slot a config takes is given back by config_free, and by a load that fails: else the
  * second load of 16 definitions would find no free slot. */
 static void user_method_slots_given_back(void **state)
@@ -2820,6 +2836,7 @@ int main(void)
         cmocka_unit_test(bad_trace_where),
         cmocka_unit_test(shipped_configs_trace_their_promise),
         cmocka_unit_test(user_method_slots_given_back),
+        cmocka_unit_test(seventeenth_bad_definition),
         cmocka_unit_test(composition_orders_follow_the_base),
         cmocka_unit_test(includes_are_regular_files),
         cmocka_unit_test(include_provenance_is_whole_and_counted),

@@ -694,6 +694,9 @@ static int define_method(loader *L, const ctx *c, const ynode *map, size_t index
         bad |= cfg_whole(c, v[D_ORDER], def_key(&d, "order", key), 1, CONFIG_MAX_DECLARED_ORDER,
                          &order);
     d.order = (int)order;
+    if (bad && L->cfg->nuser_methods == CONFIG_MAX_USER_METHODS) /* no slot to check it in */
+        return fail_node(c, map, d.prefix, "more than %d methods defined by coefficients",
+                         CONFIG_MAX_USER_METHODS);
     if (bad) { /* the coefficients' errors too, in the same run: define, then give it back */
         config_user_method scratch = {0};
         d.name = "unnamed", d.order = 1;
