@@ -443,8 +443,8 @@ def plot_stability(f, out, note):
             dz, dl = z[order], st["limit_theory"][sel][order]
         curves[m] = np.where(np.isinf(dl), top, dl)
         for k, (pz, py) in enumerate(theory_segments(dz, dl, top)):
-            ax.plot(pz, py, "-", color=s["color"], lw=1.3, label=legend_name(m) if k == 0 else None,
-                    zorder=2)
+            ax.plot(pz, py, "-", color=s["color"], lw=1.3,
+                    label=legend_name(m) if k == 0 else None, zorder=2)
         ax.plot(z[order], me, linestyle="none", marker=s["marker"], color=s["color"], ms=5,
                 mfc="none", zorder=3)
     groups = overlap_note(curves)
