@@ -239,12 +239,15 @@ static trend small_h_trend(const osc_method *m, double zeta)
 /* Stable at h: the trend's verdict below h_res, else rho - 1 <= its round-off level (NaN counts
  * as unstable). At the edges found here rho - 1 grows linearly or like a square root, so the
  * round-off level (~1e-17) moves them by ~1e-17 / slope or ~1e-34: far below the bisection. */
-static bool stable_at(const osc_method *m, double zeta, double h, const trend *t)
+static bool stable_at(const osc_method *m, double zeta, double h, const trend *t,
+                      long double *rho_excess)
 {
-    if (h < t->h_res)
-        return t->sign <= 0;
-    long double roundoff, e = excess(m, zeta, h, &roundoff);
-    return e <= roundoff;
+    long double roundoff = 0, e = NAN;
+    if (h >= t->h_res)
+        e = excess(m, zeta, h, &roundoff);
+    if (rho_excess) /* rho - 1, NaN where the trend decides */
+        *rho_excess = e;
+    return h < t->h_res ? t->sign <= 0 : e <= roundoff;
 }
 
 #define GRID_PER_DECADE 100
@@ -258,7 +261,7 @@ static double bisect_theory(const osc_method *m, double zeta, const trend *t, do
         double mid = a + (b - a) / 2;
         if (mid == a || mid == b)
             break;
-        if (stable_at(m, zeta, mid, t) == stable_a)
+        if (stable_at(m, zeta, mid, t, NULL) == stable_a)
             a = mid;
         else
             b = mid;
@@ -328,8 +331,8 @@ int osc_stability_theory(const osc_method *m, double zeta, osc_stab_theory *out)
     const int n = (int)lround(GRID_PER_DECADE * log10(OSC_STAB_H_MAX / OSC_STAB_H_MIN));
     for (int i = 1; i <= n; i++) {
         double h = i == n ? OSC_STAB_H_MAX : OSC_STAB_H_MIN * pow(10, (double)i / GRID_PER_DECADE);
-        bool stable = stable_at(m, zeta, h, &t);
-        long double roundoff, e = h < t.h_res ? NAN : excess(m, zeta, h, &roundoff);
+        long double e;
+        bool stable = stable_at(m, zeta, h, &t, &e);
         double at;
         if (stable != was_stable) {
             double edge = bisect_theory(m, zeta, &t, prev, h, was_stable);
@@ -407,9 +410,8 @@ static int step_lanes(const osc_method *m, osc_precision p, double zeta, const d
         osc_batch_readout(b, 0, 2 * n, x, v);
         for (size_t i = 0; i < n; i++) {
             double from_x = hypot(x[i], v[i] / h[i]), from_v = hypot(x[n + i], v[n + i] / h[i]);
-            double norm = fmax(from_x, from_v); /* NaN only where both are */
-            log_growth[i] = isfinite(norm) && isfinite(from_x) && isfinite(from_v) ? log(norm)
-                                                                                  : INFINITY;
+            log_growth[i] = isfinite(from_x) && isfinite(from_v) ? log(fmax(from_x, from_v))
+                                                                 : INFINITY;
         }
     }
     free(x), free(v);
