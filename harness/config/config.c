@@ -327,20 +327,37 @@ static int by_row_then_index(const void *pa, const void *pb)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* The index of the first entry of rows[0..n) that repeats an earlier one, or n: sorted by (row,
- * index), each repeat follows its first listing (n log n: the list may hold 10^6 rows). */
+/* Which entries of rows[0..n) repeat an earlier one (a new array of n flags; NULL if out of
+ * memory): sorted by (row, index), each repeat follows its first listing (n log n: the list may
+ * hold 10^6 rows). */
+static bool *repeats_of(const size_t *rows, size_t n)
+{
+    listed_row *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    bool *repeat = calloc(n ? n : 1, sizeof *repeat);
+    if (!sorted || !repeat) {
+        free(sorted), free(repeat);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = (listed_row){rows[i], i};
+    if (n > 1)
+        qsort(sorted, n, sizeof *sorted, by_row_then_index);
+    for (size_t i = 1; i < n; i++)
+        repeat[sorted[i].index] = sorted[i].row == sorted[i - 1].row;
+    free(sorted);
+    return repeat;
+}
+
+/* The index of the first entry of rows[0..n) that repeats an earlier one, or n. */
 static size_t first_repeat(const size_t *rows, size_t n)
 {
-    listed_row *sorted = malloc(n * sizeof *sorted);
-    size_t first = n;
-    for (size_t i = 0; sorted && i < n; i++)
-        sorted[i] = (listed_row){rows[i], i};
-    if (sorted && n > 1)
-        qsort(sorted, n, sizeof *sorted, by_row_then_index);
-    for (size_t i = 1; sorted && i < n; i++)
-        if (sorted[i].row == sorted[i - 1].row && sorted[i].index < first)
-            first = sorted[i].index;
-    free(sorted);
+    bool *repeat = repeats_of(rows, n);
+    if (!repeat) /* out of memory: the check is skipped, as before */
+        return n;
+    size_t first = 0;
+    while (first < n && !repeat[first])
+        first++;
+    free(repeat);
     return first;
 }
 
@@ -881,29 +898,19 @@ static int add_trace_row(osc_config *cfg, size_t *cap, size_t row)
     return 0;
 }
 
-/* Keeps the first listing of each of rows[0..*n), in order (a row is one /traces group); n log n,
- * as first_repeat: a scan per added row took minutes for 10^5 mappings. */
+/* Keeps the first listing of each of rows[0..*n), in order (a row is one /traces group); n log n
+ * (repeats_of): a scan per added row took minutes for 10^5 mappings. */
 static int drop_repeats(size_t *rows, size_t *n)
 {
-    if (*n < 2)
-        return 0;
-    listed_row *sorted = malloc(*n * sizeof *sorted);
-    bool *repeat = calloc(*n, sizeof *repeat);
-    if (!sorted || !repeat) {
-        free(sorted), free(repeat);
+    bool *repeat = repeats_of(rows, *n);
+    if (!repeat)
         return -1;
-    }
-    for (size_t i = 0; i < *n; i++)
-        sorted[i] = (listed_row){rows[i], i};
-    qsort(sorted, *n, sizeof *sorted, by_row_then_index);
-    for (size_t i = 1; i < *n; i++)
-        repeat[sorted[i].index] = sorted[i].row == sorted[i - 1].row;
     size_t kept = 0;
     for (size_t i = 0; i < *n; i++)
         if (!repeat[i])
             rows[kept++] = rows[i];
     *n = kept;
-    free(sorted), free(repeat);
+    free(repeat);
     return 0;
 }
 
