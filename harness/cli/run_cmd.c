@@ -379,9 +379,7 @@ int cmd_run(int argc, char **argv)
         config_free(&cfg);
         return rc < 0 ? 0 : rc;
     }
-    if (run_mpi_applies(&launch) && !OSCBENCH_MPI) /* refused before anything is made */
-        rc = run_mpi(&launch, &cfg, out_path, a.quiet, a.resume);
-    else if (!a.out)
+    if (!a.out)
         rc = make_results_dir();
     if (!rc)
         rc = run_mpi_applies(&launch) ? run_mpi(&launch, &cfg, out_path, a.quiet, a.resume)

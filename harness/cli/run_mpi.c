@@ -103,20 +103,23 @@ bool run_mpi_applies(const run_launch *l)
     return l->launched && (l->rank > 0 || l->size > 1);
 }
 
+/* Nothing to run over: refused here, where a build with MPI agrees, before anything is made
+ * (results/ included). */
 int run_mpi_agree(const run_launch *l, int rc)
 {
-    (void)l;
-    return rc;
+    if (rc)
+        return rc;
+    if (l->rank == 0)
+        fprintf(stderr, "oscbench run: started as one of %d processes by an MPI launcher, but this "
+                        "oscbench was built without MPI (-Dmpi): run it as one process\n", l->size);
+    return EXIT_BADINPUT;
 }
 
 int run_mpi(const run_launch *l, const osc_config *cfg, const char *out_path, bool quiet,
             bool resume)
 {
-    (void)cfg, (void)out_path, (void)quiet, (void)resume;
-    if (l->rank == 0)
-        fprintf(stderr, "oscbench run: started as one of %d processes by an MPI launcher, but this "
-                        "oscbench was built without MPI (-Dmpi): run it as one process\n", l->size);
-    return EXIT_BADINPUT;
+    (void)l, (void)cfg, (void)out_path, (void)quiet, (void)resume;
+    return EXIT_BADINPUT; /* not reached: run_mpi_agree refused the run */
 }
 
 #else /* OSCBENCH_MPI */
@@ -202,16 +205,20 @@ static bool open_output(rank_run *rr)
     /* Every rank must reach the temporary: one that cannot would fail inside the collective
      * open while the others wait in it for ever (a rank started elsewhere, an output directory
      * not shared by every node). */
-    int fd = rr->rank == 0 ? 0 : open(rr->tmp_path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(rr->err, sizeof rr->err, "%s: cannot open the results temporary %s: %s (the "
-                 "output must be on a file system every rank shares)", rr->out_path, rr->tmp_path,
-                 strerror(errno));
-        report_error(rr);
-    } else if (fd > 0) {
-        close(fd);
+    bool reached = true;
+    if (rr->rank != 0) {
+        int fd = open(rr->tmp_path, O_RDWR | O_CLOEXEC);
+        reached = fd >= 0;
+        if (reached)
+            close(fd);
+        else {
+            snprintf(rr->err, sizeof rr->err, "%s: cannot open the results temporary %s: %s (the "
+                     "output must be on a file system every rank shares)", rr->out_path,
+                     rr->tmp_path, strerror(errno));
+            report_error(rr);
+        }
     }
-    return all_ok(rr, fd >= 0);
+    return all_ok(rr, reached);
 }
 
 /* The output's directory, made by rank 0 if missing (as a serial run makes it). */

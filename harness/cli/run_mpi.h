@@ -26,7 +26,7 @@ int run_mpi_mute_stderr(const run_launch *l);
 void run_mpi_unmute_stderr(int saved);
 
 /* True if the run goes through run_mpi: launched, in a build with MPI; in a build without it,
- * launched as one of several processes (which run_mpi refuses). */
+ * launched as one of several processes (which run_mpi_agree refuses). */
 bool run_mpi_applies(const run_launch *l);
 
 /* Where run_mpi_applies: every rank's outcome of reading the flags and the config (rc: 0, an
@@ -34,7 +34,8 @@ bool run_mpi_applies(const run_launch *l);
  * makes the launcher kill the others, and with them rank 0's one-line error: so every rank
  * waits for every other here. Initialises MPI in a build with it (run_mpi finalises it). Returns
  * the largest rc of all ranks, having finalised MPI if that is not 0; rank 0, fine itself, says
- * that another rank was not. */
+ * that another rank was not. In a build without MPI it refuses the run (rank 0 says why; exit
+ * 2) unless rc already did. */
 int run_mpi_agree(const run_launch *l, int rc);
 
 /* The whole run over the ranks, as run_cmd.c's serial run does it: one file at out_path,
