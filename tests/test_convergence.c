@@ -539,7 +539,8 @@ static void test_repeated_dt_count_once(void **state)
 }
 
 /* Local orders: between successive valid points sorted by dt, whatever the input order; each dt
- * once (its smallest error), unstable and non-finite points skipped; usable/fitted flags follow the floor and the fit.
+ * once (its smallest error), unstable and non-finite points skipped; usable/fitted flags follow
+ * the floor and the fit.
  * Data: order 2 with a pre-asymptotic bend (error = dt^2 (1 + dt / 0.05)), so the local order
  * between dt and 2 dt is 2 + log((1 + 2 dt/0.05) / (1 + dt/0.05)) / log 2, rising toward 3. */
 static void test_local_orders(void **state)

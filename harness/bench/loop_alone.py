@@ -19,10 +19,10 @@ The fraction printed is the bench's ceiling rule applied to the loop alone:
     loop_fraction = ceiling / measured ticks per vector-step
 with R_fma, R_add, R_mix the probes' instructions per tick and the operations those of the loop
 itself, so it reads as roof_fraction does, without the harness around the loop and without a
-clock change between the peak and the run. In brackets: the same at the loop's median round, against the
-probes' best (a median far below the best says the core was shared). fma_slots is the FMA issue
-slots a vector-step took (measured ticks x R_fma): 3 FMAs in 3.8 slots lost 0.8 slot to latency,
-scheduling or loads. With --harness LANES the same process also times each method in the
+clock change between the peak and the run. In brackets: the same at the loop's median round,
+against the probes' best (a median far below the best says the core was shared). fma_slots is
+the FMA issue slots a vector-step took (measured ticks x R_fma): 3 FMAs in 3.8 slots lost 0.8
+slot to latency, scheduling or loads. With --harness LANES the same process also times each method in the
 harness, osc_batch_run on --threads threads over LANES lanes (the bench's lanes: stiffness 1 to
 2.2, drag 0.01, dt 0.002), and prints its speed per thread over the loop's: what the tiles, the
 remainder blocks and the calls (and, on more threads, sharing the machine) cost beside the loop.
@@ -165,10 +165,9 @@ def wrapper(name, lines, counter, bound, offsets, aligned, vec):
 def probes(vec, suffix):
     """The FMA probe, the add probe and the mix probe (FMA and add chains side by side), as many
     chains of each as the bench's probe keeps: 12 FMA, 12 add, 8 + 6 in ymm; 16, 16, 12 + 9 in
-    zmm. The mix steps its
-    FMA chains 3 times and its add chains 4 times an iteration, all FMAs of a pass before its adds
-    (F A F A F A A), as fma_probe.c's assembly does: as many adds as FMAs, and the latencies (4 and
-    3 cycles on Zen) covered on both kinds of pipes."""
+    zmm. The mix steps its FMA chains 3 times and its add chains 4 times an iteration, all FMAs
+    of a pass before its adds (F A F A F A A), as fma_probe.c's assembly does: as many adds as
+    FMAs, and the latencies (4 and 3 cycles on Zen) covered on both kinds of pipes."""
     zmm = vec == 'zmm'
     nregs, n_fma, (mix_f, mix_a) = (32, 16, (12, 9)) if zmm else (16, 12, (8, 6))
     src = f'%{vec}{nregs - 2},%{vec}{nregs - 1}'
@@ -367,7 +366,8 @@ def main():
     r_mix = max(n_mix / best[2], r_fma)
     r_add = max(n_add / best[1], r_mix / 2)
     print(f'ISA path {isa}, {args.precision}; probes: {r_fma:.3f} FMA instructions per tick, '
-          f'add {r_add / r_fma:.2f}x and mix {r_mix / r_fma:.2f}x that; best of {args.rounds} rounds, '
+          f'add {r_add / r_fma:.2f}x and mix {r_mix / r_fma:.2f}x that; '
+          f'best of {args.rounds} rounds, '
           f'{"one pinned core" if args.threads == 1 else "one thread, not pinned"}; the FMA '
           f'probe\'s median round {median[0] / best[0] - 1:.1%} slower than its best')
     harness_col = (f' harness/loop ({args.harness} lanes, {args.threads} thread'
