@@ -122,8 +122,8 @@ const char *osc_verdict_reason_text(osc_verdict_reason r);
 /* The local orders between successive points of the n points, sorted by (dt, error), counting
  * the points that are stable with finite dt > 0 and finite error > 0 (floor and ceiling only set
  * .usable), each dt once (its smallest error, as the fit takes it). used: the mask
- * osc_fit_order filled (NULL: no pair is .fitted). local has room for n entries (n - 1 suffice for n >= 1); *nlocal gets the count.
- * Returns OSC_OK, OSC_EINVAL or OSC_ENOMEM. */
+ * osc_fit_order filled (NULL: no pair is .fitted). local has room for n entries (n - 1 suffice for
+ * n >= 1); *nlocal gets the count. Returns OSC_OK, OSC_EINVAL or OSC_ENOMEM. */
 int osc_local_orders(const osc_conv_point *pts, size_t n, const osc_fit_params *par,
                      const bool *used, osc_local_order *local, size_t *nlocal);
 

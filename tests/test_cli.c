@@ -4584,8 +4584,9 @@ static void test_summary_empty_and_unbounded_cells(void **state)
 /* A full disk, as a file size limit (ulimit -f; run ignores the SIGXFSZ that would otherwise
  * kill it silently, leaving its temporary): the write fails with EFBIG while the tables are
  * written or when the file is closed before its rename, depending on the limit. Either way one
- * line naming the output, exit 1, no results file and no temporary. A failed close used to end in SIGSEGV (exit 139) in HDF5's exit
- * handler, after the message. The limits double from 512 bytes until the run fits. */
+ * line naming the output, exit 1, no results file and no temporary. A failed close used to end in
+ * SIGSEGV (exit 139) in HDF5's exit handler, after the message. The limits double from 512 bytes
+ * until the run fits. */
 static void test_full_disk_leaves_nothing(void **state)
 {
     if (getenv("OSCBENCH_TEST_NO_FILE_LIMIT")) /* TSan and coverage builds (tests/meson.build) */

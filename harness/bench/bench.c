@@ -58,11 +58,11 @@
  *     ceiling_osc_steps_per_s = 1 / max((fma + mul + div) / R_fma, add / R_add,
  *                                       (fma + mul + div + add) / R_mix)
  * (ceiling.h; all-thread rates; one thread's for /threads:1; R_mix at least R_fma, R_add at
- * least R_mix / 2: the mix ran its adds at R_mix / 2 beside as many FMAs), roof_fraction = osc_steps_per_s /
- * that, and cpu_roof_fraction the same per CPU-second against one core. The add term binds only
- * where a step has more adds than FMA-pipe operations (none of the built-in methods: with no
- * more, add / R_add <= 2 add / R_mix <= the mix term). On Intel (adds on the FMA ports)
- * R_mix = R_fma and the ceiling counts every operation; on AMD Zen (2 FMA + 2 add pipes) an
+ * least R_mix / 2: the mix ran its adds at R_mix / 2 beside as many FMAs), roof_fraction =
+ * osc_steps_per_s / that, and cpu_roof_fraction the same per CPU-second against one core. The add
+ * term binds only where a step has more adds than FMA-pipe operations (none of the built-in
+ * methods: with no more, add / R_add <= 2 add / R_mix <= the mix term). On Intel (adds on the FMA
+ * ports) R_mix = R_fma and the ceiling counts every operation; on AMD Zen (2 FMA + 2 add pipes) an
  * add is free up to the FMA count: the same fraction means the same on both.
  *
  * A failed run (an audit that cannot be created included) fails its benchmark with the reason;

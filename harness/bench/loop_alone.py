@@ -22,9 +22,9 @@ itself, so it reads as roof_fraction does, without the harness around the loop a
 clock change between the peak and the run. In brackets: the same at the loop's median round,
 against the probes' best (a median far below the best says the core was shared). fma_slots is
 the FMA issue slots a vector-step took (measured ticks x R_fma): 3 FMAs in 3.8 slots lost 0.8
-slot to latency, scheduling or loads. With --harness LANES the same process also times each method in the
-harness, osc_batch_run on --threads threads over LANES lanes (the bench's lanes: stiffness 1 to
-2.2, drag 0.01, dt 0.002), and prints its speed per thread over the loop's: what the tiles, the
+slot to latency, scheduling or loads. With --harness LANES the same process also times each method
+in the harness, osc_batch_run on --threads threads over LANES lanes (the bench's lanes: stiffness 1
+to 2.2, drag 0.01, dt 0.002), and prints its speed per thread over the loop's: what the tiles, the
 remainder blocks and the calls (and, on more threads, sharing the machine) cost beside the loop.
 
 The loop's data are zeros (FMAs take the same time on zeros; no subnormals), so the timing is that
