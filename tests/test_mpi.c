@@ -358,6 +358,34 @@ static void test_bad_config_one_line(void **state)
     assert_int_equal(count_entries(f, &temporaries), 1); /* bad.yaml: no results/, no file */
 }
 
+/* --help and --version print once, from rank 0, not once per rank; a bad flag's line likewise. */
+static void test_help_printed_once(void **state)
+{
+    fixture *f = *state;
+    const char *const flags[] = {"--help", "--version"};
+    const char *const want[] = {"usage: oscbench run", "oscbench "};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(run(f, 3, "run", flags[i], NULL), 0);
+        char *text = slurp(f->out, NULL);
+        assert_non_null(text);
+        int count = 0;
+        for (const char *c = text; (c = strstr(c, want[i])) != NULL; c++)
+            count++;
+        if (count != 1)
+            fail_msg("%s under 3 ranks: '%s' printed %d times:\n%s", flags[i], want[i], count,
+                     text);
+        free(text);
+    }
+    assert_int_equal(run(f, 3, "run", "--no-such-flag", NULL), 2);
+    char *err = read_err(f);
+    size_t lines = 0;
+    for (const char *c = err; *c; c++)
+        lines += *c == '\n';
+    if (lines != 1)
+        fail_msg("a bad flag under 3 ranks: expected one line, got:\n%s", err);
+    free(err);
+}
+
 /* A directory as the output is bad input under MPI as in a plain run: exit 2, one line from rank
  * 0, nothing made (the directory stays empty, no temporary beside it). */
 static void test_directory_output_one_line(void **state)
@@ -989,6 +1017,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ranks_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_config_one_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_help_printed_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_directory_output_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_output_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ranks_disagree_one_line, setup, teardown),

@@ -358,7 +358,7 @@ int cmd_run(int argc, char **argv)
      * a full disk is, instead of killing the run silently and leaving its temporary */
     signal(SIGXFSZ, SIG_IGN);
     const run_launch launch = run_mpi_launch(); /* mpirun, srun: see run_mpi.h */
-    const int stderr_saved = run_mpi_mute_stderr(&launch);
+    const run_muted muted = run_mpi_mute(&launch);
     run_args a;
     osc_config cfg = {0};
     int rc = load_run(argc, argv, &a, &cfg); /* under a launcher told by rank 0 only */
@@ -374,7 +374,7 @@ int cmd_run(int argc, char **argv)
         rc = check_output(out_path, &cfg);
     if (run_mpi_applies(&launch))
         rc = run_mpi_agree(&launch, rc);
-    run_mpi_unmute_stderr(stderr_saved);
+    run_mpi_unmute(muted);
     if (rc) {
         config_free(&cfg);
         return rc < 0 ? 0 : rc;

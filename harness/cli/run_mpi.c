@@ -36,26 +36,38 @@ run_launch run_mpi_launch(void)
                         .size = size > 0 ? size : 0};
 }
 
-int run_mpi_mute_stderr(const run_launch *l)
+/* fd to /dev/null; the fd it was, or -1 */
+static int mute_fd(int fd, FILE *stream)
 {
-    if (!l->launched || l->rank == 0)
-        return -1;
-    fflush(stderr);
-    int saved = dup(STDERR_FILENO), devnull = open("/dev/null", O_WRONLY);
+    fflush(stream);
+    int saved = dup(fd), devnull = open("/dev/null", O_WRONLY);
     if (saved >= 0 && devnull >= 0)
-        dup2(devnull, STDERR_FILENO);
+        dup2(devnull, fd);
     if (devnull >= 0)
         close(devnull);
     return saved;
 }
 
-void run_mpi_unmute_stderr(int saved)
+static void unmute_fd(int fd, FILE *stream, int saved)
 {
     if (saved < 0)
         return;
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
+    fflush(stream);
+    dup2(saved, fd);
     close(saved);
+}
+
+run_muted run_mpi_mute(const run_launch *l)
+{
+    if (!l->launched || l->rank == 0)
+        return (run_muted){-1, -1};
+    return (run_muted){mute_fd(STDOUT_FILENO, stdout), mute_fd(STDERR_FILENO, stderr)};
+}
+
+void run_mpi_unmute(run_muted saved)
+{
+    unmute_fd(STDOUT_FILENO, stdout, saved.stdout_saved);
+    unmute_fd(STDERR_FILENO, stderr, saved.stderr_saved);
 }
 
 /* ---- the plan: items to ranks ------------------------------------------------------------------ */

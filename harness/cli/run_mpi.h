@@ -20,10 +20,14 @@ typedef struct run_launch {
 
 run_launch run_mpi_launch(void);
 
-/* Every rank checks the flags and the config, but only rank 0 tells what is wrong with them:
- * stderr goes to /dev/null on the other ranks until run_mpi_unmute_stderr(the returned fd). */
-int run_mpi_mute_stderr(const run_launch *l);
-void run_mpi_unmute_stderr(int saved);
+/* Every rank reads the flags and the config, but only rank 0 tells what is wrong with them (and
+ * prints --help or --version): stdout and stderr go to /dev/null on the other ranks until
+ * run_mpi_unmute(what run_mpi_mute returned). */
+typedef struct run_muted {
+    int stdout_saved, stderr_saved; /* -1: not muted */
+} run_muted;
+run_muted run_mpi_mute(const run_launch *l);
+void run_mpi_unmute(run_muted saved);
 
 /* True if the run goes through run_mpi: launched, in a build with MPI; in a build without it,
  * launched as one of several processes (which run_mpi_agree refuses). */
