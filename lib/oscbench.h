@@ -138,7 +138,7 @@ typedef struct osc_kernels {
                                      long nsteps, double dt, const double *h, int nsub,
                                      const osc_costep *cs);
     /* Lanes per tile for advance() on the ISA path it takes now: a multiple of OSC_LANE_ALIGN,
-     * at most OSC_TILE_LANES, chosen so that a tile is whole register blocks where that is
+     * at most OSC_TILE_LANES_MAX, chosen so that a tile is whole register blocks where that is
      * possible (kernel_loops.h). NULL: OSC_TILE_LANES. */
     size_t (*tile_lanes)(void);
 } osc_kernels;
@@ -203,9 +203,11 @@ int osc_method_declared_order(const osc_method *m, double c);
  * AVX-512; a block size that does not divide it is completed by smaller power-of-two blocks, see
  * lib/methods/kernel_loops.h); padding lanes are at rest with zero coefficients. */
 #define OSC_LANE_ALIGN 128
-/* Lanes per tile, at most: a tile is stepped for a whole audit interval while it sits in cache
- * (osc_kernels.tile_lanes may choose fewer; osc_batch_tile_lanes says how many). */
+/* Lanes per tile: a tile is stepped for a whole audit interval while it sits in cache
+ * (osc_kernels.tile_lanes may choose fewer, or up to OSC_TILE_LANES_MAX for register blocks that
+ * no tile of at most OSC_TILE_LANES holds whole; osc_batch_tile_lanes says how many). */
 #define OSC_TILE_LANES 512
+#define OSC_TILE_LANES_MAX 640
 
 typedef struct osc_batch osc_batch;
 

@@ -1159,7 +1159,8 @@ static void test_padded_lanes(void **state)
 }
 
 /* The tile rule (tile_lanes.h): a 512-lane tile unless its remainder block would waste more than
- * 1/16 of it, then the largest multiple of OSC_LANE_ALIGN that is whole blocks. */
+ * 1/16 of it, then the largest multiple of OSC_LANE_ALIGN up to 512 that is whole blocks, else the
+ * smallest up to OSC_TILE_LANES_MAX (640), else 512. */
 static void test_tile_rule(void **state)
 {
     (void)state;
@@ -1167,7 +1168,8 @@ static void test_tile_rule(void **state)
         {96, 384}, {192, 384},                      /* 32 and 128 lanes left of 512: 12% wasted */
         {4, 512}, {32, 512}, {64, 512}, {128, 512}, /* whole in 512 */
         {24, 512}, {48, 512}, {28, 512}, {40, 512}, /* 8, 32, 8, 32 left: 3-4% wasted */
-        {112, 512}, {80, 512},                      /* 12% wasted, but no tile is whole blocks */
+        {80, 640}, {160, 640}, {320, 640},          /* 32, 32, 192 left of 512; whole in 640 */
+        {112, 512}, {144, 512},                     /* 64, 80 left, but no tile is whole blocks */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         if (osc_tile_for_block(cases[k][0]) != cases[k][1])
@@ -1175,15 +1177,15 @@ static void test_tile_rule(void **state)
                      osc_tile_for_block(cases[k][0]), cases[k][1]);
     for (size_t block = 4; block <= 512; block += 4) {
         const size_t tile = osc_tile_for_block(block);
-        assert_true(tile > 0 && tile <= OSC_TILE_LANES && tile % OSC_LANE_ALIGN == 0);
-        if (tile < OSC_TILE_LANES)
+        assert_true(tile > 0 && tile <= OSC_TILE_LANES_MAX && tile % OSC_LANE_ALIGN == 0);
+        if (tile != OSC_TILE_LANES)
             assert_int_equal(tile % block, 0);
     }
 }
 
 /* Tiles (osc_batch_tile_lanes) on every ISA level, for every method and precision: a whole
  * number of OSC_LANE_ALIGN units (the kernels are handed lane ranges of such units) and at most
- * OSC_TILE_LANES. That they give the same bits as any other tiling is
+ * OSC_TILE_LANES_MAX. That they give the same bits as any other tiling is
  * test_bits_independent_of_splitting_and_threads's and test_maxima's ISA check. */
 static void test_tiles_are_whole_units(void **state)
 {
@@ -1196,7 +1198,7 @@ static void test_tiles_are_whole_units(void **state)
             for (size_t pi = 0; pi < 2; pi++) {
                 osc_batch *b = new_batch(osc_method_at(mi), precisions[pi], 1, 1, 0);
                 const size_t tile = osc_batch_tile_lanes(b);
-                assert_true(tile > 0 && tile <= OSC_TILE_LANES);
+                assert_true(tile > 0 && tile <= OSC_TILE_LANES_MAX);
                 assert_int_equal(tile % OSC_LANE_ALIGN, 0);
                 osc_batch_free(b);
             }
