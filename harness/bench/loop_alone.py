@@ -188,8 +188,14 @@ def probes(vec, suffix):
         return ([f'.globl {name}', f'{name}:'] + zero_vectors(vec) +
                 ['mov %rdi,%rsi', 'xor %eax,%eax', f'{name}_top:'] + body +
                 ['add $1,%rax', 'cmp %rsi,%rax', f'jne {name}_top', 'vzeroupper', 'ret'])
-    return (func('probe_fma', fma) + func('probe_add', add) + func('probe_mix', mix) +
-            func('probe_mix_b', mix_b), len(fma), len(add), len(mix), len(mix_b))
+    bodies = {'probe_fma': fma, 'probe_add': add, 'probe_mix': mix, 'probe_mix_b': mix_b}
+    assert tuple(bodies) == PROBES
+    return (sum((func(name, body) for name, body in bodies.items()), []),
+            [len(body) for body in bodies.values()])
+
+
+# The probes' functions, in the order of the driver's first columns (ticks per iteration).
+PROBES = ('probe_fma', 'probe_add', 'probe_mix', 'probe_mix_b')
 
 
 DRIVER = r'''
@@ -197,8 +203,8 @@ DRIVER = r'''
 #include <x86intrin.h>
 %(harness_decl)s
 typedef void fn(long);
-extern fn probe_fma, probe_add, probe_mix, probe_mix_b%(externs)s;
-static fn *loops[] = {%(loops)s};
+extern fn %(probes)s%(externs)s;
+static fn *probes[] = {%(probes)s}, *loops[] = {%(loops)s};
 static const long bounds[] = {%(bounds)s};
 static double ticks(fn *f, long n)
 {
@@ -208,20 +214,18 @@ static double ticks(fn *f, long n)
 }
 int main(void)
 {
-    enum { N = %(n)d };
-    double round[2 * N + 4] = {0}; /* probe_fma, _add, _mix, _mix_b, then per loop: its ticks,
+    enum { N = %(n)d, P = sizeof probes / sizeof *probes };
+    double round[P + 2 * N] = {0}; /* each probe's ticks per iteration, then per loop: its ticks,
                                       the harness's */
     %(harness_setup)s
     for (int r = 0; r < %(rounds)d; r++) {
-        round[0] = ticks(probe_fma, %(probe_it)d) / %(probe_it)d;
-        round[1] = ticks(probe_add, %(probe_it)d) / %(probe_it)d;
-        round[2] = ticks(probe_mix, %(probe_it)d) / %(probe_it)d;
-        round[3] = ticks(probe_mix_b, %(probe_it)d) / %(probe_it)d;
+        for (int p = 0; p < P; p++)
+            round[p] = ticks(probes[p], %(probe_it)d) / %(probe_it)d;
         for (int i = 0; i < N; i++) {
-            round[4 + 2 * i] = ticks(loops[i], bounds[i]);
+            round[P + 2 * i] = ticks(loops[i], bounds[i]);
             %(harness_round)s
         }
-        for (int i = 0; i < 2 * N + 4; i++) printf("%%.6g ", round[i]);
+        for (int i = 0; i < P + 2 * N; i++) printf("%%.6g ", round[i]);
         printf("\n");
     }
     return 0;
@@ -252,7 +256,7 @@ HARNESS_ROUND = r'''
             if (osc_batch_start(batches[i], 0.002) != OSC_OK) return 3;
             unsigned long long h = __rdtsc();
             if (osc_batch_run(batches[i], %(steps)d, %(steps)d, NULL, NULL) != OSC_OK) return 3;
-            round[5 + 2 * i] = (double)(__rdtsc() - h);
+            round[P + 1 + 2 * i] = (double)(__rdtsc() - h);
 '''
 HARNESS_STEPS = 2000
 
@@ -326,7 +330,7 @@ def main():
                       'bound': iterations * spi})
     if not timed:
         raise SystemExit('loop_alone.py: no loop to time')
-    probe_asm, n_fma, n_add, n_mix, n_mix_b = probes(vec, suffix)
+    probe_asm, probe_ops = probes(vec, suffix)
     asm += probe_asm
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -341,6 +345,7 @@ def main():
                 'harness_decl': HARNESS_DECL % harness if args.harness else '',
                 'harness_setup': HARNESS_SETUP % harness if args.harness else '',
                 'harness_round': HARNESS_ROUND % harness if args.harness else '',
+                'probes': ', '.join(PROBES),
                 'externs': ''.join(', ' + t['function'] for t in timed),
                 'loops': ', '.join(t['function'] for t in timed),
                 'bounds': ', '.join(str(t['bound']) for t in timed),
@@ -370,9 +375,9 @@ def main():
     columns = list(zip(*rounds))
     best = [min(c) for c in columns]
     median = [statistics.median(c) for c in columns]
-    r_fma = n_fma / best[0]
-    r_mix = max(n_mix / best[2], n_mix_b / best[3], r_fma)
-    r_add = max(n_add / best[1], r_mix / 2)
+    r_fma, r_add, r_mix, r_mix_b = (n / ticks for n, ticks in zip(probe_ops, best))
+    r_mix = max(r_mix, r_mix_b, r_fma)
+    r_add = max(r_add, r_mix / 2)
     print(f'ISA path {isa}, {args.precision}; probes: {r_fma:.3f} FMA instructions per tick, '
           f'add {r_add / r_fma:.2f}x and mix {r_mix / r_fma:.2f}x that; '
           f'best of {args.rounds} rounds, '
@@ -385,7 +390,9 @@ def main():
           + harness_col)
     print('|---|---|---|---|---|' + ('---|' if args.harness else ''))
     above = False
-    for t, ticks, mticks, hticks in zip(timed, best[4::2], median[4::2], best[5::2]):
+    loops_at = len(PROBES)
+    for t, ticks, mticks, hticks in zip(timed, best[loops_at::2], median[loops_at::2],
+                                        best[loops_at + 1::2]):
         per_vs = ticks / (t['iterations'] * t['spi'] * t['vectors'])
         median_per_vs = mticks / (t['iterations'] * t['spi'] * t['vectors'])
         o = t['ops']
