@@ -37,6 +37,8 @@ def macros(source):
 
     def bytes_of(name):  # (K * V)
         m = re.match(r'\((\d+) \* (\d+)\)$', define(name))
+        if not m:
+            raise SystemExit(f'check_probe.py: {name}: expected (K * V)')
         return int(m.group(1)) * int(m.group(2))
 
     fma_v, add_v = wide_narrow('MIX_FMA_VECTORS'), wide_narrow('MIX_ADD_VECTORS')
@@ -71,8 +73,7 @@ def loops(objdump, exe, function):
         if not jump or int(jump.group(2), 16) >= at:
             continue
         loop = [i for a, i in body if int(jump.group(2), 16) <= a < at]
-        ops = [i for i in loop if not re.match(r'(dec|sub|add|cmp)\s+\$?0?x?[0-9a-f]*,?%?r', i)
-               and not i.startswith('dec')]
+        ops = [i for i in loop if i.startswith('v')]  # the rest is the loop's counter
         if ops and all(re.match(r'v(fmadd|add)', i) for i in ops):
             widths = {w for i in ops for w in re.findall(r'%([xyz]mm)\d+', i)}
             precs = {re.match(r'v\w+?p([sd])\s', i).group(1) if re.match(r'v\w+?p([sd])\s', i)
