@@ -146,21 +146,31 @@ static const char *included_from(const char *line, const char *path)
     return NULL;
 }
 
-/* Whether line starts "FILE:", FILE the file an include of `given` in the config at path reads:
- * given as it is if absolute, else after path's directory. A line that fills err was shortened
- * (cfg_shortened): it shows FILE's start, "...", its end; `shortened` takes that start. */
+/* Whether line starts "FILE:", FILE the file an include of `given` in the config at path reads
+ * (given as it is if absolute, else after path's directory) as shown_text shows it: a C1
+ * control's two bytes are "??" there. A line that fills err was shortened (cfg_shortened): it
+ * shows FILE's start, "...", its end; `shortened` takes that start. */
 static bool names_include(const char *line, const char *path, const char *given, bool shortened)
 {
     const char *slash = strrchr(path, '/');
     size_t dir = given[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1;
+    size_t given_len = strlen(given);
+    char *file = malloc(dir + given_len + 1);
+    if (!file)
+        return false;
+    memcpy(file, path, dir);
+    memcpy(file + dir, given, given_len + 1);
+    shown_text(file);
     size_t at = 0;
-    for (char want; (want = at < dir ? path[at] : given[at - dir]) != '\0'; at++) {
+    bool named = true;
+    for (; file[at] != '\0' && named; at++) {
         if (shortened && strncmp(line + at, "...", 3) == 0)
-            return true;
-        if (line[at] != want)
-            return false;
+            break;
+        named = line[at] == file[at];
     }
-    return line[at] == ':';
+    named = named && (file[at] == '\0' ? line[at] == ':' : shortened);
+    free(file);
+    return named;
 }
 
 /* Whether a scalar of the tree at line:col is an include whose file err_line names. */
