@@ -161,7 +161,11 @@ static bool condition_holds(double phi, double phi_abs, double want, int order, 
     return isfinite(phi_abs) && fabs(phi - want) <= OSC_TABLEAU_TREE_TOL(order, s) * phi_abs;
 }
 
-int osc_tableau_coefficient_order(const osc_tableau *t)
+/* The tree that x'' = f(x) does not check: b.(c A c^2) = 1/15 (see tableau.h). */
+enum { TREE_C_AC2 = 10 };
+
+/* The order to which every tree but `skip` (-1: none) holds. */
+static int order_of_trees(const osc_tableau *t, int skip)
 {
     if (!judgeable(t))
         return -1;
@@ -171,10 +175,18 @@ int osc_tableau_coefficient_order(const osc_tableau *t)
     elementary_weights(&kabs, phi_abs);
     int order = OSC_TABLEAU_MAX_TREE_ORDER;
     for (int n = 0; n < NTREES; n++)
-        if (!condition_holds(phi[n], phi_abs[n], 1 / tree_gamma[n], tree_order[n], k.s) &&
+        if (n != skip &&
+            !condition_holds(phi[n], phi_abs[n], 1 / tree_gamma[n], tree_order[n], k.s) &&
             tree_order[n] - 1 < order)
             order = tree_order[n] - 1;
     return order;
+}
+
+int osc_tableau_coefficient_order(const osc_tableau *t) { return order_of_trees(t, -1); }
+
+int osc_tableau_nystrom_coefficient_order(const osc_tableau *t)
+{
+    return order_of_trees(t, TREE_C_AC2);
 }
 
 /* b^T A^(p-1) 1 = 1/p! for p = 1, 2, ...: the coefficients of R(z) against exp(z)'s. */

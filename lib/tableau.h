@@ -78,6 +78,18 @@ int osc_tableau_coefficient_order(const osc_tableau *t);
 #define OSC_TABLEAU_TREE_TOL(order, s)                                                            \
     (4.0 * ((order) + (s) + (order) * (s)) * 2.220446049250313e-16)
 
+/* The same on x'' = f(x), a force that does not depend on v, stepped as the first-order system
+ * (x, v)' = (v, f(x)): the tableau then is the RKN method abar = A^2, bbar = b^T A, a = A (rkn.h),
+ * whose conditions (Hairer, Norsett, Wanner I, Section II.14, the special Nystrom trees) are the
+ * tableau's rooted-tree conditions for the trees whose vertices can be labelled "x' = v" or
+ * "v' = f" so that a v' = f vertex has only x' = v children (f reads x alone) and an x' = v
+ * vertex at most one child, a v' = f one (v enters linearly): all 8 trees of order <= 4 and 8
+ * of the 9 of order 5. The one left out is b.(c A c^2) = 1/15, whose root has two children, one
+ * of them with two children of its own: neither label fits its root. So this is
+ * osc_tableau_coefficient_order without that tree: equal to it, or 5 where it is 4. -1
+ * likewise. */
+int osc_tableau_nystrom_coefficient_order(const osc_tableau *t);
+
 /* The order to which the stability polynomial R(z) = 1 + z b^T (I - zA)^{-1} 1 matches exp(z):
  * the highest p with b^T A^(k-1) 1 = 1/k! for k = 1..p (same tolerance as the tree of order k
  * it is, the tall tree). This is all a linear problem such as the oscillator measures: a method

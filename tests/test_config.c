@@ -2170,6 +2170,43 @@ static void definition_orders_by_hand(void **state)
     config_free(&cfg);
 }
 
+/* An rk tableau's order without drag is that of its Nystrom form: tests/test_tableau.c's
+ * c_ac2_missed (every condition to order 5 but b.(c A c^2) = 1/15, which drops out on x'' = f(x))
+ * loads as coefficient order 4 with drag and 5 without (it was 4 both ways, a lower bound). */
+static void rk_order_without_drag_is_nystroms(void **state)
+{
+    (void)state;
+    char text[2048];
+    snprintf(text, sizeof text,
+             "%smethods:\n"
+             "  - name: c5\n"
+             "    family: rk\n"
+             "    order: 4\n"
+             "    a: [[], [0.15482697695885981],\n"
+             "        [-0.045290252581173479, 0.35618984564351981],\n"
+             "        [1.0286292860602683, -3.6221393965660129, 3.6907016916612696],\n"
+             "        [3.1355895607883810, -11.410257106670382, 10.021000211268946,\n"
+             "         -0.28766366874596868],\n"
+             "        [3.0021585969288932, -10.611106381249175, 9.0486310546920255,\n"
+             "         0.44803290864592759, -0.26427546812361808],\n"
+             "        [0.14790758174865901, 0.037502670827426246, 0.47218340436780455,\n"
+             "         0.70563238924275174, -0.17745865619624342, 0.0090079947928162177]]\n"
+             "    b: [0.00014509203097968583, 0.15431933957162651, 0.49457959553977073,\n"
+             "        0.72262165224005296, -0.39140690084638531, 0.17924239765662080,\n"
+             "        -0.15950117619266537]\n",
+             base);
+    osc_config cfg;
+    if (load_text(text, &cfg) != 0)
+        fail_msg("%s", err);
+    const config_user_method *rk = config_user_method_of(&cfg, cfg.methods[0]);
+    assert_non_null(rk);
+    assert_int_equal(rk->coefficient_order, 4);
+    assert_int_equal(rk->coefficient_order_undamped, 5);
+    assert_int_equal(rk->linear_order, 5);
+    assert_int_equal(rk->linear_order_undamped, 5);
+    config_free(&cfg);
+}
+
 /* A 17th definition that is also wrong (a built-in's name) gets its own error and the count's,
  * not the library's "no free method slot" (its coefficients were checked in a scratch slot,
  * and none is left). */
@@ -2856,6 +2893,7 @@ int main(void)
         cmocka_unit_test(shown_text_rules),
         cmocka_unit_test(control_characters_in_paths_shown),
         cmocka_unit_test(definition_orders_by_hand),
+        cmocka_unit_test(rk_order_without_drag_is_nystroms),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -1,6 +1,8 @@
 /* Butcher tableaus: known methods give their known orders (coefficient and linear), perturbed
  * tableaus drop, a method of linear order 4 but coefficient order 3 is told apart, one that
- * misses only the tall tree of order 5 reads 4, and every validation error is found and located. */
+ * misses only the tall tree of order 5 reads 4, one that misses only b.(c A c^2) reads 4 in
+ * general and 5 on x'' = f(x) (and a pendulum measures both), and every validation error is
+ * found and located. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -118,6 +120,37 @@ static osc_tableau tall_tree_missed(void)
               0.89486097491783481, 0.96253585635762237}};
 }
 
+/* Every condition up to order 5 but b.(c A c^2) = 1/15, which is 1/15 + 1/50 here: coefficient
+ * order 4, but 5 on x'' = f(x), where that tree drops out (tableau.h), and linear order 5 (R(z)'s
+ * z^5 coefficient is a tall tree's). Derived as tall_tree_missed was (7 stages, 28 unknowns, the
+ * 16 other conditions and b.(c A c^2) = 1/15 + 1/50: a least-squares solve from DOPRI5 in
+ * doubles, then minimum-norm Newton in 60-digit mpmath to residuals < 1e-47), and checked in
+ * exact rationals for the doubles these 17-digit decimals become: the 16 kept conditions miss by
+ * at most 5.7e-16, at most 0.31% of TREE_TOL(order, 7) * Phi_abs; the dropped tree by 0.02, 2.2e11
+ * tolerances; c's row sums and sum b within 2.9% of SUM_TOL; b^T A^k 1 = 1/(k+1)! to k = 4
+ * within 0.07% of the tolerance, b^T A^5 1 = 1.13e-3 against 1/720. test_pendulum_orders
+ * measures 5 and 4. */
+static osc_tableau c_ac2_missed(void)
+{
+    return (osc_tableau){
+        .stages = 7,
+        .a = {{0},
+              {0.15482697695885981},
+              {-0.045290252581173479, 0.35618984564351981},
+              {1.0286292860602683, -3.6221393965660129, 3.6907016916612696},
+              {3.1355895607883810, -11.410257106670382, 10.021000211268946,
+               -0.28766366874596868},
+              {3.0021585969288932, -10.611106381249175, 9.0486310546920255,
+               0.44803290864592759, -0.26427546812361808},
+              {0.14790758174865901, 0.037502670827426246, 0.47218340436780455,
+               0.70563238924275174, -0.17745865619624342, 0.0090079947928162177}},
+        .b = {0.00014509203097968583, 0.15431933957162651, 0.49457959553977073,
+              0.72262165224005296, -0.39140690084638531, 0.17924239765662080,
+              -0.15950117619266537},
+        .c = {0, 0.15482697695885981, 0.31089959306234633, 1.0971915811555250,
+              1.4586689966409764, 1.6234407108940537, 1.1947753847832143}};
+}
+
 /* ---- the checks ----------------------------------------------------------------------------- */
 
 /* validate gives error want located at (row, col), and a text for it */
@@ -131,16 +164,26 @@ static void assert_error(const osc_tableau *t, osc_tableau_error want, int row, 
     assert_non_null(osc_tableau_error_text(got));
 }
 
-/* t is valid (located nowhere) and has these coefficient and linear orders; name labels a miss */
-static void assert_orders(const char *name, const osc_tableau *t, int coefficient, int linear)
+/* t is valid (located nowhere) and has these coefficient orders (in general, on x'' = f(x)) and
+ * linear order; name labels a miss */
+static void assert_three_orders(const char *name, const osc_tableau *t, int coefficient,
+                                int nystrom, int linear)
 {
     assert_error(t, OSC_TABLEAU_OK, -1, -1);
-    int p = osc_tableau_coefficient_order(t), lin = osc_tableau_linear_order(t);
-    if (p != coefficient || lin != linear)
-        print_error("%s: coefficient order %d, linear order %d, expected %d and %d\n", name, p, lin,
-                    coefficient, linear);
+    int p = osc_tableau_coefficient_order(t), pn = osc_tableau_nystrom_coefficient_order(t),
+        lin = osc_tableau_linear_order(t);
+    if (p != coefficient || pn != nystrom || lin != linear)
+        print_error("%s: coefficient order %d (on x'' = f(x) %d), linear order %d, expected %d "
+                    "(%d) and %d\n", name, p, pn, lin, coefficient, nystrom, linear);
     assert_int_equal(p, coefficient);
+    assert_int_equal(pn, nystrom);
     assert_int_equal(lin, linear);
+}
+
+/* The same where x'' = f(x) has the general coefficient order: every tableau here but one. */
+static void assert_orders(const char *name, const osc_tableau *t, int coefficient, int linear)
+{
+    assert_three_orders(name, t, coefficient, coefficient, linear);
 }
 
 typedef struct known {
@@ -227,12 +270,86 @@ static void test_linear_order_beats_coefficient_order(void **state)
     assert_orders("linear4_order3", &t, 3, 4);
 }
 
-/* The last order-5 tree is checked: with it skipped this tableau would read order 5. */
+/* The last order-5 tree is checked: with it skipped this tableau would read order 5 (on x'' =
+ * f(x) too: the tall tree is a Nystrom tree). */
 static void test_tall_tree_alone_caps_order(void **state)
 {
     (void)state;
     osc_tableau t = tall_tree_missed();
     assert_orders("tall tree missed", &t, 4, 4);
+}
+
+/* b.(c A c^2) = 1/15 counts in general and not on x'' = f(x); with the skip moved to another
+ * order-5 tree (or none) the second order would read 4. */
+static void test_c_ac2_only_in_general(void **state)
+{
+    (void)state;
+    osc_tableau t = c_ac2_missed();
+    assert_three_orders("b.(c A c^2) missed", &t, 4, 5, 5);
+}
+
+/* ---- the orders measured on a nonlinear problem ----------------------------------------------
+ *
+ * The pendulum x'' = -sin x (a force of x alone) and x'' = -sin x - v^3 / 2 (one that reads v),
+ * from (x, v) = (1, 0.5) to t = 4 in steps of h = 0.1 and 0.05, each against the same method at
+ * h = 1/2560 (whose error is ~(0.05 * 2560)^-5 = 3e-11 of the h = 0.05 run's at order 5). The
+ * measured order log2(e(0.1) / e(0.05)) then reads the order the coefficients have on each
+ * problem; its next term is O(h) relative, ~0.05-0.1 at these steps (measured 4.98 and 3.93, and
+ * 3.97 for tall_tree_missed on x'' = f(x)):
+ * the bounds, 4.7-5.3 and 3.7-4.3, keep it apart from the neighbouring orders. */
+
+typedef void (*field)(const double y[2], double dy[2]);
+
+static void pendulum(const double y[2], double dy[2]) { dy[0] = y[1], dy[1] = -sin(y[0]); }
+
+static void pendulum_cubic_drag(const double y[2], double dy[2])
+{
+    dy[0] = y[1], dy[1] = -sin(y[0]) - 0.5 * y[1] * y[1] * y[1];
+}
+
+static void rk_run(const osc_tableau *t, field f, double h, double y[2])
+{
+    y[0] = 1, y[1] = 0.5;
+    const long steps = lround(4 / h);
+    for (long n = 0; n < steps; n++) {
+        double k[OSC_TABLEAU_MAX_STAGES][2];
+        for (int i = 0; i < t->stages; i++) {
+            double stage[2] = {y[0], y[1]};
+            for (int j = 0; j < i; j++)
+                stage[0] += h * t->a[i][j] * k[j][0], stage[1] += h * t->a[i][j] * k[j][1];
+            f(stage, k[i]);
+        }
+        for (int i = 0; i < t->stages; i++)
+            y[0] += h * t->b[i] * k[i][0], y[1] += h * t->b[i] * k[i][1];
+    }
+}
+
+static double measured_order(const osc_tableau *t, field f)
+{
+    double ref[2], coarse[2], fine[2];
+    rk_run(t, f, 1.0 / 2560, ref);
+    rk_run(t, f, 0.1, coarse);
+    rk_run(t, f, 0.05, fine);
+    double e_coarse = fmax(fabs(coarse[0] - ref[0]), fabs(coarse[1] - ref[1]));
+    double e_fine = fmax(fabs(fine[0] - ref[0]), fabs(fine[1] - ref[1]));
+    return log2(e_coarse / e_fine);
+}
+
+static void test_pendulum_orders(void **state)
+{
+    (void)state;
+    osc_tableau t = c_ac2_missed();
+    double of_x = measured_order(&t, pendulum), of_xv = measured_order(&t, pendulum_cubic_drag);
+    print_message("b.(c A c^2) missed: measured order %.3f on x'' = f(x), %.3f on x'' = f(x, v)\n",
+                  of_x, of_xv);
+    assert_true(of_x > 4.7 && of_x < 5.3);
+    assert_true(of_xv > 3.7 && of_xv < 4.3);
+    /* the problem does not make the order: tall_tree_missed (order 4 both ways) reads 4 on x'' =
+     * f(x) */
+    t = tall_tree_missed();
+    double tall_x = measured_order(&t, pendulum);
+    print_message("tall tree missed: measured order %.3f on x'' = f(x)\n", tall_x);
+    assert_true(tall_x > 3.7 && tall_x < 4.3);
 }
 
 /* ---- validation --------------------------------------------------------------------------- */
@@ -247,6 +364,7 @@ static void test_validation_errors(void **state)
     assert_error(&t, OSC_TABLEAU_BAD_STAGES, -1, -1);
     assert_int_equal(osc_tableau_validate(NULL, NULL), OSC_TABLEAU_BAD_STAGES);
     assert_int_equal(osc_tableau_coefficient_order(&t), -1);
+    assert_int_equal(osc_tableau_nystrom_coefficient_order(&t), -1);
     assert_int_equal(osc_tableau_linear_order(&t), -1);
 
     t = rk4(), t.a[2][1] = NAN;
@@ -330,6 +448,8 @@ int main(void)
         cmocka_unit_test(test_cancelling_weights_keep_order),
         cmocka_unit_test(test_linear_order_beats_coefficient_order),
         cmocka_unit_test(test_tall_tree_alone_caps_order),
+        cmocka_unit_test(test_c_ac2_only_in_general),
+        cmocka_unit_test(test_pendulum_orders),
         cmocka_unit_test(test_validation_errors),
         cmocka_unit_test(test_huge_coefficients),
         cmocka_unit_test(test_tolerance_scales_with_magnitudes),

@@ -296,7 +296,8 @@ static int define_rk(const definition *d, const ynode *const *v, config_user_met
         return CONFIG_BAD;
     out->family = "rk";
     out->release = osc_tableau_method_release;
-    out->coefficient_order = out->coefficient_order_undamped = osc_tableau_coefficient_order(&t);
+    out->coefficient_order = osc_tableau_coefficient_order(&t);
+    out->coefficient_order_undamped = osc_tableau_nystrom_coefficient_order(&t);
     out->linear_order = out->linear_order_undamped = osc_tableau_linear_order(&t);
     return 0;
 }
