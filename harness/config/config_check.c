@@ -162,13 +162,11 @@ static bool names_include(const char *line, const char *path, const char *given,
     memcpy(file + dir, given, given_len + 1);
     shown_text(file);
     size_t at = 0;
-    bool named = true;
-    for (; file[at] != '\0' && named; at++) {
-        if (shortened && strncmp(line + at, "...", 3) == 0)
-            break;
-        named = line[at] == file[at];
-    }
-    named = named && (file[at] == '\0' ? line[at] == ':' : shortened);
+    bool cut = false; /* at the "..." of a shortened line */
+    while (file[at] != '\0' && !(cut = shortened && strncmp(line + at, "...", 3) == 0) &&
+           line[at] == file[at])
+        at++;
+    const bool named = file[at] == '\0' ? line[at] == ':' : cut;
     free(file);
     return named;
 }
