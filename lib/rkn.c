@@ -5,6 +5,7 @@
 
 #include "rkn_internal.h"
 #include "stage_vec.h"
+#include "trees.h"
 
 #define S_MAX OSC_RKN_MAX_STAGES
 _Static_assert(S_MAX == OSC_STAGE_VEC_MAX, "stage vectors hold every stage");
@@ -151,7 +152,6 @@ const char *osc_rkn_field_name(osc_rkn_field f)
 
 /* The coefficients as given or in absolute value; entries outside the stages (and on or above
  * the diagonal) 0. */
-typedef osc_svec vec;
 typedef struct coefs {
     int s;
     double abar[S_MAX][S_MAX], a[S_MAX][S_MAX], bbar[S_MAX], b[S_MAX], c[S_MAX];
@@ -172,94 +172,51 @@ static coefs coefs_of(const osc_rkn_tableau *t, bool absolute)
     return k;
 }
 
-/* The Nystrom trees of the general problem x'' = f(x, v) (HNW I, II.14): the root and every
- * other fat vertex stand for f; a fat vertex's children are meagre vertices (a derivative of f
- * by x, applied to x' = v) or fat ones (a derivative by v, applied to v' = f); a meagre vertex
- * is a leaf (v itself) or has one fat son (x'' = f). rho(t) counts the vertices, gamma(t) is the
- * density of the tree with the colours ignored. The elementary weight Phi(t), a vector over the
- * stages (the root at stage i), is the product of its root's children's:
- *     meagre leaf: c       meagre with fat son t': abar Phi(t')       fat child t': a Phi(t')
- * (a fat leaf's Phi is 1). `velocity` marks the trees with a fat child (a derivative by v): the
- * others are the trees of x'' = f(x), the classical RKN conditions. In the comments c^2 is
- * c .* c, products are elementwise unless written A(...) (a) or Ab(...) (abar), e = 1, Ae = a e. */
-enum { NTREES = 27 };
-static const int tree_order[NTREES] = {1, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4,
-                                       4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
-static const double tree_gamma[NTREES] = {1, 2,  2,  3,  3,  3,  6,  6,  6,  4,  4,  4,  4, 8,
-                                          8, 8,  8,  8,  8,  12, 12, 12, 24, 24, 24, 24, 24};
-static const bool tree_velocity[NTREES] = {0, 0, 1, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1,
-                                           1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1};
-
-static void elementary_weights(const coefs *k, vec phi[NTREES])
-{
-    const int s = k->s;
-    const vec e = osc_svec_ones(s), c = osc_svec_of(s, k->c);
-    const vec ae = osc_svec_mul(s, k->a, e), c2 = osc_svec_emul(s, c, c);
-    const vec c_ae = osc_svec_emul(s, c, ae), ae2 = osc_svec_emul(s, ae, ae);
-    const vec ac = osc_svec_mul(s, k->a, c), aae = osc_svec_mul(s, k->a, ae);
-    const vec abe = osc_svec_mul(s, k->abar, e);
-    int n = 0;
-    phi[n++] = e;                                   /* 1: f                       1     */
-    phi[n++] = c;                                   /* 2: c                       1/2   */
-    phi[n++] = ae;                                  /*    Ae                      1/2   */
-    phi[n++] = c2;                                  /* 3: c^2                     1/3   */
-    phi[n++] = c_ae;                                /*    c Ae                    1/3   */
-    phi[n++] = ae2;                                 /*    Ae^2                    1/3   */
-    phi[n++] = ac;                                  /*    A c                     1/6   */
-    phi[n++] = aae;                                 /*    A Ae                    1/6   */
-    phi[n++] = abe;                                 /*    Ab e                    1/6   */
-    phi[n++] = osc_svec_emul(s, c2, c);             /* 4: c^3                     1/4   */
-    phi[n++] = osc_svec_emul(s, c2, ae);            /*    c^2 Ae                  1/4   */
-    phi[n++] = osc_svec_emul(s, c, ae2);            /*    c Ae^2                  1/4   */
-    phi[n++] = osc_svec_emul(s, ae2, ae);           /*    Ae^3                    1/4   */
-    phi[n++] = osc_svec_emul(s, c, ac);             /*    c A c                   1/8   */
-    phi[n++] = osc_svec_emul(s, c, aae);            /*    c A Ae                  1/8   */
-    phi[n++] = osc_svec_emul(s, c, abe);            /*    c Ab e                  1/8   */
-    phi[n++] = osc_svec_emul(s, ae, ac);            /*    Ae A c                  1/8   */
-    phi[n++] = osc_svec_emul(s, ae, aae);           /*    Ae A Ae                 1/8   */
-    phi[n++] = osc_svec_emul(s, ae, abe);           /*    Ae Ab e                 1/8   */
-    phi[n++] = osc_svec_mul(s, k->a, c2);           /*    A c^2                   1/12  */
-    phi[n++] = osc_svec_mul(s, k->a, c_ae);         /*    A (c Ae)                1/12  */
-    phi[n++] = osc_svec_mul(s, k->a, ae2);          /*    A Ae^2                  1/12  */
-    phi[n++] = osc_svec_mul(s, k->a, ac);           /*    A A c                   1/24  */
-    phi[n++] = osc_svec_mul(s, k->a, aae);          /*    A A Ae                  1/24  */
-    phi[n++] = osc_svec_mul(s, k->a, abe);          /*    A Ab e                  1/24  */
-    phi[n++] = osc_svec_mul(s, k->abar, c);         /*    Ab c                    1/24  */
-    phi[n++] = osc_svec_mul(s, k->abar, ae);        /*    Ab Ae                   1/24  */
-}
-
 /* false when either side is NaN or inf: an overflowed sum proves nothing */
 static bool condition_holds(double phi, double phi_abs, double want, int order, int s)
 {
     return isfinite(phi_abs) && fabs(phi - want) <= OSC_TABLEAU_TREE_TOL(order, s) * phi_abs;
 }
 
-/* For each tree t: b.Phi(t) = 1/gamma(t) is of order rho(t), bbar.Phi(t) = 1/((rho + 1) gamma)
- * of order rho(t) + 1 (it enters x' with one more factor h). The order is one less than the
- * lowest order of a condition that fails. */
+/* What a visit of the Nystrom trees (trees.h) checks; a failure lowers the bound. */
+typedef struct tree_check {
+    const coefs *k, *kabs;
+    int *order;
+} tree_check;
+
+/* b.Phi(t) = 1/gamma(t) is of order rho(t), bbar.Phi(t) = 1/((rho + 1) gamma) of order rho(t) + 1
+ * (it enters x' with one more factor h). The order is one less than the lowest order of a
+ * condition that fails. */
+static void check_tree(const osc_tree *t, void *ctx)
+{
+    const tree_check *ch = ctx;
+    const int rho = t->order, s = ch->k->s;
+    if (rho > *ch->order)
+        return;
+    if (!condition_holds(osc_svec_dot(s, ch->k->b, t->phi), osc_svec_dot(s, ch->kabs->b, t->phi_abs),
+                         1 / t->gamma, rho, s))
+        *ch->order = rho - 1;
+    else if (rho + 1 <= *ch->order &&
+             !condition_holds(osc_svec_dot(s, ch->k->bbar, t->phi),
+                              osc_svec_dot(s, ch->kabs->bbar, t->phi_abs),
+                              1 / ((rho + 1) * t->gamma), rho + 1, s))
+        *ch->order = rho;
+}
+
+/* Checked up to the linear order, which bounds the coefficient order (the linear problem is one
+ * of those the trees cover): the order found is the tableau's, never a cap. */
 int osc_rkn_coefficient_order(const osc_rkn_tableau *t, bool velocity_dependent)
 {
-    if (!judgeable(t))
+    int order = osc_rkn_linear_order(t, velocity_dependent);
+    if (order < 0)
         return -1;
     const coefs k = coefs_of(t, false), kabs = coefs_of(t, true);
-    vec phi[NTREES], phi_abs[NTREES];
-    elementary_weights(&k, phi);
-    elementary_weights(&kabs, phi_abs);
-    int order = OSC_RKN_MAX_TREE_ORDER;
-    for (int n = 0; n < NTREES; n++) {
-        if (tree_velocity[n] && !velocity_dependent)
-            continue;
-        const int rho = tree_order[n], s = k.s;
-        const double gamma = tree_gamma[n];
-        if (!condition_holds(osc_svec_dot(s, k.b, phi[n]), osc_svec_dot(s, kabs.b, phi_abs[n]),
-                             1 / gamma, rho, s))
-            order = rho - 1 < order ? rho - 1 : order;
-        if (!condition_holds(osc_svec_dot(s, k.bbar, phi[n]),
-                             osc_svec_dot(s, kabs.bbar, phi_abs[n]), 1 / ((rho + 1) * gamma),
-                             rho + 1, s))
-            order = rho < order ? rho : order;
-    }
-    return order;
+    const osc_tree_kinds kinds = {.s = k.s, .fat = velocity_dependent ? k.a : NULL,
+                                  .meagre = k.abar, .c = k.c},
+                         kinds_abs = {.s = k.s, .fat = velocity_dependent ? kabs.a : NULL,
+                                      .meagre = kabs.abar, .c = kabs.c};
+    tree_check ch = {.k = &k, .kabs = &kabs, .order = &order};
+    return osc_trees_visit(&kinds, &kinds_abs, &order, check_tree, &ch) ? order : -1;
 }
 
 /* ---- the linear problem ---------------------------------------------------------------------- */

@@ -25,8 +25,9 @@ extern "C" {
 #endif
 
 #define OSC_RKN_MAX_STAGES 8
-/* The highest order osc_rkn_coefficient_order checks (its Nystrom trees: rkn.c). */
-#define OSC_RKN_MAX_TREE_ORDER 4
+/* The highest order osc_rkn_coefficient_order can give: the linear order bounds it, and is at
+ * most 2s without drag (osc_rkn_linear_order). */
+#define OSC_RKN_MAX_TREE_ORDER (2 * OSC_RKN_MAX_STAGES)
 
 typedef struct osc_rkn_tableau {
     int stages;
@@ -79,17 +80,19 @@ const char *osc_rkn_error_text(osc_rkn_error e);
 /* "abar", "a", "bbar", "b", "c", or "stages" for OSC_RKN_FIELD_NONE. */
 const char *osc_rkn_field_name(osc_rkn_field f);
 
-/* The highest p <= OSC_RKN_MAX_TREE_ORDER such that the RKN order conditions of every order
- * <= p hold (Hairer, Norsett, Wanner I, Section II.14, the Nystrom trees):
+/* The highest p such that the RKN order conditions of every order <= p hold (Hairer, Norsett,
+ * Wanner I, Section II.14, the Nystrom trees):
  *     sum_i b_i Phi_i(t) = 1 / gamma(t)                  for the trees t with rho(t) <= p,
  *     sum_i bbar_i Phi_i(t) = 1 / ((rho(t) + 1) gamma(t)) for the trees t with rho(t) <= p - 1,
- * over the 1 + 2 + 6 + 18 = 27 Nystrom trees of up to 4 vertices (written out in rkn.c), with
- * c as given. With velocity_dependent false only the 7 trees of x'' = f(x) count (the
- * classical RKN conditions, a plays no part): the order on a force without drag. A condition
+ * over the Nystrom trees (1, 2, 6, 18, 60, 204, ... of orders 1, 2, ..., generated: lib/trees.h),
+ * with c as given. With velocity_dependent false only the trees of x'' = f(x) count (1, 1, 2, 3,
+ * 6, 10, ...: the classical RKN conditions, a plays no part): the order on a force without
+ * drag. The trees are checked up to osc_rkn_linear_order(t, velocity_dependent), which bounds
+ * p (the linear problem is one the trees cover): p is the tableau's order, not a cap. A condition
  * holds when |sum - want| <= OSC_TABLEAU_TREE_TOL(rho, s) * (the same sum over |abar|, |a|,
  * |bbar|, |b|, |c|), the tableau's tolerance; a non-finite side fails it. 0 if even sum b = 1
- * fails; -1 for a NULL tableau, a stage count out of range, or a coefficient not finite or
- * beyond OSC_TABLEAU_COEF_MAX (which the checks cannot judge). */
+ * fails; -1 for a NULL tableau, a stage count out of range, a coefficient not finite or
+ * beyond OSC_TABLEAU_COEF_MAX (which the checks cannot judge), or no memory for the trees. */
 int osc_rkn_coefficient_order(const osc_rkn_tableau *t, bool velocity_dependent);
 
 /* What the oscillator can measure: the order to which the method's one-step map of the linear

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "stage_vec.h"
+#include "trees.h"
 
 #define S_MAX OSC_TABLEAU_MAX_STAGES
 _Static_assert(S_MAX == OSC_STAGE_VEC_MAX, "stage vectors hold every stage");
@@ -115,45 +116,10 @@ static coefs coefs_of(const osc_tableau *t, bool absolute)
 }
 
 static vec ones(const coefs *k) { return osc_svec_ones(k->s); }
-static vec nodes(const coefs *k) { return osc_svec_of(k->s, k->c); }
 /* A x */
 static vec amul(const coefs *k, vec x) { return osc_svec_mul(k->s, k->a, x); }
-/* x .* y, elementwise */
-static vec emul(const coefs *k, vec x, vec y) { return osc_svec_emul(k->s, x, y); }
 /* b^T x */
 static double bdot(const coefs *k, vec x) { return osc_svec_dot(k->s, k->b, x); }
-
-/* The 17 rooted trees of up to 5 nodes: order, gamma(t), and Phi(t) = b^T (stage weights). In
- * the comments c^2 is c .* c and products are elementwise unless written A(...). */
-enum { NTREES = 17 };
-static const int tree_order[NTREES] = {1, 2, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 5};
-static const double tree_gamma[NTREES] = {1,  2,  3,  6,  4,  8,  12, 24, 5,
-                                          10, 15, 30, 20, 20, 40, 60, 120};
-
-static void elementary_weights(const coefs *k, double phi[NTREES])
-{
-    const vec e = ones(k), c = nodes(k);
-    const vec c2 = emul(k, c, c), c3 = emul(k, c2, c), ac = amul(k, c), ac2 = amul(k, c2);
-    const vec aac = amul(k, ac), c_ac = emul(k, c, ac);
-    int n = 0;
-    phi[n++] = bdot(k, e);                      /* 1:  b.1 = 1 */
-    phi[n++] = bdot(k, c);                      /* 2:  b.c = 1/2 */
-    phi[n++] = bdot(k, c2);                     /* 3:  b.c^2 = 1/3 */
-    phi[n++] = bdot(k, ac);                     /*     b.Ac = 1/6 */
-    phi[n++] = bdot(k, c3);                     /* 4:  b.c^3 = 1/4 */
-    phi[n++] = bdot(k, c_ac);                   /*     b.(c Ac) = 1/8 */
-    phi[n++] = bdot(k, ac2);                    /*     b.A c^2 = 1/12 */
-    phi[n++] = bdot(k, aac);                    /*     b.AAc = 1/24 */
-    phi[n++] = bdot(k, emul(k, c3, c));         /* 5:  b.c^4 = 1/5 */
-    phi[n++] = bdot(k, emul(k, c2, ac));        /*     b.(c^2 Ac) = 1/10 */
-    phi[n++] = bdot(k, emul(k, c, ac2));        /*     b.(c A c^2) = 1/15 */
-    phi[n++] = bdot(k, emul(k, c, aac));        /*     b.(c AAc) = 1/30 */
-    phi[n++] = bdot(k, emul(k, ac, ac));        /*     b.(Ac Ac) = 1/20 */
-    phi[n++] = bdot(k, amul(k, c3));            /*     b.A c^3 = 1/20 */
-    phi[n++] = bdot(k, amul(k, c_ac));          /*     b.A(c Ac) = 1/40 */
-    phi[n++] = bdot(k, amul(k, ac2));           /*     b.AA c^2 = 1/60 */
-    phi[n++] = bdot(k, amul(k, aac));           /*     b.AAAc = 1/120 */
-}
 
 /* false when either side is NaN or inf: an overflowed sum proves nothing */
 static bool condition_holds(double phi, double phi_abs, double want, int order, int s)
@@ -161,32 +127,44 @@ static bool condition_holds(double phi, double phi_abs, double want, int order, 
     return isfinite(phi_abs) && fabs(phi - want) <= OSC_TABLEAU_TREE_TOL(order, s) * phi_abs;
 }
 
-/* The tree that x'' = f(x) does not check: b.(c A c^2) = 1/15 (see tableau.h). */
-enum { TREE_C_AC2 = 10 };
+/* What a visit of the trees (trees.h) checks: b.Phi(t) = 1/gamma(t) for every tree, or only the
+ * Nystrom ones; a failure lowers the bound to one below its order. */
+typedef struct tree_check {
+    const coefs *k, *kabs;
+    bool nystrom_only;
+    int *order;
+} tree_check;
 
-/* The order to which every tree but `skip` (-1: none) holds. */
-static int order_of_trees(const osc_tableau *t, int skip)
+static void check_tree(const osc_tree *t, void *ctx)
 {
-    if (!judgeable(t))
-        return -1;
-    const coefs k = coefs_of(t, false), kabs = coefs_of(t, true);
-    double phi[NTREES], phi_abs[NTREES];
-    elementary_weights(&k, phi);
-    elementary_weights(&kabs, phi_abs);
-    int order = OSC_TABLEAU_MAX_TREE_ORDER;
-    for (int n = 0; n < NTREES; n++)
-        if (n != skip &&
-            !condition_holds(phi[n], phi_abs[n], 1 / tree_gamma[n], tree_order[n], k.s) &&
-            tree_order[n] - 1 < order)
-            order = tree_order[n] - 1;
-    return order;
+    const tree_check *ch = ctx;
+    if ((ch->nystrom_only && !t->nystrom) || t->order > *ch->order)
+        return;
+    if (!condition_holds(bdot(ch->k, t->phi), bdot(ch->kabs, t->phi_abs), 1 / t->gamma, t->order,
+                         ch->k->s))
+        *ch->order = t->order - 1;
 }
 
-int osc_tableau_coefficient_order(const osc_tableau *t) { return order_of_trees(t, -1); }
+/* The trees are checked up to the linear order, which bounds the coefficient order (the linear
+ * problem y' = lambda y is one of the problems the trees' conditions cover, and its condition
+ * of order p is the tall tree's): so the order found is the tableau's, never a cap. */
+static int order_of_trees(const osc_tableau *t, bool nystrom_only)
+{
+    int order = osc_tableau_linear_order(t);
+    if (order < 0)
+        return -1;
+    const coefs k = coefs_of(t, false), kabs = coefs_of(t, true);
+    const osc_tree_kinds kinds = {.s = k.s, .fat = k.a, .fat_leaf = k.c},
+                         kinds_abs = {.s = k.s, .fat = kabs.a, .fat_leaf = kabs.c};
+    tree_check ch = {.k = &k, .kabs = &kabs, .nystrom_only = nystrom_only, .order = &order};
+    return osc_trees_visit(&kinds, &kinds_abs, &order, check_tree, &ch) ? order : -1;
+}
+
+int osc_tableau_coefficient_order(const osc_tableau *t) { return order_of_trees(t, false); }
 
 int osc_tableau_nystrom_coefficient_order(const osc_tableau *t)
 {
-    return order_of_trees(t, TREE_C_AC2);
+    return order_of_trees(t, true);
 }
 
 /* b^T A^(p-1) 1 = 1/p! for p = 1, 2, ...: the coefficients of R(z) against exp(z)'s. */

@@ -15,8 +15,9 @@ extern "C" {
 #endif
 
 #define OSC_TABLEAU_MAX_STAGES 8
-/* The highest order osc_tableau_coefficient_order checks (its 17 rooted trees). */
-#define OSC_TABLEAU_MAX_TREE_ORDER 5
+/* The highest order osc_tableau_coefficient_order can give: an explicit tableau's linear order
+ * is at most its stage count, and bounds its coefficient order. */
+#define OSC_TABLEAU_MAX_TREE_ORDER OSC_TABLEAU_MAX_STAGES
 
 typedef struct osc_tableau {
     int stages;
@@ -64,16 +65,20 @@ osc_tableau_error osc_tableau_validate(const osc_tableau *t, osc_tableau_where *
 /* One line for an error code, e.g. "c is not the row sum of a". */
 const char *osc_tableau_error_text(osc_tableau_error e);
 
-/* The highest p <= OSC_TABLEAU_MAX_TREE_ORDER such that the rooted-tree order conditions of
- * every order <= p hold: sum_i b_i Phi_i(t) = 1 / gamma(t) for the 1 + 1 + 2 + 4 + 9 = 17 trees
- * t of up to 5 nodes (written out in tableau.c), with c as given (validated as the row sums of
- * a). A condition holds when |Phi(t) - 1/gamma(t)| <= OSC_TABLEAU_TREE_TOL(|t|, s) * Phi_abs(t),
+/* The highest p such that the rooted-tree order conditions of every order <= p hold:
+ * sum_i b_i Phi_i(t) = 1 / gamma(t) for the trees t of up to p nodes (1, 1, 2, 4, 9, 20, 48, 115
+ * of orders 1 to 8, generated: lib/trees.h), with c as given (validated as the row sums of a).
+ * The trees are checked up to the linear order (osc_tableau_linear_order), which bounds p: the
+ * linear problem y' = lambda y is one the trees cover, and its condition of order k is the tall
+ * tree's. So p is the tableau's order, not a cap: a tableau of at most 8 stages can reach 6
+ * (order 7 takes 9 stages, Butcher's barrier). A condition holds when |Phi(t) - 1/gamma(t)| <= OSC_TABLEAU_TREE_TOL(|t|, s) * Phi_abs(t),
  * Phi_abs the same sum over |a|, |b|, |c|: a product of |t| coefficients, each within a
  * rounding of its exact value, summed over up to s^(|t|-1) terms carries a relative error of at
  * most (|t| + s + |t| s) u of Phi_abs; the tolerance is 4 times that in eps (8 in u). 0 if even
  * sum b = 1 fails; -1 for a NULL tableau, a stage count out of range, or a coefficient not
- * finite or beyond OSC_TABLEAU_COEF_MAX (which the checks cannot judge). A comparison with a
- * non-finite side fails: no order is claimed from overflowed arithmetic. */
+ * finite or beyond OSC_TABLEAU_COEF_MAX (which the checks cannot judge), or when memory for the
+ * trees could not be had. A comparison with a non-finite side fails: no order is claimed from
+ * overflowed arithmetic. */
 int osc_tableau_coefficient_order(const osc_tableau *t);
 #define OSC_TABLEAU_TREE_TOL(order, s)                                                            \
     (4.0 * ((order) + (s) + (order) * (s)) * 2.220446049250313e-16)
@@ -83,11 +88,12 @@ int osc_tableau_coefficient_order(const osc_tableau *t);
  * whose conditions (Hairer, Norsett, Wanner I, Section II.14, the special Nystrom trees) are the
  * tableau's rooted-tree conditions for the trees whose vertices can be labelled "x' = v" or
  * "v' = f" so that a v' = f vertex has only x' = v children (f reads x alone) and an x' = v
- * vertex at most one child, a v' = f one (v enters linearly): all 8 trees of order <= 4 and 8
- * of the 9 of order 5. The one left out is b.(c A c^2) = 1/15, whose root has two children, one
- * of them with two children of its own: neither label fits its root. So this is
- * osc_tableau_coefficient_order without that tree: equal to it, or 5 where it is 4. -1
- * likewise. */
+ * vertex at most one child, a v' = f one (v enters linearly): all 8 trees of order <= 4, 8
+ * of the 9 of order 5, then 15 of 20, 29 of 48, 55 of 115. The first left out is b.(c A c^2) =
+ * 1/15, whose root has two children, one of them with two children of its own: neither label
+ * fits its root. So this is osc_tableau_coefficient_order over fewer trees, equal to it or
+ * higher (5 where it is 4 for a tableau that misses only that tree), checked likewise up to
+ * the linear order (which x'' = -w2 x reads: R(z) on the imaginary axis). -1 likewise. */
 int osc_tableau_nystrom_coefficient_order(const osc_tableau *t);
 
 /* The order to which the stability polynomial R(z) = 1 + z b^T (I - zA)^{-1} 1 matches exp(z):

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "known_tableaus.h"
 #include "method_check.h"
 #include "rkn.h"
 #include "rkn_internal.h"
@@ -46,6 +47,23 @@ static osc_rkn_tableau rk4n(void)
     static const double A[][OSC_RKN_MAX_STAGES] = {{0}, {0.5}, {0, 0.5}, {0, 0, 1}};
     return nystrom_of(4, A, (const double[]){1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
                       (const double[]){0, 0.5, 0.5, 1});
+}
+
+/* Butcher's order-6 method's (known_tableaus.h): a Nystrom form keeps its RK method's order on
+ * x'' = f(x, v), so every general Nystrom tree of up to 6 vertices holds (291 conditions on b
+ * and 87 on bbar); its map is R(hL) with R of order 6 (linear order 6 damped and undamped). */
+static osc_rkn_tableau butcher6n(void)
+{
+    const osc_tableau t = butcher6();
+    return nystrom_of(t.stages, t.a, t.b, t.c);
+}
+
+/* The Nystrom form of the tableau that misses only b.(c A c^2) = 1/15 (known_tableaus.h): order
+ * 4 on x'' = f(x, v), but 5 on x'' = f(x), where that tree drops out; R of order 5. */
+static osc_rkn_tableau c_ac2_missed_n(void)
+{
+    const osc_tableau t = c_ac2_missed();
+    return nystrom_of(t.stages, t.a, t.b, t.c);
 }
 
 /* Kutta's third-order method's. */
@@ -119,6 +137,8 @@ static const known knowns[] = {
     {"verlet-heun", verlet_heun, 2, 2, 2, 2},
     {"euler-taylor", euler_taylor, 1, 1, 1, 1},
     {"rkn4 (kutta a)", rkn4_kutta_a, 3, 4, 3, 4},
+    {"butcher6", butcher6n, 6, 6, 6, 6},
+    {"b.(c A c^2) missed", c_ac2_missed_n, 4, 5, 5, 5},
 };
 
 static void test_known_orders(void **state)
@@ -148,7 +168,7 @@ static void test_perturbed_drops(void **state)
 {
     (void)state;
     const double d = 1e-9;
-    struct { const char *what; osc_rkn_tableau t; int p, pf, ld, lu; } cases[4];
+    struct { const char *what; osc_rkn_tableau t; int p, pf, ld, lu; } cases[5];
     /* abar_41 -= d, abar_42 += d keeps abar's row sums; b.(Ab c) (a tree, and a chain of the
      * linear problem, of order 4) moves by b_4 d c_2 = d/12 */
     cases[0].what = "abar", cases[0].t = rk4n();
@@ -168,7 +188,13 @@ static void test_perturbed_drops(void **state)
     cases[3].what = "b", cases[3].t = rk4n();
     cases[3].t.b[0] += d, cases[3].t.b[3] -= d;
     cases[3].p = cases[3].pf = cases[3].ld = cases[3].lu = 1;
-    for (size_t n = 0; n < 4; n++) {
+    /* bbar += d (1, 0, -2, 1), orthogonal to e, c and Ab e (bbar's conditions of orders 2, 3 and
+     * 4 on chains, all the linear problem reads below order 5), moves bbar.c^2 = 1/12 (of order 4:
+     * a bushy tree, which the linear problem never sees) by d/2: order 3 both ways, linear 4 */
+    cases[4].what = "bbar, a bushy tree", cases[4].t = rk4n();
+    cases[4].t.bbar[0] += d, cases[4].t.bbar[2] -= 2 * d, cases[4].t.bbar[3] += d;
+    cases[4].p = cases[4].pf = 3, cases[4].ld = cases[4].lu = 4;
+    for (size_t n = 0; n < 5; n++) {
         const osc_rkn_tableau *t = &cases[n].t;
         assert_int_equal(osc_rkn_validate(t, NULL), OSC_RKN_OK);
         const int p = osc_rkn_coefficient_order(t, true);

@@ -1,8 +1,8 @@
 /* Butcher tableaus: known methods give their known orders (coefficient and linear), perturbed
  * tableaus drop, a method of linear order 4 but coefficient order 3 is told apart, one that
  * misses only the tall tree of order 5 reads 4, one that misses only b.(c A c^2) reads 4 in
- * general and 5 on x'' = f(x) (and a pendulum measures both), and every validation error is
- * found and located. */
+ * general and 5 on x'' = f(x) (and a pendulum measures both), an order-6 method reads 6, and
+ * every validation error is found and located. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "known_tableaus.h"
 #include "tableau.h"
 
 /* ---- the known tableaus ------------------------------------------------------------------- */
@@ -120,37 +121,6 @@ static osc_tableau tall_tree_missed(void)
               0.89486097491783481, 0.96253585635762237}};
 }
 
-/* Every condition up to order 5 but b.(c A c^2) = 1/15, which is 1/15 + 1/50 here: coefficient
- * order 4, but 5 on x'' = f(x), where that tree drops out (tableau.h), and linear order 5 (R(z)'s
- * z^5 coefficient is a tall tree's). Derived as tall_tree_missed was (7 stages, 28 unknowns, the
- * 16 other conditions and b.(c A c^2) = 1/15 + 1/50: a least-squares solve from DOPRI5 in
- * doubles, then minimum-norm Newton in 60-digit mpmath to residuals < 1e-47), and checked in
- * exact rationals for the doubles these 17-digit decimals become: the 16 kept conditions miss by
- * at most 5.7e-16, at most 0.31% of TREE_TOL(order, 7) * Phi_abs; the dropped tree by 0.02, 2.2e11
- * tolerances; c's row sums and sum b within 2.9% of SUM_TOL; b^T A^k 1 = 1/(k+1)! to k = 4
- * within 0.07% of the tolerance, b^T A^5 1 = 1.13e-3 against 1/720. test_pendulum_orders
- * measures 5 and 4. */
-static osc_tableau c_ac2_missed(void)
-{
-    return (osc_tableau){
-        .stages = 7,
-        .a = {{0},
-              {0.15482697695885981},
-              {-0.045290252581173479, 0.35618984564351981},
-              {1.0286292860602683, -3.6221393965660129, 3.6907016916612696},
-              {3.1355895607883810, -11.410257106670382, 10.021000211268946,
-               -0.28766366874596868},
-              {3.0021585969288932, -10.611106381249175, 9.0486310546920255,
-               0.44803290864592759, -0.26427546812361808},
-              {0.14790758174865901, 0.037502670827426246, 0.47218340436780455,
-               0.70563238924275174, -0.17745865619624342, 0.0090079947928162177}},
-        .b = {0.00014509203097968583, 0.15431933957162651, 0.49457959553977073,
-              0.72262165224005296, -0.39140690084638531, 0.17924239765662080,
-              -0.15950117619266537},
-        .c = {0, 0.15482697695885981, 0.31089959306234633, 1.0971915811555250,
-              1.4586689966409764, 1.6234407108940537, 1.1947753847832143}};
-}
-
 /* ---- the checks ----------------------------------------------------------------------------- */
 
 /* validate gives error want located at (row, col), and a text for it */
@@ -195,7 +165,7 @@ typedef struct known {
 static const known knowns[] = {
     {"euler", euler, 1},  {"midpoint", midpoint, 2}, {"heun", heun, 2},     {"ralston", ralston, 2},
     {"kutta3", kutta3, 3}, {"rk4", rk4, 4},           {"3/8 rule", rule38, 4},
-    {"dopri5", dopri5, 5},
+    {"dopri5", dopri5, 5},  {"butcher6", butcher6, 6},
 };
 
 static void test_known_orders(void **state)
@@ -207,8 +177,8 @@ static void test_known_orders(void **state)
     }
 }
 
-/* Order 4 is not order 5: rk4 fails b.c^4 = 1/5 (5/24 = 0.208) but that is the cap of 5 trees;
- * the linear order of a 4-stage method is at most 4 (b^T A^4 1 = 0, not 1/120). Shown above.
+/* Order 4 is not order 5: the linear order of a 4-stage method is at most 4 (b^T A^4 1 = 0, not
+ * 1/120), and it bounds the coefficient order (tableau.c). Shown above.
  * Here: changes far above the tolerance (~1e-14) but small make the order drop to the first
  * condition they break. */
 static void test_perturbed_drops(void **state)
@@ -270,8 +240,8 @@ static void test_linear_order_beats_coefficient_order(void **state)
     assert_orders("linear4_order3", &t, 3, 4);
 }
 
-/* The last order-5 tree is checked: with it skipped this tableau would read order 5 (on x'' =
- * f(x) too: the tall tree is a Nystrom tree). */
+/* The tall tree's condition is the linear one of its order: missing it caps both the linear and
+ * the coefficient order at 4 (on x'' = f(x) too: the tall tree is a Nystrom tree). */
 static void test_tall_tree_alone_caps_order(void **state)
 {
     (void)state;

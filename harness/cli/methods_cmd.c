@@ -68,13 +68,14 @@ static void print_user_methods(FILE *out, const osc_config *cfg)
                     um->method.name, um->coefficient_order_undamped, um->linear_order_undamped);
     }
     fprintf(out, "\ncoefficient_order: the order conditions the coefficients satisfy on every "
-                 "problem, with drag\n(rk: the rooted trees to order 5; rkn: the Nystrom trees "
-                 "to order 4; composition: its\nconditions to order 8 for a base of the base's "
-                 "order and symmetry); linear_order: the\norder to which the one-step map of "
-                 "the linear problem matches the exact one, all a\nlinear problem such as the "
-                 "oscillator checks (composition: measured from the base's step); 'without\ndrag': the same "
-                 "for x'' = f(x) where they differ; fma: from the nonzero coefficients\n(a "
-                 "composition: its substeps times the base's).\n");
+                 "problem, with drag\n(rk: the rooted trees; rkn: the Nystrom trees; both checked "
+                 "up to linear_order,\nwhich bounds them; composition: its conditions to order 8 "
+                 "for a base of the\nbase's order and symmetry); linear_order: the order to "
+                 "which the one-step map of\nthe linear problem matches the exact one, all a "
+                 "linear problem such as the\noscillator checks (composition: measured from the "
+                 "base's step); 'without drag':\nthe same for x'' = f(x) where they differ; fma: "
+                 "from the nonzero coefficients (a\ncomposition: its substeps times the "
+                 "base's).\n");
 }
 
 int cmd_methods(int argc, char **argv, FILE *out)

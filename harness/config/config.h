@@ -103,9 +103,10 @@ typedef struct config_user_method {
     int (*release)(const osc_method *m); /* gives back m's library slot */
     int coefficient_order; /* order conditions the coefficients satisfy (all problems) */
     int linear_order;      /* order on linear problems, such as the oscillator */
-    /* The same on problems without drag, x'' = f(x) (rk: its Nystrom form's conditions, one
-     * tree of order 5 fewer; rkn: fewer conditions; composition: its base's order and symmetry
-     * without drag); the rk family's linear order is the same as above. */
+    /* The same on problems without drag, x'' = f(x) (rk: its Nystrom form's conditions, the
+     * trees no force of x alone has left out, the first of order 5; rkn: fewer conditions;
+     * composition: its base's order and symmetry without drag); the rk family's linear order is
+     * the same as above. */
     int coefficient_order_undamped, linear_order_undamped;
     /* family "composition": its base and the base steps one step runs (NULL and 0 otherwise) */
     const osc_method *base;

@@ -283,7 +283,8 @@ static const h5_column_doc column_docs[] = {
     {"dt_fit_max", "s", "largest dt fitted (NaN: no fit)", NULL},
     {"coefficient_order", "1",
      "order of the conditions the coefficients satisfy on the row's problem (with drag: "
-     "x'' = f(x, v); without: x'' = f(x)): rooted trees to 5 (rk), Nystrom trees to 4 (rkn), "
+     "x'' = f(x, v); without: x'' = f(x)): rooted trees (rk), Nystrom trees (rkn), checked up to "
+     "linear_order, which bounds them; "
      "a composition's to 8 for a base of its base's order and symmetry (-1: a registry method)",
      NULL},
     {"linear_order", "1",
