@@ -510,7 +510,7 @@ static size_t forge_first_item(const fixture *f)
         snprintf(path, sizeof path, "%s/out.h5.ckpt/item-%06zu", f->dir, i);
         if (stat(path, &st) != 0)
             continue;
-        forge_item(path, FORGED_COLUMN + strlen("/points/"), i % 3 < 2 ? ITEM : BATCH - 2 * ITEM,
+        forge_item(path, &FORGED_COLUMN[strlen("/points/")], i % 3 < 2 ? ITEM : BATCH - 2 * ITEM,
                    3, &forged_value, sizeof forged_value);
         return i / 3 * BATCH + i % 3 * ITEM + 3;
     }
