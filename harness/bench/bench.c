@@ -497,7 +497,8 @@ static void bench_default(osc_bench_state *st, void *arg)
         osc_bench_error(st, "no timed run of the default config's batches");
         return;
     }
-    const double method_ops = c->method->fma_per_step;
+    /* per lane and step: the method's operations on every axis, the audit's (per axis and lane) */
+    const double method_ops = c->method->fma_per_step * (double)default_cfg.dim;
     const double ceiling =
         method_ops / (method_ops + fused_audit_ops(default_cfg.precision, default_cfg.dim));
     osc_bench_counter(st, "bare_osc_steps_per_s", steps / bare, 0);
