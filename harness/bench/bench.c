@@ -41,11 +41,12 @@
  * FMA rate per CPU-second of the process against one core's peak per CPU-second: the kernels'
  * efficiency while they run, readable even when other work shares the cores.
  *
- * The peak is measured again beside every step/ benchmark (a short probe before its timing and
- * one after): peak_beside_fma_per_s is the lower of the two, peak_fraction is taken against the
- * largest peak seen in the run so far (start-up included: a contended sample can only lower a
- * peak, never raise it), and peak_spread = (largest - smallest) / largest over all samples of that precision so far
- * (the last benchmark's covers the whole run).
+ * The peak is measured again beside every step/ and baseline/ benchmark (a short probe before
+ * its timing and one after): peak_beside_fma_per_s is the lower of the two all-thread wall-clock
+ * rates (a core the host took shows there), peak_fraction is taken against the largest peak seen
+ * in the run so far (start-up included: a contended sample can only lower a peak, never raise
+ * it), and peak_spread = (largest - smallest) / largest over all wall-clock samples of that
+ * precision so far (the last benchmark's covers the whole run).
  *
  * The ceiling per operation class. ops_fma, ops_mul, ops_add, ops_div are the operations per
  * oscillator-step that the compiled step loop of the running ISA path executes (kernel_ops.h,
@@ -142,15 +143,19 @@ static double machine_add[OSC_NPRECISION], machine_mix[OSC_NPRECISION];
 static double peak_sample_min[OSC_NPRECISION], peak_sample_max[OSC_NPRECISION];
 static double peak_beside[OSC_NPRECISION];
 
-/* A probe's rate as a machine peak: all-thread wall clock, or threads x one core's per
- * CPU-second rate if higher (see machine_peak). */
+/* A probe's rate as a machine peak: all-thread wall clock, or one core's per CPU-second rate
+ * times the threads that can run at once (no more than the CPUs this process may use: with
+ * more threads than CPUs they take turns) if higher (see machine_peak). */
 static double probe_rate(double wall, double per_cpu, int threads)
 {
-    double per_cores = threads * per_cpu;
+    const int procs = omp_get_num_procs();
+    double per_cores = (threads < procs ? threads : procs) * per_cpu;
     return per_cores > wall ? per_cores : wall;
 }
 
-/* Take a peak sample (about `seconds`), and fold it into the run's peaks and spread. */
+/* Take a peak sample (about `seconds`), and fold it into the run's peaks and spread. The sample
+ * beside a benchmark and the spread are the all-thread wall-clock rate: a core the host takes
+ * stops a thread's CPU clock too, so the per-CPU-second rate would not show it. */
 static void sample_peak(double seconds)
 {
     osc_fma_peak p = osc_fma_probe(seconds);
@@ -158,7 +163,8 @@ static void sample_peak(double seconds)
         double fma = probe_rate(p.fma_per_s[q], p.fma_per_cpu_s[q], p.threads);
         double add = probe_rate(p.add_per_s[q], p.add_per_cpu_s[q], p.threads);
         double mix = probe_rate(p.mix_per_s[q], p.mix_per_cpu_s[q], p.threads);
-        peak_beside[q] = fma;
+        const double wall = p.fma_per_s[q];
+        peak_beside[q] = wall;
         if (fma > machine_peak[q])
             machine_peak[q] = fma;
         if (add > machine_add[q])
@@ -171,11 +177,21 @@ static void sample_peak(double seconds)
             peak.fma_per_cpu_s[q] = p.fma_per_cpu_s[q];
         if (p.mix_per_cpu_s[q] > peak.mix_per_cpu_s[q])
             peak.mix_per_cpu_s[q] = p.mix_per_cpu_s[q];
-        if (!(peak_sample_min[q] > 0) || fma < peak_sample_min[q])
-            peak_sample_min[q] = fma;
-        if (fma > peak_sample_max[q])
-            peak_sample_max[q] = fma;
+        if (!(peak_sample_min[q] > 0) || wall < peak_sample_min[q])
+            peak_sample_min[q] = wall;
+        if (wall > peak_sample_max[q])
+            peak_sample_max[q] = wall;
     }
+}
+
+/* A sample after a timing: the lower of it and the one before the timing is the one beside it,
+ * so that a core the host took at either end of the timing shows. */
+static void sample_peak_after(osc_precision prec)
+{
+    const double before = peak_beside[prec];
+    sample_peak(0.05);
+    if (before < peak_beside[prec])
+        peak_beside[prec] = before;
 }
 
 /* The compositions benchmarked (make_compositions): each with its base, its symmetric weight
@@ -396,12 +412,7 @@ static void bench_step(osc_bench_state *st, void *arg)
         bench_fail(st, failed, rc);
         return;
     }
-    /* And a sample after the timing: the lower of the two is the one beside it, so that a core
-     * the host took at either end of the timing shows. */
-    const double before = peak_beside[c->prec];
-    sample_peak(0.05);
-    if (before < peak_beside[c->prec])
-        peak_beside[c->prec] = before;
+    sample_peak_after(c->prec);
     set_counters(st, c, c->method->fma_per_step, steps);
 }
 
@@ -598,12 +609,12 @@ static void bench_naive(osc_bench_state *st, void *arg)
         osc_bench_error(st, "out of memory");
         return;
     }
+    sample_peak(0.05); /* the peak beside this benchmark, as step/'s */
     naive_start(&a);
     /* A fixed number of steps for the name, as every benchmark here: its speed is set by memory
      * and a parallel region per step, ~1/16 of the kernels', so a sixteenth of their work. */
     double s = FMA_PER_ITER / 16 / 4 / (double)c->lanes;
     long steps = s < 1 ? 1 : (long)s;
-    naive_start(&a);
     long done = 0;
     while (osc_bench_keep_running(st)) {
         if (done + steps > RESTART_STEPS) {
@@ -770,8 +781,9 @@ static const char bench_help[] =
     "                                   the methods it defines get step/ and audited/ too\n"
     "  OMP_NUM_THREADS=N                threads (default: every core)\n"
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 bad input (a flag, OSCBENCH_ISA,\n"
-    "  OSCBENCH_BENCH_AUDIT_EVERY, OSCBENCH_BENCH_CONFIG's config)\n"
+    "exit status: 0 success, 1 runtime failure (a benchmark failed: its ERROR line says\n"
+    "  why), 2 bad input (a flag, a --benchmark_filter that selects none, OSCBENCH_ISA,\n"
+    "  OSCBENCH_BENCH_LARGE, OSCBENCH_BENCH_AUDIT_EVERY, OSCBENCH_BENCH_CONFIG's config)\n"
     "\n"
     "Google Benchmark's own flags follow.\n\n";
 
