@@ -4,17 +4,19 @@
  * threads); items_per_second is reported; the methods a config (OSCBENCH_BENCH_CONFIG) defines by
  * their coefficients are benchmarked like the built-in ones, a composition counted as its base's
  * kernel times its substeps; a bad config or environment variable is bad input. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -270,7 +272,8 @@ static void bad_environment_is_bad_input(void **state)
 {
     (void)state;
     const char *envs[] = {"OSCBENCH_ISA=v9", "OSCBENCH_BENCH_AUDIT_EVERY=1e3",
-                          "OSCBENCH_BENCH_AUDIT_EVERY=0", "OSCBENCH_BENCH_AUDIT_EVERY=12x"};
+                          "OSCBENCH_BENCH_AUDIT_EVERY=0", "OSCBENCH_BENCH_AUDIT_EVERY=12x",
+                          "OSCBENCH_BENCH_LARGE=no", "OSCBENCH_BENCH_LARGE=2"};
     for (size_t i = 0; i < sizeof envs / sizeof *envs; i++) {
         int status;
         char *err;
@@ -286,6 +289,128 @@ static void bad_environment_is_bad_input(void **state)
     assert_int_equal(status, 0);
     assert_non_null(strstr(out, "audited/euler/double/1048576"));
     free(out);
+}
+
+/* A number the context gives as a string ("key": "1.079e+11"). */
+static double json_context_number(const char *json, const char *key)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\": \"", key);
+    const char *at = strstr(json, quoted);
+    if (!at)
+        fail_msg("no %s in:\n%s", key, json);
+    return strtod(at + strlen(quoted), NULL);
+}
+
+/* More threads than CPUs take turns: the FMA peak is the probe's wall-clock rate, or one core's
+ * rate per CPU-second times the threads that can run at once, never times all the threads (with
+ * twice as many threads as CPUs that read twice the machine). The context's numbers have 4
+ * digits. */
+static void peak_counts_cpus_not_threads(void **state)
+{
+    (void)state;
+    cpu_set_t set;
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    const int cpus = CPU_COUNT(&set);
+    char env[64];
+    snprintf(env, sizeof env, "OMP_NUM_THREADS=%d", 2 * cpus);
+    int status;
+    char *out = run(env, "--benchmark_filter='^step/euler/double/4096$' "
+                         "--benchmark_min_time=0.01 --benchmark_format=json", &status);
+    assert_int_equal(status, 0);
+    const double peak = json_context_number(out, "fma_peak_double_per_s"),
+                 wall = json_context_number(out, "fma_probe_double_wall_per_s"),
+                 core = json_context_number(out, "fma_peak_double_per_core_cpu_s");
+    if (peak > fmax(wall, cpus * core) * 1.002)
+        fail_msg("%d threads on %d CPUs: peak %g, wall %g, one core %g per CPU-second", 2 * cpus,
+                 cpus, peak, wall, core);
+    free(out);
+}
+
+/* default/'s op_ceiling is per lane-step, the method's operations on every axis against the
+ * audit's (11 per axis and 6 per lane in double, README): for euler (fma_per_step 4, per axis)
+ * in 3-D, 12 / (12 + 39); counting the method's once would give 4 / 43. */
+static void op_ceiling_counts_every_axis(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_bench_cli_dim3_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char config[] = "name: dim3\nmethods: [euler]\ndim: 3\nstiffness: 1\n"
+                                 "dt: 0.1\nsteps: 200\n";
+    assert_true(write(fd, config, strlen(config)) == (ssize_t)strlen(config));
+    close(fd);
+    char env[128];
+    snprintf(env, sizeof env, "OSCBENCH_BENCH_CONFIG='%s'", path);
+    int status;
+    char *out = run(env,
+                    "--benchmark_filter='^(step/euler/double/4096|default/euler)$' "
+                    "--benchmark_min_time=0.01 --benchmark_format=json",
+                    &status);
+    unlink(path);
+    assert_int_equal(status, 0);
+    const double m = 3 * json_number(out, "fma_per_step"), want = m / (m + 11 * 3 + 6);
+    const double got = json_number(out, "op_ceiling");
+    if (fabs(got - want) > 1e-12 * want)
+        fail_msg("op_ceiling %.17g, expected %.17g", got, want);
+    free(out);
+}
+
+/* Google Benchmark flags that would run nothing and exit 0 (a format it does not know prints its
+ * usage; a filter that selects no benchmark, or does not compile, says so on stderr) are bad
+ * input: exit 2, nothing on stdout, the last line saying why. */
+static void bad_flags_are_bad_input(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args, *err;
+    } cases[] = {
+        {"--benchmark_format=xml", "oscbench-bench: --benchmark_format=xml: expected console, "
+                                   "json or csv\n"},
+        {"--benchmark_out_format=tsv", "oscbench-bench: --benchmark_out_format=tsv: expected "
+                                       "console, json or csv\n"},
+        {"--benchmark_filter='^no/such/benchmark$'", "oscbench-bench: no benchmark ran"},
+        {"--benchmark_filter='step/('", "oscbench-bench: no benchmark ran"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int status;
+        char *err;
+        char *out = run_split("", cases[i].args, &err, &status);
+        const char *last = strstr(err, "oscbench-bench: ");
+        if (status != 2 || *out || !last || strncmp(last, cases[i].err, strlen(cases[i].err)))
+            fail_msg("%s: exit %d, stdout '%s', stderr:\n%s", cases[i].args, status, out, err);
+        free(out);
+        free(err);
+    }
+}
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#endif
+
+/* A benchmark that fails (here its batch of 2^20 lanes, 24 MiB and more, beyond a 60 MB address
+ * space) reports its error and makes the exit status 1: a script reading only the status must not
+ * take a run without its figure for a good one. Not under AddressSanitizer or ThreadSanitizer,
+ * which reserve terabytes of address space at start-up. */
+static void failed_benchmark_exits_1(void **state)
+{
+    (void)state;
+#ifdef UNDER_SANITIZER
+    skip();
+#else
+    int status;
+    char *out = run("ulimit -v 60000;",
+                    "--benchmark_filter='^step/euler/double/1048576$' --benchmark_min_time=0.01",
+                    &status);
+    if (status != 1 || !strstr(out, "ERROR OCCURRED"))
+        fail_msg("exit %d, stdout:\n%s", status, out);
+    free(out);
+#endif
 }
 
 /* Those variables' values are shown as oscbench shows a message's text: an ESC and a newline
@@ -368,6 +493,10 @@ int main(void)
         cmocka_unit_test(bad_config_is_bad_input),
         cmocka_unit_test(bad_environment_is_bad_input),
         cmocka_unit_test(bad_environment_shown_on_one_line),
+        cmocka_unit_test(bad_flags_are_bad_input),
+        cmocka_unit_test(failed_benchmark_exits_1),
+        cmocka_unit_test(op_ceiling_counts_every_axis),
+        cmocka_unit_test(peak_counts_cpus_not_threads),
         cmocka_unit_test(own_name_warning_on_one_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,6 +127,8 @@ def run_once(exe, args, counter, env, context):
     report = json.loads(r.stdout)
     context.update({k: report['context'][k] for k in BUILD_CONTEXT if k in report['context']})
     for b in report['benchmarks']:
+        if b.get('error_occurred'):  # a build older than its exit status 1 for a failed run
+            raise BenchFailed(f"{exe}: {b['run_name']}: {b.get('error_message', 'failed')}")
         if b.get('run_type') != 'iteration':
             continue
         if counter not in b:

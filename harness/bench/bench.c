@@ -627,6 +627,7 @@ static void bench_naive(osc_bench_state *st, void *arg)
         done += steps;
     }
     naive_free(&a);
+    sample_peak_after(c->prec);
     set_counters(st, c, NAIVE_FMA, steps);
 }
 
@@ -775,7 +776,7 @@ static const char bench_help[] =
     "\n"
     "environment:\n"
     "  OSCBENCH_ISA=v4|v3|base|native   cap the kernels' ISA path (default: the CPU's best)\n"
-    "  OSCBENCH_BENCH_LARGE=1           add 2^24 and 2^26 lanes (several GB)\n"
+    "  OSCBENCH_BENCH_LARGE=1           add 2^24 and 2^26 lanes (several GB; 0: not)\n"
     "  OSCBENCH_BENCH_AUDIT_EVERY=N     steps between audits of audited/ (default 128)\n"
     "  OSCBENCH_BENCH_CONFIG=PATH       the config of default/ (default configs/default.yaml);\n"
     "                                   the methods it defines get step/ and audited/ too\n"
@@ -840,7 +841,7 @@ static void probe_and_describe_machine(void)
         machine_peak[p] = probe_rate(peak.fma_per_s[p], peak.fma_per_cpu_s[p], peak.threads);
         machine_add[p] = probe_rate(peak.add_per_s[p], peak.add_per_cpu_s[p], peak.threads);
         machine_mix[p] = probe_rate(peak.mix_per_s[p], peak.mix_per_cpu_s[p], peak.threads);
-        peak_sample_min[p] = peak_sample_max[p] = peak_beside[p] = machine_peak[p];
+        peak_sample_min[p] = peak_sample_max[p] = peak_beside[p] = peak.fma_per_s[p];
     }
     context_number("fma_peak_double_per_s", machine_peak[OSC_DOUBLE]);
     context_number("fma_peak_float_per_s", machine_peak[OSC_FLOAT]);
@@ -919,13 +920,20 @@ static bool audit_every_from_env(const char *s)
     return true;
 }
 
-/* 2^12, 2^16 and 2^20 lanes; OSCBENCH_BENCH_LARGE adds 2^24 and 2^26. */
+/* 2^12, 2^16 and 2^20 lanes; OSCBENCH_BENCH_LARGE=1 adds 2^24 and 2^26 (0 or empty: not). The
+ * count, or 0 for another value (bad input: "no" or "false" must not start a run of several
+ * GB). */
 static size_t lane_counts(size_t lanes[5])
 {
     static const size_t all[5] = {1u << 12, 1u << 16, 1u << 20, 1u << 24, 1u << 26};
     memcpy(lanes, all, sizeof all);
     const char *large = getenv("OSCBENCH_BENCH_LARGE");
-    return large && *large && strcmp(large, "0") != 0 ? 5 : 3;
+    if (!large || !*large || !strcmp(large, "0"))
+        return 3;
+    if (!strcmp(large, "1"))
+        return 5;
+    print_line(stderr, "oscbench-bench: OSCBENCH_BENCH_LARGE=%s: expected 1 (or 0)", large);
+    return 0;
 }
 
 /* Every method's benchmarks: the registry's methods, then coef[]. The exit status. */
@@ -971,7 +979,7 @@ int main(int argc, char **argv)
     }
     size_t lanes[5];
     const size_t nlanes = lane_counts(lanes);
-    if (!audit_every_from_env(getenv("OSCBENCH_BENCH_AUDIT_EVERY")))
+    if (!nlanes || !audit_every_from_env(getenv("OSCBENCH_BENCH_AUDIT_EVERY")))
         return 2;
     if (!load_bench_config())
         return 2;

@@ -3,7 +3,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <exception>
 
@@ -13,6 +16,24 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 // CPU time of the whole process (std::clock is that on POSIX systems).
 double cpu_now() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
+// Whether a run failed (osc_bench_error): the exit status says so.
+std::atomic<bool> any_failed{false};
+
+// --benchmark_format and --benchmark_out_format take console, json or csv; Google Benchmark
+// prints its usage and exits 0 for another value. The offending argument, or nullptr.
+const char *bad_format(int argc, char **argv)
+{
+    static const char *const flags[] = {"--benchmark_format=", "--benchmark_out_format="};
+    for (int i = 1; i < argc; i++)
+        for (const char *flag : flags)
+            if (!std::strncmp(argv[i], flag, std::strlen(flag))) {
+                const char *v = argv[i] + std::strlen(flag);
+                if (std::strcmp(v, "console") && std::strcmp(v, "json") && std::strcmp(v, "csv"))
+                    return argv[i];
+            }
+    return nullptr;
+}
 } // namespace
 
 // What a C callback sees: the benchmark::State and the shim's own wall clock of the timed loop.
@@ -101,7 +122,11 @@ void osc_bench_resume(osc_bench_state *s)
     start_clocks(s);
 }
 
-void osc_bench_error(osc_bench_state *s, const char *message) { s->st.SkipWithError(message); }
+void osc_bench_error(osc_bench_state *s, const char *message)
+{
+    any_failed = true;
+    s->st.SkipWithError(message);
+}
 
 void osc_bench_counter(osc_bench_state *s, const char *name, double value, int flags)
 {
@@ -130,12 +155,21 @@ void osc_bench_context(const char *key, const char *value)
 int osc_bench_main(int argc, char **argv)
 {
     try {
+        if (const char *bad = bad_format(argc, argv)) {
+            std::fprintf(stderr, "oscbench-bench: %s: expected console, json or csv\n", bad);
+            return 2;
+        }
         benchmark::Initialize(&argc, argv);
         if (benchmark::ReportUnrecognizedArguments(argc, argv))
             return 2;
-        benchmark::RunSpecifiedBenchmarks();
+        const size_t ran = benchmark::RunSpecifiedBenchmarks();
         benchmark::Shutdown();
-        return 0;
+        if (!ran) {
+            std::fputs("oscbench-bench: no benchmark ran (a --benchmark_filter that matches none "
+                       "or does not compile, or a flag refused above)\n", stderr);
+            return 2;
+        }
+        return any_failed ? 1 : 0;
     } catch (const std::exception &) {
         return 1;
     }
