@@ -835,5 +835,7 @@ osc_audit_summary osc_audit_summarize(const osc_audit *a, size_t i0, size_t i1)
         sum.max_abs_drift = fmax(sum.max_abs_drift, mt.max_abs_drift);
         sum.max_error = fmax(sum.max_error, mt.max_error);
     }
+    if (sum.unstable == sum.lanes)
+        sum.max_abs_drift = sum.max_error = NAN;
     return sum;
 }

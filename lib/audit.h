@@ -158,7 +158,8 @@ void osc_audit_evaluate(const osc_audit *a, size_t i, double t, const double *x,
                         osc_audit_point *p);
 
 /* Aggregate over lanes [i0, i1): maxima over the lanes that stayed stable, so that one blown-up
- * lane does not hide the others' numbers. */
+ * lane does not hide the others' numbers; NaN when no lane stayed stable (or the range is empty):
+ * there is no error to report, and 0 would read as a perfect one. */
 typedef struct osc_audit_summary {
     size_t lanes, unstable;
     long first_unstable_step; /* earliest unstable_step, or -1 */

@@ -965,6 +965,12 @@ static void test_summary_earliest_unstable(void **state)
     assert_true(sum.max_error == fmax(lane_of(a, 2).max_error, lane_of(a, 3).max_error));
     assert_true(sum.max_abs_drift ==
                 fmax(lane_of(a, 2).max_abs_drift, lane_of(a, 3).max_abs_drift));
+    /* the two unstable lanes alone, and no lane: no error to report, not a perfect 0 */
+    sum = osc_audit_summarize(a, 0, 2);
+    assert_true(sum.lanes == 2 && sum.unstable == 2);
+    assert_true(isnan(sum.max_error) && isnan(sum.max_abs_drift));
+    sum = osc_audit_summarize(a, 3, 3);
+    assert_true(sum.lanes == 0 && isnan(sum.max_error) && isnan(sum.max_abs_drift));
     osc_audit_free(a);
     osc_batch_free(b);
 }
