@@ -792,6 +792,26 @@ osc_maxima osc_audit_maxima(const osc_audit *a)
     return a->every_step ? OSC_MAXIMA_EVERY_STEP : OSC_MAXIMA_AUDITS;
 }
 
+/* The fused kernel co-steps the exact motion from each lane's exact state at its last audit, so
+ * that state must stand at the batch's step. Where the batch was stepped outside the audit (the
+ * audit created after steps, or a plain osc_batch_run between audited runs) a live lane's state
+ * becomes the closed form at the batch's step, as if an audit had anchored a chain there: the
+ * R-interval anchor (xa, va) too, which a lane's first audit maps on from; later lanes' next audit
+ * takes the closed form (per = 0: no chain runs on across the steps no audit saw). */
+static void catch_up(osc_audit *a, long step)
+{
+    const double t = (double)step * a->dt;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->unstable[i] >= 0 || a->at[i] == step)
+            continue;
+        for (int ax = 0; ax < a->dim; ax++) {
+            osc_exact_eval(&a->exact[i * (size_t)a->dim + ax], t, &a->xe[ax][i], &a->ve[ax][i]);
+            a->xa[ax][i] = a->xe[ax][i], a->va[ax][i] = a->ve[ax][i];
+        }
+        a->at[i] = step, a->per[i] = 0;
+    }
+}
+
 int osc_audit_run(osc_audit *a, osc_batch *b, long nsteps, long audit_every, osc_audit_fn fn,
                   void *ctx)
 {
@@ -799,6 +819,8 @@ int osc_audit_run(osc_audit *a, osc_batch *b, long nsteps, long audit_every, osc
         fn = osc_audit_tile, ctx = a;
     if (!a->every_step)
         return osc_batch_run(b, nsteps, audit_every, fn, ctx);
+    if (osc_batch_step(b) >= 0 && !osc_batch_stopped(b))
+        catch_up(a, osc_batch_step(b));
     return osc_batch_run_costep(b, nsteps, audit_every, &a->costep, fn, ctx);
 }
 

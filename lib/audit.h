@@ -122,7 +122,9 @@ osc_maxima osc_audit_maxima(const osc_audit *a);
 
 /* Run batch b (the one the audit was created for) by nsteps, auditing every audit_every steps:
  * osc_batch_run_costep with the audit's co-step in the every-step mode, osc_batch_run in the
- * sampled one. fn is called at each audit with ctx (it must call osc_audit_tile for its range:
+ * sampled one. Steps the batch took outside the audit (before osc_audit_create, or by a plain
+ * osc_batch_run between audited runs) are in neither mode's maxima; in the every-step mode the
+ * co-stepped exact motion first catches up with the batch's step (the closed form there). fn is called at each audit with ctx (it must call osc_audit_tile for its range:
  * a wrapper, e.g. for progress); NULL means osc_audit_tile itself. Returns osc_batch_run's
  * result. */
 int osc_audit_run(osc_audit *a, osc_batch *b, long nsteps, long audit_every, osc_audit_fn fn,

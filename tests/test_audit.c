@@ -975,6 +975,54 @@ static void test_summary_earliest_unstable(void **state)
     osc_batch_free(b);
 }
 
+/* Every-step maxima where the batch took steps outside the audit: the audit created after 300
+ * plain steps, then two audited runs of 400 steps with 200 plain steps between them. Before each
+ * audited run the co-stepped exact motion catches up with the batch's step (the closed form
+ * there), so max_error is the largest error over the 800 audited steps: a twin batch stepped one
+ * step at a time against the closed form gives it, and the co-stepped motion is within ~1e-13 of
+ * the closed form (audit.h's bound, S ~ 1.5) while the errors are ~1e-9. Had it co-stepped on
+ * from its state at step 0 (or at the last audit), the errors read would be of the motion's size
+ * (0.7 and 1.9 in a reviewer's runs). rk4, omega = 1, dt = 0.01, undamped and damped, gravity. */
+static void test_every_step_maxima_after_plain_steps(void **state)
+{
+    (void)state;
+    static const lane ls[] = {{1, 0, 1, {1}, {0}}, {1, 0.1, 1, {-0.5}, {1}}};
+    enum { N = 2, SKIP = 300, RUN = 400, GAP = 200 };
+    const double dt = 0.01, g = 0.5;
+    const osc_method *rk4 = osc_method_find("rk4");
+    osc_batch *b = make_batch(rk4, OSC_DOUBLE, 1, g, dt, ls, N);
+    osc_batch *twin = make_batch(rk4, OSC_DOUBLE, 1, g, dt, ls, N);
+    assert_int_equal(osc_batch_run(b, SKIP, 0, NULL, NULL), OSC_OK);
+    osc_audit *a;
+    assert_int_equal(osc_audit_create(&a, b), OSC_OK);
+    assert_int_equal(osc_audit_run(a, b, RUN, 100, NULL, NULL), OSC_OK);
+    assert_int_equal(osc_batch_run(b, GAP, 0, NULL, NULL), OSC_OK);
+    assert_int_equal(osc_audit_run(a, b, RUN, 100, NULL, NULL), OSC_OK);
+    double want[N] = {0, 0};
+    for (long step = 1; step <= SKIP + 2 * RUN + GAP; step++) {
+        assert_int_equal(osc_batch_run(twin, 1, 0, NULL, NULL), OSC_OK);
+        const bool audited = (step > SKIP && step <= SKIP + RUN) || step > SKIP + RUN + GAP;
+        double x[N], v[N];
+        osc_batch_readout(twin, 0, N, x, v);
+        for (size_t i = 0; audited && i < N; i++) {
+            osc_exact e;
+            osc_exact_prepare(&e, ls[i].k, ls[i].c, ls[i].m, g, ls[i].x0[0], ls[i].v0[0]);
+            double xe, ve;
+            osc_exact_eval(&e, (double)step * dt, &xe, &ve);
+            want[i] = fmax(want[i], fabs(x[i] - xe));
+        }
+    }
+    for (size_t i = 0; i < N; i++) {
+        const osc_lane_metrics mt = lane_of(a, i);
+        if (!(mt.unstable_step < 0 && fabs(mt.max_error - want[i]) <= 1e-12))
+            fail_msg("lane %zu: max_error %.6g, the audited steps' largest error %.6g", i,
+                     mt.max_error, want[i]);
+    }
+    osc_audit_free(a);
+    osc_batch_free(twin);
+    osc_batch_free(b);
+}
+
 /* Every-step maxima when classify decides the audit (the lane's distance lies in the vector
  * loop's undecided window: stable by the definition, but above factor^2 (rn^2 + ex^2)). Explicit
  * Euler, undamped, omega dt = 0.3: its orbit grows by sqrt(1.09) per step, so after 40 steps it is
@@ -1062,6 +1110,7 @@ int main(void)
         cmocka_unit_test(test_drift_limit_both_signs),
         cmocka_unit_test(test_energy_scale_fallback_one),
         cmocka_unit_test(test_summary_earliest_unstable),
+        cmocka_unit_test(test_every_step_maxima_after_plain_steps),
         cmocka_unit_test(test_every_step_maxima_when_classify_decides),
         cmocka_unit_test(test_energy_scale_near_threshold),
     };
