@@ -75,12 +75,39 @@ static void test_narrow_terminal_cuts_the_line(void **state)
     }
 }
 
+/* At every width up to 160 columns the percentage and ETA are there, and a bar, when there is
+ * one, is 10 to 24 wide: between 50 and 66 columns (room for the bar but not for the rate beside
+ * it) the bar was given all the room, up to 45 wide, past its 32-byte buffer, and the line lost
+ * its percentage. */
+static void test_every_width_keeps_the_core(void **state)
+{
+    (void)state;
+    progress p;
+    progress_init(&p, 100, "u", false);
+    p.start = 0;
+    atomic_store(&p.done, 50);
+    snprintf(p.label, sizeof p.label, "euler dt 0.01");
+    for (int columns = 18; columns <= 160; columns++) {
+        char line[256];
+        int n = progress_format(&p, 42, columns, line, sizeof line);
+        if (n < 0 || (size_t)n != strlen(line) || n > columns - 1 ||
+            !strstr(line, " 50%  ETA 42s    "))
+            fail_msg("%d columns: returned %d for '%s'", columns, n, line);
+        if (line[0] == '[') {
+            const size_t width = strspn(line + 1, "#.");
+            if (width < 10 || width > 24 || strncmp(line + 1 + width, "] ", 2) != 0)
+                fail_msg("%d columns: the bar of '%s' is %zu wide", columns, line, width);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eta_units),
         cmocka_unit_test(test_eta_unknown),
         cmocka_unit_test(test_narrow_terminal_cuts_the_line),
+        cmocka_unit_test(test_every_width_keeps_the_core),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

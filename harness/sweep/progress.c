@@ -54,7 +54,7 @@ int progress_format(const progress *p, double now, int columns, char *line, size
     snprintf(rate_text, sizeof rate_text, "%.2e %s/s  ", rate, p->unit);
     /* the last column stays empty: a character there wraps the line on many terminals */
     int room = (columns > 1 ? columns : 2) - 1 - (int)strlen(core);
-    int width = room - 3 >= 24 + (int)strlen(rate_text) ? 24 : room - 3;
+    int width = room - 3 < 24 ? room - 3 : 24; /* bar[] holds 24 and its brackets */
     if (width >= 10) {
         int filled = (int)(frac * width + 0.5);
         bar[0] = '[';
