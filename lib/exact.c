@@ -182,17 +182,25 @@ double osc_sqrt_km(double k, double m)
 double osc_motion_scale(int dim, double k, double c, double m, double g, const double *x0,
                         const double *v0, double t_end)
 {
-    double x2 = 0, v2 = 0;
+    double x2 = 0, v2 = 0, start2 = 0;
     for (int a = 0; a < dim; a++) {
         double x = x0[a];
+        start2 += x * x;
         if (a == dim - 1 && k > 0 && m > 0)
             x += g * m / k; /* distance from the rest point -g m / k */
         x2 += x * x, v2 += v0[a] * v0[a];
     }
-    double w2 = m > 0 ? k / m : 0;
-    if (w2 > 0)
-        return sqrt(x2) + sqrt(v2 / w2);
-    double gam = m > 0 ? c / m : 0;
-    double fall = fabs(g) * t_end * (gam > 0 ? fmin(t_end / 2, 1 / gam) : t_end / 2);
-    return sqrt(x2) + sqrt(v2) * t_end + fall;
+    const double w2 = m > 0 ? k / m : 0, gam = m > 0 ? c / m : 0;
+    /* A constant force a moves the lane by at most a t_end hold: hold = t_end / 2 (a t_end^2 / 2),
+     * or 1 / gam once drag caps the speed at a / gam */
+    const double hold = gam > 0 ? fmin(t_end / 2, 1 / gam) : t_end / 2;
+    if (w2 > 0) {
+        /* The spring bounds |x - x_rest| by its amplitude; but a soft spring's rest point can
+         * lie far beyond where the lane gets by t_end (k = 1e-4 under gravity: 98 km below,
+         * against a fall of 0.5 km in 10 s), and the force, at most w2 times the amplitude,
+         * bounds how far it goes: the smaller of the two. */
+        const double amplitude = sqrt(x2) + sqrt(v2 / w2);
+        return fmin(amplitude, sqrt(start2) + sqrt(v2) * t_end + w2 * amplitude * t_end * hold);
+    }
+    return sqrt(x2) + sqrt(v2) * t_end + fabs(g) * t_end * hold;
 }

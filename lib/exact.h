@@ -44,9 +44,11 @@ double osc_zeta(double k, double c, double m);
 double osc_sqrt_km(double k, double m);
 
 /* The size of a lane's motion over [0, t_end] in position units, the scale of its errors' round-
- * off: |x0 - rest| + |v0| / omega0 with a spring; for a free particle (k = 0) how far it travels,
- * |x0| + |v0| t_end + |g| t_end min(t_end/2, 1/gam), gam = c/m. x0, v0: dim values; gravity g
- * on the last axis. */
+ * off: for a free particle (k = 0) how far it travels, |x0| + |v0| t_end + |g| t_end
+ * min(t_end/2, 1/gam), gam = c/m; with a spring its amplitude A = |x0 - rest| + |v0| / omega0,
+ * or, where smaller (a soft spring whose rest point the lane is far from reaching in t_end), the
+ * same travel with the spring's force per mass, at most omega0^2 A, in place of |g|. x0, v0: dim
+ * values; gravity g on the last axis. */
 double osc_motion_scale(int dim, double k, double c, double m, double g, const double *x0,
                         const double *v0, double t_end);
 

@@ -441,6 +441,32 @@ static void test_motion_scale_free_fall(void **state)
     assert_true(osc_motion_scale(1, 0, 0, 1, g, &zero, &zero, t_end) == g * t_end * t_end / 2);
 }
 
+/* osc_motion_scale of a soft spring under gravity: k = 1e-4, m = 1, g = 9.81 puts the rest point
+ * 98 km below, and the amplitude |x0 - x_rest| + |v0| / omega0 (98150 from rest with v0 = 0.5)
+ * would call the motion that large; in 10 s the lane falls ~0.5 km (with drag 0.5, ~0.16 km), so
+ * the scale is the travel bound |v0| t + omega0^2 A t min(t/2, 1/gam) instead, and as for free
+ * fall travel <= scale <= 2 travel, the travel (the largest |x(t)|, from rest at x0 = 0)
+ * measured with the closed form every 0.01 s. k = 1e-12 likewise. */
+static void test_motion_scale_soft_spring(void **state)
+{
+    (void)state;
+    const double zero = 0, v0 = 0.5, g = 9.81, t_end = 10;
+    const struct { double k, c; } cases[] = {{1e-4, 0}, {1e-4, 0.5}, {1e-12, 0}, {1e-12, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const double scale = osc_motion_scale(1, cases[i].k, cases[i].c, 1, g, &zero, &v0, t_end);
+        osc_exact e;
+        osc_exact_prepare(&e, cases[i].k, cases[i].c, 1, g, 0, v0);
+        double travel = 0;
+        for (int j = 1; j <= 1000; j++) {
+            double x, v;
+            osc_exact_eval(&e, j * 0.01, &x, &v);
+            travel = fmax(travel, fabs(x));
+        }
+        if (!(travel <= scale && scale <= 2 * travel))
+            fail_msg("k %g, c %g: scale %g, travel %g", cases[i].k, cases[i].c, scale, travel);
+    }
+}
+
 /* An independent reference: e^{At} applied to (x0, v0, 1) for the first-order system
  * y' = A y, A = [[0, 1, 0], [-w2, -gam, -g], [0, 0, 0]], in long double (64-bit significand),
  * by Taylor's series on t / 2^s with (omega + gam) t / 2^s <= 2 (40 terms: truncation
@@ -670,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_known_free_fall),
         cmocka_unit_test(test_known_other),
         cmocka_unit_test(test_motion_scale_free_fall),
+        cmocka_unit_test(test_motion_scale_soft_spring),
         cmocka_unit_test(test_against_matrix_exponential),
         cmocka_unit_test(test_map_against_matrix_exponential),
         cmocka_unit_test(test_omega0_and_zeta),
