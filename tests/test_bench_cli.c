@@ -289,6 +289,13 @@ static void bad_environment_is_bad_input(void **state)
     assert_int_equal(status, 0);
     assert_non_null(strstr(out, "audited/euler/double/1048576"));
     free(out);
+    /* empty is unset, for every variable: the default config's default/ benchmarks */
+    out = run("OSCBENCH_BENCH_CONFIG= OSCBENCH_BENCH_LARGE= OSCBENCH_BENCH_AUDIT_EVERY= "
+              "OSCBENCH_ISA=",
+              "--benchmark_list_tests", &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(out, "default/euler\n"));
+    free(out);
 }
 
 /* A number the context gives as a string ("key": "1.079e+11"). */

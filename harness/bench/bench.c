@@ -715,6 +715,8 @@ static const osc_method *make_rkn_rk4(void)
 static bool load_bench_config(void)
 {
     const char *cfg_path = getenv("OSCBENCH_BENCH_CONFIG");
+    if (cfg_path && !*cfg_path) /* empty: unset, as for the other variables */
+        cfg_path = NULL;
     char err[CONFIG_ERRORS_BYTES];
     if (config_load(cfg_path ? cfg_path : OSC_DEFAULT_CONFIG, &default_cfg, err, sizeof err) == 0)
         return true;
