@@ -81,14 +81,21 @@ static void help_lists_our_flags_and_google_benchmarks(void **state)
     free(out);
 }
 
-static double json_number(const char *json, const char *key)
+/* The first value of key in the JSON: a number, or with quote "\"" one the context gives as a
+ * string ("key": "1.079e+11"). */
+static double json_value(const char *json, const char *key, const char *quote)
 {
     char quoted[64];
-    snprintf(quoted, sizeof quoted, "\"%s\": ", key);
+    snprintf(quoted, sizeof quoted, "\"%s\": %s", key, quote);
     const char *at = strstr(json, quoted);
     if (!at)
         fail_msg("no %s in:\n%s", key, json);
     return strtod(at + strlen(quoted), NULL);
+}
+
+static double json_number(const char *json, const char *key)
+{
+    return json_value(json, key, "");
 }
 
 /* step/euler/double/4096: 1.6e9 FMA per iteration / (4 FMA x 4096 lanes) = 97656.25 steps,
@@ -298,17 +305,6 @@ static void bad_environment_is_bad_input(void **state)
     free(out);
 }
 
-/* A number the context gives as a string ("key": "1.079e+11"). */
-static double json_context_number(const char *json, const char *key)
-{
-    char quoted[64];
-    snprintf(quoted, sizeof quoted, "\"%s\": \"", key);
-    const char *at = strstr(json, quoted);
-    if (!at)
-        fail_msg("no %s in:\n%s", key, json);
-    return strtod(at + strlen(quoted), NULL);
-}
-
 /* More threads than CPUs take turns: the FMA peak is the probe's wall-clock rate, or one core's
  * rate per CPU-second times the threads that can run at once, never times all the threads (with
  * twice as many threads as CPUs that read twice the machine). The context's numbers have 4
@@ -325,9 +321,9 @@ static void peak_counts_cpus_not_threads(void **state)
     char *out = run(env, "--benchmark_filter='^step/euler/double/4096$' "
                          "--benchmark_min_time=0.01 --benchmark_format=json", &status);
     assert_int_equal(status, 0);
-    const double peak = json_context_number(out, "fma_peak_double_per_s"),
-                 wall = json_context_number(out, "fma_probe_double_wall_per_s"),
-                 core = json_context_number(out, "fma_peak_double_per_core_cpu_s");
+    const double peak = json_value(out, "fma_peak_double_per_s", "\""),
+                 wall = json_value(out, "fma_probe_double_wall_per_s", "\""),
+                 core = json_value(out, "fma_peak_double_per_core_cpu_s", "\"");
     if (peak > fmax(wall, cpus * core) * 1.002)
         fail_msg("%d threads on %d CPUs: peak %g, wall %g, one core %g per CPU-second", 2 * cpus,
                  cpus, peak, wall, core);
