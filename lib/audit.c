@@ -796,8 +796,8 @@ osc_maxima osc_audit_maxima(const osc_audit *a)
  * that state must stand at the batch's step. Where the batch was stepped outside the audit (the
  * audit created after steps, or a plain osc_batch_run between audited runs) a live lane's state
  * becomes the closed form at the batch's step, as if an audit had anchored a chain there: the
- * R-interval anchor (xa, va) too, which a lane's first audit maps on from; later lanes' next audit
- * takes the closed form (per = 0: no chain runs on across the steps no audit saw). */
+ * R-interval anchor (xa, va) too, which a lane's first audit maps on from. A lane audited before
+ * takes the closed form at its next audit (per = 0: no chain runs on across steps no audit saw). */
 static void catch_up(osc_audit *a, long step)
 {
     const double t = (double)step * a->dt;
