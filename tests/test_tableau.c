@@ -75,7 +75,7 @@ static osc_tableau linear4_order3(void)
 
 /* Dormand and Prince's DOPRI5 (HNW I, Table II.5.2), its fifth-order weights: every one of the
  * 17 conditions up to order 5 holds, so each order-5 tree's gamma and weight is checked (rk4
- * fails the first of them, b.c^4, and hides the rest). R(z) = e^z's series to z^5 / 120, then
+ * never reaches them: its linear order, 4, bounds the check). R(z) = e^z's series to z^5 / 120, then
  * z^6 / 600 != 1 / 720 (HNW IV.2): linear order 5. */
 static osc_tableau dopri5(void)
 {
@@ -93,8 +93,8 @@ static osc_tableau dopri5(void)
 }
 
 /* Every condition up to order 5 but the tall tree's: b.A^3 c = 1/100, not 1/120, and so also
- * R(z)'s z^5 coefficient b^T A^4 1 = 1/100: coefficient order 4 and linear order 4. DOPRI5 meets
- * all 17 conditions and rk4 fails b.c^4 first, so neither notices a check that skips this tree.
+ * R(z)'s z^5 coefficient b^T A^4 1 = 1/100: coefficient order 4 and linear order 4 (the tall
+ * tree is the linear condition of its order, so the linear order alone stops the check here).
  * No closed form at hand: solved numerically, 21 unknowns (a below the diagonal, b; c = A 1)
  * against the 16 other conditions and b.A^3 c = h, minimum-norm Newton steps in 60-digit mpmath
  * from DOPRI5's first six stages (a 6-stage order-5 method, its b7 = 0) as h moves from 1/120 to
