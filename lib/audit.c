@@ -140,6 +140,8 @@ struct osc_audit {
     long *per;         /* > 0: the maps' interval; < 0: -(interval seen once); 0: none */
     long *chain_base;  /* audits when the chain's closed form was taken */
     long *frozen_last; /* last_step of a lane that became unstable */
+    long run_to;       /* the batch step the last osc_audit_run ended at (0 at creation): where
+                        * every live lane's exact state stands, so catch_up has nothing to do */
     void *slab;
 };
 
@@ -819,9 +821,12 @@ int osc_audit_run(osc_audit *a, osc_batch *b, long nsteps, long audit_every, osc
         fn = osc_audit_tile, ctx = a;
     if (!a->every_step)
         return osc_batch_run(b, nsteps, audit_every, fn, ctx);
-    if (osc_batch_step(b) >= 0 && !osc_batch_stopped(b))
-        catch_up(a, osc_batch_step(b));
-    return osc_batch_run_costep(b, nsteps, audit_every, &a->costep, fn, ctx);
+    const long step = osc_batch_step(b);
+    if (step >= 0 && !osc_batch_stopped(b) && step != a->run_to)
+        catch_up(a, step);
+    const int rc = osc_batch_run_costep(b, nsteps, audit_every, &a->costep, fn, ctx);
+    a->run_to = osc_batch_stopped(b) ? -1 : osc_batch_step(b);
+    return rc;
 }
 
 int osc_audit_set_anchor_every(osc_audit *a, long every)
