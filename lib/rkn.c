@@ -172,12 +172,6 @@ static coefs coefs_of(const osc_rkn_tableau *t, bool absolute)
     return k;
 }
 
-/* false when either side is NaN or inf: an overflowed sum proves nothing */
-static bool condition_holds(double phi, double phi_abs, double want, int order, int s)
-{
-    return isfinite(phi_abs) && fabs(phi - want) <= OSC_TABLEAU_TREE_TOL(order, s) * phi_abs;
-}
-
 /* What a visit of the Nystrom trees (trees.h) checks; a failure lowers the bound. */
 typedef struct tree_check {
     const coefs *k, *kabs;
@@ -191,13 +185,11 @@ static void check_tree(const osc_tree *t, void *ctx)
 {
     const tree_check *ch = ctx;
     const int rho = t->order, s = ch->k->s;
-    if (rho > *ch->order)
-        return;
-    if (!condition_holds(osc_svec_dot(s, ch->k->b, t->phi), osc_svec_dot(s, ch->kabs->b, t->phi_abs),
+    if (!osc_tree_condition_holds(osc_svec_dot(s, ch->k->b, t->phi), osc_svec_dot(s, ch->kabs->b, t->phi_abs),
                          1 / t->gamma, rho, s))
         *ch->order = rho - 1;
     else if (rho + 1 <= *ch->order &&
-             !condition_holds(osc_svec_dot(s, ch->k->bbar, t->phi),
+             !osc_tree_condition_holds(osc_svec_dot(s, ch->k->bbar, t->phi),
                               osc_svec_dot(s, ch->kabs->bbar, t->phi_abs),
                               1 / ((rho + 1) * t->gamma), rho + 1, s))
         *ch->order = rho;
@@ -343,7 +335,7 @@ int osc_rkn_linear_order(const osc_rkn_tableau *t, bool damped)
                         continue;
                     const double g = entry(got, r, q)->p[m][n], w = entry(want, r, q)->p[m][n];
                     const double bound = entry(mag, r, q)->p[m][n] + fabs(w);
-                    if (!condition_holds(g, bound, w, o, k.s) && o - 1 < order)
+                    if (!osc_tree_condition_holds(g, bound, w, o, k.s) && o - 1 < order)
                         order = o - 1;
                 }
     return order;

@@ -121,12 +121,6 @@ static vec amul(const coefs *k, vec x) { return osc_svec_mul(k->s, k->a, x); }
 /* b^T x */
 static double bdot(const coefs *k, vec x) { return osc_svec_dot(k->s, k->b, x); }
 
-/* false when either side is NaN or inf: an overflowed sum proves nothing */
-static bool condition_holds(double phi, double phi_abs, double want, int order, int s)
-{
-    return isfinite(phi_abs) && fabs(phi - want) <= OSC_TABLEAU_TREE_TOL(order, s) * phi_abs;
-}
-
 /* What a visit of the trees (trees.h) checks: b.Phi(t) = 1/gamma(t) for every tree, or only the
  * Nystrom ones; a failure lowers the bound to one below its order. */
 typedef struct tree_check {
@@ -138,9 +132,9 @@ typedef struct tree_check {
 static void check_tree(const osc_tree *t, void *ctx)
 {
     const tree_check *ch = ctx;
-    if ((ch->nystrom_only && !t->nystrom) || t->order > *ch->order)
+    if (ch->nystrom_only && !t->nystrom)
         return;
-    if (!condition_holds(bdot(ch->k, t->phi), bdot(ch->kabs, t->phi_abs), 1 / t->gamma, t->order,
+    if (!osc_tree_condition_holds(bdot(ch->k, t->phi), bdot(ch->kabs, t->phi_abs), 1 / t->gamma, t->order,
                          ch->k->s))
         *ch->order = t->order - 1;
 }
@@ -177,7 +171,7 @@ int osc_tableau_linear_order(const osc_tableau *t)
     double factorial = 1;
     for (int p = 1; p <= k.s + 1; p++) {
         factorial *= p;
-        if (!condition_holds(bdot(&k, w), bdot(&kabs, wabs), 1 / factorial, p, k.s))
+        if (!osc_tree_condition_holds(bdot(&k, w), bdot(&kabs, wabs), 1 / factorial, p, k.s))
             return p - 1;
         w = amul(&k, w), wabs = amul(&kabs, wabs);
     }

@@ -67,17 +67,17 @@ static void store(generator *g, const osc_tree *t, bool as_f, bool as_x)
 
 static void finish(generator *g, int order, const partial *p)
 {
+    const bool as_f = p->all_children_as_x, as_x = p->children <= 1 && p->only_child_as_f;
     const osc_tree t = {.order = order,
                         .gamma = order * p->gamma,
                         .velocity = p->velocity,
-                        .nystrom = !g->kinds->c && (p->all_children_as_x ||
-                                                    (p->children <= 1 && p->only_child_as_f)),
+                        .nystrom = !g->kinds->c && (as_f || as_x),
                         .phi = p->phi,
                         .phi_abs = p->phi_abs};
     if (order <= *g->max_order)
         g->visit(&t, g->ctx);
     if (order < *g->max_order)
-        store(g, &t, p->all_children_as_x, p->children <= 1 && p->only_child_as_f);
+        store(g, &t, as_f, as_x);
 }
 
 /* p with one more child: weight w (w_abs), gamma, and its labels */

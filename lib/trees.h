@@ -16,9 +16,11 @@
 #ifndef OSC_TREES_H
 #define OSC_TREES_H
 
+#include <math.h>
 #include <stdbool.h>
 
 #include "stage_vec.h"
+#include "tableau.h"
 
 /* Which children the trees' vertices may have, and the matrices and vectors their weights are
  * made of; NULL leaves a kind out. */
@@ -38,8 +40,18 @@ typedef struct osc_tree {
     osc_svec phi, phi_abs; /* Phi with the coefficients as given and in absolute value */
 } osc_tree;
 
+/* Whether an order condition of this order holds for s stages: |phi - want| within
+ * OSC_TABLEAU_TREE_TOL(order, s) of phi_abs, the same sum over the coefficients' magnitudes
+ * (tableau.h); false when either side is NaN or inf: an overflowed sum proves nothing. */
+static inline bool osc_tree_condition_holds(double phi, double phi_abs, double want, int order,
+                                            int s)
+{
+    return isfinite(phi_abs) && fabs(phi - want) <= OSC_TABLEAU_TREE_TOL(order, s) * phi_abs;
+}
+
 /* Calls visit(tree, ctx) for every tree of order 1, 2, ... up to *max_order, which visit may
- * lower as it goes (no tree beyond the new bound is generated). kinds gives the weights,
+ * lower as it goes (no tree beyond the bound is visited, even one of the order being visited
+ * when visit lowered it, and none beyond it is generated). kinds gives the weights,
  * kinds_abs the same kinds with the coefficients in absolute value. false when memory for the
  * trees could not be had (the visits made stand). */
 bool osc_trees_visit(const osc_tree_kinds *kinds, const osc_tree_kinds *kinds_abs,
