@@ -1,5 +1,6 @@
 /* One-line errors and the test hooks: see diag.h. */
 #define _POSIX_C_SOURCE 200809L /* PATH_MAX in <limits.h>, getpid, pause */
+#define _DEFAULT_SOURCE /* syscall */
 
 #include "diag.h"
 
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 _Static_assert(ERROR_LINE_BYTES >= 3 * PATH_MAX, "an error line holds two paths and a message");
@@ -111,7 +113,10 @@ void test_pause(const char *phase)
     const char *want = getenv("OSCBENCH_TEST_PAUSE");
     if (!want || strcmp(want, phase) != 0)
         return;
-    fprintf(stderr, "oscbench: paused at %s (pid %ld)\n", phase, (long)getpid());
+    /* the thread too: a test that signals it (tgkill) reaches the thread that waits here, not a
+     * busy one that ThreadSanitizer would hand the signal to only at its next intercepted call */
+    fprintf(stderr, "oscbench: paused at %s (pid %ld, thread %ld)\n", phase, (long)getpid(),
+            (long)syscall(SYS_gettid));
     fflush(stderr);
     pause();
 }
