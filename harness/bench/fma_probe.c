@@ -23,8 +23,7 @@
 #define PROBE_RUNTIME 1
 #define PROBE_WIDE() (osc_isa_level() == OSC_ISA_V4)
 #define PROBE_MIX_SHAPES() (osc_isa_level() >= OSC_ISA_V3 ? 2 : 1) /* kind 3 is assembly */
-#define PROBE_ISA()                                                                              \
-    (osc_isa_level() == OSC_ISA_V4 ? "x86-64-v4" : osc_isa_level() == OSC_ISA_V3 ? "x86-64-v3" : "default")
+#define PROBE_ISA() osc_isa_name(osc_isa_level()) /* the kernels' own name for it (kernel_isa) */
 #else
 #define PROBE_RUNTIME 0
 #define PROBE_WIDE() 0

@@ -18,7 +18,8 @@ typedef struct osc_fma_peak {
     double add_per_s[2], add_per_cpu_s[2];
     double mix_per_s[2], mix_per_cpu_s[2];
     int threads;         /* OpenMP threads the probe ran on */
-    const char *isa;     /* the code path the probe ran: "x86-64-v4", "x86-64-v3" or "default" */
+    const char *isa;     /* the code path the probe ran: "x86-64-v4", "x86-64-v3", "x86-64", or
+                          * "default" (the compiler's target) in a build without multiversioning */
 } osc_fma_peak;
 
 /* Measure the peaks for double and float, spending about `seconds` in total (0.3 is plenty;
