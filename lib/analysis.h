@@ -193,7 +193,7 @@ typedef struct osc_stab_options {
     double rel_tol;      /* target relative resolution (2e-4) */
     long max_steps;      /* cap on the steps of one batch refining the first edge (2e6);
                           * batches refining the other edges get a fifth of it */
-    long coarse_steps;   /* steps of the first scan (50000) */
+    long coarse_steps;   /* steps of the first scan (50000; at least 512) */
 } osc_stab_options;
 
 typedef struct osc_stab_measured {

@@ -374,12 +374,13 @@ int osc_stability_theory(const osc_method *m, double zeta, osc_stab_theory *out)
  * 1. A first scan: coarse_lanes log-spaced over [h_low, h_high] (1e-6 to 1e3), coarse_steps
  *    steps. Its lanes give the verdict near 0 (see near_zero_verdict) and bracket every edge:
  *    each change between "grew beyond growth" and "did not" along the lanes.
- * 2. A short rerun of the same lanes (256 steps) measures how fast log(rho) grows with h past
+ * 2. A short rerun of the same lanes (SHORT_STEPS) measures how fast log(rho) grows with h past
  *    each edge (the long run overflowed there).
  * 3. Each edge is refined by batches of fine_lanes spread linearly over its bracket, each long
  *    enough for its spacing (see refine), until the bracket and the finite-step bias are within
  *    rel_tol, or the step cap is reached: its resolution says how far it got.
  * The verdict of every lane comes from stepping the batch kernels; nothing uses the theory. */
+#define SHORT_STEPS 256 /* the short rerun's */
 
 /* Each h[i] twice: omega0 = h[i] with dt = 1 (so omega0*dt = h[i]), c = 2 zeta omega0, m = 1,
  * from x0 = 1, v0 = 0 and from x0 = 0, v0 = omega0 (energy norm 1). After `steps` steps,
@@ -499,10 +500,10 @@ static double growth_slope(const scan *s, size_t iu, long steps)
 
 /* The growth slope past the edge between coarse lanes a and b (adjacent, b unstable), from the
  * short rerun's log growth Ls: the secant between the first two lanes from b on, going away
- * from a, that grew past the threshold in 256 steps and are still finite. NaN if none. */
+ * from a, that grew past the threshold in SHORT_STEPS and are still finite. NaN if none. */
 static double short_run_slope(const scan *s, const double *Ls, size_t b, int dir)
 {
-    const double short_steps = 256;
+    const double short_steps = SHORT_STEPS;
     for (size_t i = b; i < s->n && i + dir < s->n; i += dir) {
         size_t j = i + dir;
         if (Ls[i] > s->log_growth_limit && Ls[j] > Ls[i] && isfinite(Ls[j]))
@@ -533,7 +534,8 @@ static osc_stab_options with_defaults(const osc_stab_options *opt)
     o.h_high = o.h_high > o.h_low ? o.h_high : fmax(1e3, 10 * o.h_low);
     o.rel_tol = o.rel_tol > 0 ? o.rel_tol : 2e-4;
     o.max_steps = o.max_steps > 0 ? o.max_steps : 2000000;
-    o.coarse_steps = o.coarse_steps > 0 ? o.coarse_steps : 50000;
+    o.coarse_steps = o.coarse_steps <= 0 ? 50000 : o.coarse_steps < 2 * SHORT_STEPS ? 2 * SHORT_STEPS
+                                                                               : o.coarse_steps;
     return o;
 }
 
@@ -550,24 +552,37 @@ typedef struct edge {
     double value, resolution;
 } edge;
 
+/* The edge between a (did not grow) and b (grew) when it lies past a - bias dir, but not past
+ * `far`: the middle of what is left and the half width. */
+static edge bracketed(double a, double b, double bias, double far, double dir)
+{
+    double stable_end = dir > 0 ? fmax(a - bias, far) : fmin(a + bias, far);
+    double value = (stable_end + b) / 2;
+    return (edge){value, fabs(b - stable_end) / 2 / value};
+}
+
 /* Refine the edge between a (did not grow) and b (grew), adjacent lanes of the first scan; b > a
- * for the upper edge of a stable interval, b < a for a lower one (dir = sign(b - a)). Each batch
- * spreads the fine lanes from a - 1.5 bias dir to b, where bias = bias_log / (steps * slope)
- * is how far past the true edge a lane must sit to grow by `growth` in `steps` (so the edge lies
- * beyond a - bias dir), and runs long enough that a lane one spacing w past the edge grows by
- * `growth`: steps = log(growth) / (slope * w). The edge lies between a - bias dir and b: report
- * the middle and the half width. Stops when both the bracket and the bias are below rel_tol of
- * the edge, or when the step cap is reached. */
-static int refine(scan *s, const osc_stab_options *o, double a, double b, double slope,
-                  long steps, long cap, edge *out)
+ * for the upper edge of a stable interval, b < a for a lower one (dir = sign(b - a)); `far` is
+ * the interval's other end (its lower edge, or the next lane that grew above it; 0 and +inf
+ * when there is none), which the edge never crosses. Each batch spreads the fine lanes from
+ * a - 1.5 bias dir to b, where bias = bias_log / (steps * slope) is how far past the true edge
+ * a lane must sit to grow by `growth` in `steps` (so the edge lies beyond a - bias dir), and runs
+ * long enough that a lane one spacing w past the edge grows by `growth`: steps = log(growth) /
+ * (slope * w). The edge lies between a - bias dir and b: report the middle and the half width.
+ * The lanes start at most half way from a to `far` (and to 0): in a band narrower than the bias
+ * (forest-ruth damped, 0.024 wide with a bias of 0.07) a start beyond the other edge grew, and
+ * the search went on away from the band, to an upper edge below its lower one. Stops when both
+ * the bracket and the bias are below rel_tol of the edge, or when the step cap is reached. */
+static int refine(scan *s, const osc_stab_options *o, double a, double b, double far,
+                  double slope, long steps, long cap, edge *out)
 {
     const double dir = b > a ? 1 : -1;
     int status = OSC_OK;
     double bias = bias_log(s) / ((double)steps * slope);
-    out->value = (a - dir * bias + b) / 2; /* the first scan's verdict, until a batch improves it */
-    out->resolution = (fabs(b - a) + bias) / 2 / out->value;
+    *out = bracketed(a, b, bias, far, dir); /* the first scan's, until a batch improves it */
     for (int round = 0; round < 12 && status == OSC_OK; round++) {
-        double lo = a - dir * fmin(1.5 * bias, a / 2), hi = b;
+        double room = fmin(fabs(a - far), a);
+        double lo = a - dir * fmin(1.5 * bias, room / 2), hi = b;
         fill_linear(s->h, s->n, lo, hi);
         double w = fabs(hi - lo) / (double)(s->n - 1);
         steps = clamp_steps(s->log_growth_limit / (slope * w), cap);
@@ -575,8 +590,20 @@ static int refine(scan *s, const osc_stab_options *o, double a, double b, double
         status = run_scan(s, steps, &iu);
         if (status != OSC_OK)
             break;
-        if (iu == 0) { /* the edge is before lo: look further on the stable side */
-            b = lo + dir * w, a = lo - dir * fmin(fabs(hi - lo), lo / 2), bias = 0;
+        /* lanes at the start that grew lie past the interval's other edge (lo overshot a band
+         * narrower than the bias): the other edge is before the first that did not */
+        size_t stable_from = iu;
+        while (stable_from < s->n && grew(s, stable_from))
+            stable_from++;
+        if (iu == 0 && stable_from < s->n) {
+            far = s->h[stable_from - 1];
+            iu = stable_from;
+            while (iu < s->n && !grew(s, iu))
+                iu++;
+        }
+        if (iu == 0) { /* the edge is before lo: look further on the stable side, short of far */
+            double left = fmin(fabs(lo - far), lo);
+            b = lo + dir * w, a = lo - dir * fmin(fabs(hi - lo), left / 2), bias = 0;
             continue;
         }
         if (iu == s->n) { /* beyond hi: look further on the unstable side */
@@ -586,36 +613,45 @@ static int refine(scan *s, const osc_stab_options *o, double a, double b, double
         a = s->h[iu - 1], b = s->h[iu];
         slope = growth_slope(s, iu, steps);
         bias = bias_log(s) / ((double)steps * slope);
-        out->value = (a - dir * bias + b) / 2;
-        out->resolution = (fabs(b - a) + bias) / 2 / out->value;
+        *out = bracketed(a, b, bias, far, dir);
         if ((fabs(b - a) <= o->rel_tol * a && bias <= o->rel_tol * a) || steps >= cap)
             break;
     }
     return status;
 }
 
-/* The verdict near 0 from the first scan, by the trend of the lanes' log growth L as h -> 0 (the
- * measured counterpart of the theory's trend): the lowest lanes whose energy norm changed by
+/* The verdict near 0 from the first scan, by the trend of the lanes' log growth as h -> 0 (the
+ * measured counterpart of the theory's trend). The growth counted is the late one, L - Ls: the
+ * first scan's less the short run's (SHORT_STEPS), so that a start-up transient, which a rate
+ * rho - 1 is not, drops out (stormer at zeta 3000: its alternating mode lifts the energy norm by
+ * up to e^8.5 in the first steps, then stays bounded). The lowest lanes whose late growth is
  * more than e^2 either way (TREND_MIN_LOG; a stable lane's norm oscillates by O(h) at small h)
  * say which way rho - 1 leans. If the lowest TREND_LANES such lanes below h = 1 all grew, and
  * grew less the smaller h, rho - 1 > 0 shrinks toward h = 0 with no sign of crossing zero:
  * unstable near 0 (explicit Euler undamped: L = steps h^2/2). A decaying lowest lane means
  * stable near 0; no resolved lane below h = 1 means neutral (rho = 1 as far as the steps show),
- * stable. Returns the first such lane in *resolved (n if none). */
+ * stable. A lane that overflowed ends the search: it lies past an edge (euler at zeta 150, whose
+ * limit 0.0067 is the first change the lanes see), and lanes that all overflowed say nothing of a
+ * trend. Returns the first resolved lane in *resolved (n if none). */
 #define TREND_MIN_LOG 2.0
 #define TREND_LANES 3
 
-static bool unstable_near_zero(const scan *s, size_t *resolved)
+static bool unstable_near_zero(const scan *s, const double *Ls, size_t *resolved)
 {
     size_t idx[TREND_LANES], k = 0;
-    for (size_t i = 0; i < s->n && s->h[i] < 1 && k < TREND_LANES; i++)
-        if (fabs(s->L[i]) > TREND_MIN_LOG)
-            idx[k++] = i;
+    double late[TREND_LANES];
+    for (size_t i = 0; i < s->n && s->h[i] < 1 && k < TREND_LANES; i++) {
+        double growth = s->L[i] - Ls[i];
+        if (!isfinite(growth))
+            break;
+        if (fabs(growth) > TREND_MIN_LOG)
+            idx[k] = i, late[k++] = growth;
+    }
     *resolved = k ? idx[0] : s->n;
     if (k < TREND_LANES)
         return false;
     for (size_t j = 0; j < k; j++)
-        if (!(s->L[idx[j]] > TREND_MIN_LOG) || (j && !(s->L[idx[j]] >= s->L[idx[j - 1]])))
+        if (!(late[j] > TREND_MIN_LOG) || (j && !(late[j] >= late[j - 1])))
             return false;
     return true;
 }
@@ -652,8 +688,14 @@ static int measure_intervals(scan *s, const osc_stab_options *o, const double *h
          * method with several slowly growing edges (forest-ruth damped) affordable. */
         bool first = !never && !stable && out->nintervals == 0;
         long cap = first ? o->max_steps : (o->max_steps + 4) / 5;
+        double far = lower; /* an upper edge's; a lower edge's: the next lane that grew */
+        if (stable) {
+            far = INFINITY;
+            for (size_t j = i + 1; j < nc && isinf(far); j++)
+                far = Lc[j] > s->log_growth_limit ? hc[j] : INFINITY;
+        }
         edge e;
-        status = refine(s, o, hc[ia], hc[ib], slope, steps, cap < 200 ? 200 : cap, &e);
+        status = refine(s, o, hc[ia], hc[ib], far, slope, steps, cap < 200 ? 200 : cap, &e);
         if (stable) {
             lower = e.value, lower_res = e.resolution, in_interval = true;
             continue;
@@ -716,9 +758,10 @@ int osc_stability_measured(const osc_method *m, osc_precision p, double zeta,
     int status = hc && Lc && Ls && hf && Lf ? OSC_OK : OSC_ENOMEM;
     /* A stable lane is one whose norm did not grow by `growth` in coarse_steps: a growth rate
      * below log(growth) / coarse_steps per step (2.8e-4 by default) passes unseen here, and one
-     * below TREND_MIN_LOG / coarse_steps (4e-5) is not even resolved for the trend. The refining
+     * below TREND_MIN_LOG / (coarse_steps - SHORT_STEPS) (4e-5) is not even resolved for the
+     * trend. The refining
      * batches run up to max_steps and say in their resolution how far they got. */
-    out->rate_floor = TREND_MIN_LOG / (double)o.coarse_steps;
+    out->rate_floor = TREND_MIN_LOG / (double)(o.coarse_steps - SHORT_STEPS);
     size_t iu;
     if (status == OSC_OK) {
         fill_log(hc, nc, o.h_low, o.h_high);
@@ -726,11 +769,11 @@ int osc_stability_measured(const osc_method *m, osc_precision p, double zeta,
     }
     if (status == OSC_OK) {
         s.L = Ls;
-        status = run_scan(&s, 256, &iu);
+        status = run_scan(&s, SHORT_STEPS, &iu);
         s.L = Lc;
     }
     size_t resolved = nc;
-    bool never = status == OSC_OK && unstable_near_zero(&s, &resolved);
+    bool never = status == OSC_OK && unstable_near_zero(&s, Ls, &resolved);
     if (status == OSC_OK && !never && Lc[0] > s.log_growth_limit) /* grew even at h_low */
         never = true, resolved = 0;
     if (never)
