@@ -56,6 +56,11 @@ typedef enum osc_fit_status {
 #define OSC_FIT_VERDICT_POINTS 4 /* fewer fitted points: inconclusive */
 #define OSC_FIT_MAX_HALF_WIDTH 0.5 /* a wider 95% interval (half-width): inconclusive */
 #define OSC_FIT_HORIZON_TOL 0.1 /* fitted points whose t_end differ by more: inconclusive */
+#define OSC_FIT_BELOW_POINTS 2  /* usable points below the fit that can withhold a pass */
+#define OSC_FIT_BELOW_TOL 0.5   /* ... when they converge at least this much below the declared
+                                 * order */
+#define OSC_FIT_BELOW_MIN 0.75  /* ... and at this order or more (a lower order is >= 1; a
+                                 * floor's onset flattens toward 0) */
 
 /* The verdict on a declared order (the rule is in convergence.c). Zero is inconclusive, so a
  * zeroed result never reads as a pass. */
@@ -77,6 +82,8 @@ typedef enum osc_verdict_reason {
     OSC_REASON_ABOVE = 6,       /* inconclusive: declared below [low - tol, high + tol] */
     OSC_REASON_BETWEEN = 7,     /* inconclusive: declared inside, measured more than tol off */
     OSC_REASON_HORIZONS = 8,    /* inconclusive: the fitted points end at different times */
+    OSC_REASON_BENDS_BELOW = 9, /* inconclusive: would pass, but the usable points at smaller dt
+                                 * than the fit converge more slowly than the declared order */
 } osc_verdict_reason;
 
 typedef struct osc_order_fit {
@@ -89,6 +96,11 @@ typedef struct osc_order_fit {
     double dt_min, dt_max; /* the range of dt fitted */
     double t_end_min, t_end_max; /* the times the fitted points end at; 0 where unknown */
     size_t fit_points; /* points in the fit */
+    /* the slope over the usable points just below the fit's dt (none unusable between them),
+     * with its first point (NaN with none, or when they do not lie on one line), and how many
+     * there are */
+    double order_below;
+    size_t points_below;
     osc_verdict verdict;
     osc_verdict_reason reason;
     bool pass;         /* verdict == OSC_VERDICT_PASS */

@@ -3915,8 +3915,8 @@ static void check_interval_percent(size_t *bad, const char *what, const char *te
 
 /* /convergence's verdict attribute states lib/convergence.c's rule: only a declared order above
  * the widened interval fails; one below it is inconclusive (it once said "fail: declared
- * outside"), and the end-time and quarter-from-declared rules are named, with the constants
- * lib/convergence.c decides with. */
+ * outside"), and the end-time, quarter-from-declared and points-below rules are named, with the
+ * constants lib/convergence.c decides with. */
 static void check_verdict_rule(hid_t h, size_t *bad)
 {
     char *rule = object_attr(h, "/convergence", "verdict");
@@ -3924,7 +3924,7 @@ static void check_verdict_rule(hid_t h, size_t *bad)
         mismatch(bad, "/convergence has no verdict attribute");
         return;
     }
-    char says[9][96];
+    char says[10][96];
     snprintf(says[0], sizeof says[0], "W = [low-%g, high+%g]", OSC_FIT_PASS_TOL, OSC_FIT_PASS_TOL);
     snprintf(says[1], sizeof says[1], "range of %d usable points", OSC_FIT_RANGE_POINTS);
     snprintf(says[2], sizeof says[2], "more than %g%% apart", 100 * OSC_FIT_HORIZON_TOL);
@@ -3934,6 +3934,8 @@ static void check_verdict_rule(hid_t h, size_t *bad)
     snprintf(says[6], sizeof says[6], "fail: declared above W");
     snprintf(says[7], sizeof says[7], "inconclusive: declared below W");
     snprintf(says[8], sizeof says[8], "pass = (verdict == pass)");
+    snprintf(says[9], sizeof says[9], "%d or more usable points just below the fitted dt",
+             OSC_FIT_BELOW_POINTS);
     for (size_t i = 0; i < sizeof says / sizeof *says; i++)
         if (!strstr(rule, says[i]))
             mismatch(bad, "/convergence verdict attribute lacks \"%s\": %s", says[i], rule);

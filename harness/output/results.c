@@ -61,10 +61,13 @@ static const char *verdict_rule(char *buf, size_t len)
              "of %d usable points, fitted points ending more than %g%% apart in time (steps: "
              "rather than t_end), fewer than %d fitted points, or half-width above %g; fail: "
              "declared above W (converges more slowly than declared); inconclusive: declared "
-             "below W (converges faster), W holding declared+-1 as well, or measured more than "
-             "%g from declared; pass: otherwise. pass = (verdict == pass)",
+             "below W (converges faster), W holding declared+-1 as well, measured more than "
+             "%g from declared, or %d or more usable points just below the fitted dt lying on a "
+             "line of slope in [%g, declared-%g) (a lower order as dt shrinks); pass: "
+             "otherwise. pass = (verdict == pass)",
              OSC_FIT_PASS_TOL, OSC_FIT_PASS_TOL, OSC_FIT_RANGE_POINTS, 100 * OSC_FIT_HORIZON_TOL,
-             OSC_FIT_VERDICT_POINTS, OSC_FIT_MAX_HALF_WIDTH, OSC_FIT_PASS_TOL);
+             OSC_FIT_VERDICT_POINTS, OSC_FIT_MAX_HALF_WIDTH, OSC_FIT_PASS_TOL,
+             OSC_FIT_BELOW_POINTS, OSC_FIT_BELOW_MIN, OSC_FIT_BELOW_TOL);
     return buf;
 }
 
@@ -97,7 +100,7 @@ static h5_table *convergence_table(const convergence_rows *c)
     rc |= h5_table_str(t, "order_note", c->order_note);
     rc |= h5_table_attr_str(t, "interval", "order_low..order_high: " FIT_INTERVAL " of the "
                                            "least-squares slope over the fitted points");
-    char rule[640];
+    char rule[1024];
     rc |= h5_table_attr_str(t, "verdict", verdict_rule(rule, sizeof rule));
     free(verdict), free(reason);
     return complete_or_null(t, rc);
