@@ -402,19 +402,23 @@ static void fit_lines_up_to_40_fits(void **state)
  * any (0, h]"): "a" is stable for every omega0*dt in both sources; "n" never near 0, its measured
  * limit bounded above by the 0.01 its steps resolve, so it is listed with its theory trend rho - 1
  * ~ 0.125 h^4 (the two-stage methods' h^4/8 at zeta 0); "f" has the finite limits 1.5 (theory)
- * and 1.49 +- 1e-4 (measured) and a second theory interval [1.8, inf) reaching to infinity. */
+ * and 1.49 +- 1e-4 (measured) and a second theory interval [1.8, inf) reaching to infinity; "s"
+ * has limits of 2e-7 (euler at zeta 1e7), which six fixed decimals printed as 0.000000, the
+ * form of "never". */
 static void stability_forms(void **state)
 {
     (void)state;
-    const char *name[] = {"a", "n", "f"}, *iv_name[] = {"f", "f", "f"};
+    const char *name[] = {"a", "n", "f", "s"}, *iv_name[] = {"f", "f", "f"};
     const char *source[] = {"theory", "theory", "measured"};
-    double zeta[] = {0.1, 0, 0}, theory[] = {INFINITY, 0, 1.5}, measured[] = {INFINITY, 0, 1.49};
-    double high[] = {NAN, 0.01, 1.4902}, res_col[] = {NAN, NAN, 1e-4}, nan_col[] = {NAN, NAN, NAN};
-    double power[] = {NAN, 4, NAN}, coef[] = {NAN, 0.125, NAN};
+    double zeta[] = {0.1, 0, 0, 1e7}, theory[] = {INFINITY, 0, 1.5, 2.0007e-7};
+    double measured[] = {INFINITY, 0, 1.49, 2.0008e-7}, high[] = {NAN, 0.01, 1.4902, 2.0009e-7};
+    double res_col[] = {NAN, NAN, 1e-4, 1e-4}, nan_col[] = {NAN, NAN, NAN, NAN};
+    double power[] = {NAN, 4, NAN, NAN}, coef[] = {NAN, 0.125, NAN, NAN};
     double iv_zeta[] = {0, 0, 0}, lower[] = {0, 1.8, 0}, upper[] = {1.5, INFINITY, 1.49};
-    int64_t intervals_theory[] = {1, 0, 2}, intervals_measured[] = {1, 0, 1}, count[] = {1, 1, 1};
+    int64_t intervals_theory[] = {1, 0, 2, 1}, intervals_measured[] = {1, 0, 1, 1};
+    int64_t count[] = {1, 1, 1, 1};
     analysis_result ana = {
-        .stab = {.rows = 3, .method = name, .zeta = zeta, .limit_theory = theory,
+        .stab = {.rows = 4, .method = name, .zeta = zeta, .limit_theory = theory,
                  .limit_measured = measured, .lanes = count, .steps = count,
                  .limit_measured_low = nan_col, .limit_measured_high = high,
                  .measured_resolution = res_col, .intervals_theory = intervals_theory,
@@ -431,8 +435,11 @@ static void stability_forms(void **state)
     assert_has_line(text, want);
     snprintf(want, sizeof want, "\n%-20s %8.4g %12s %12s  (< 0.01)\n", "n", 0.0, "never", "never");
     assert_has_line(text, want);
-    snprintf(want, sizeof want, "\n%-20s %8.4g %12s %12s %9s\n", "f", 0.0, "1.500000", "1.490000",
+    snprintf(want, sizeof want, "\n%-20s %8.4g %12s %12s %9s\n", "f", 0.0, "1.5", "1.49",
              "1.0e-04");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, "\n%-20s %8.4g %12s %12s %9s\n", "s", 1e7, "2.0007e-07",
+             "2.0008e-07", "1.0e-04");
     assert_has_line(text, want);
     const char *list = strstr(text, "\nnever stable near omega0*dt = 0");
     assert_non_null(list);

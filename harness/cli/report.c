@@ -529,7 +529,7 @@ static void print_limit(FILE *out, double limit)
     else if (limit == 0)
         fprintf(out, " %12s", "never");
     else
-        fprintf(out, " %12.6f", limit);
+        fprintf(out, " %12.6g", limit); /* 6 digits at any size: 2e-7 is not 0.000000 */
 }
 
 /* The stable intervals of one (method, zeta, source), as "(0, a], [b, c]". */
