@@ -54,6 +54,7 @@
 
 static char exe[PATHLEN];   /* absolute path of oscbench */
 static rlim_t child_stack;  /* RLIMIT_STACK of the next spawned run, 0: inherited */
+static const char *child_stdout; /* a file the next spawned run writes its stdout to, NULL: out */
 static char child_cgroup[512]; /* cgroup.procs file the next spawned run joins, "": none */
 static char iodir[PATHLEN]; /* where stdout/stderr of the runs are captured */
 
@@ -123,7 +124,8 @@ static pid_t spawn(const char *cwd, char *const argv[], const char *path)
     if (pid == 0) {
         child_default_signals();
         int in = open("/dev/null", O_RDONLY);
-        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int o = child_stdout ? open(child_stdout, O_WRONLY)
+                             : open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
             _exit(126);
@@ -494,6 +496,7 @@ static int group_teardown(void **state)
 
 static int setup(void **state)
 {
+    child_stdout = NULL; /* a test that failed part way set it */
     if (setenv("OSCBENCH_COST_PROBE_LANES", SMALL_PROBE_LANES, 1) != 0)
         return -1;
     fixture *f = calloc(1, sizeof *f);
@@ -1518,6 +1521,24 @@ static void test_interrupt_leaves_nothing(void **state)
             fail_msg("%s: %d files, %d temporaries: expected the config alone", phases[i],
                      t.files, t.temporaries);
     }
+}
+
+/* Standard output that cannot be written (/dev/full: no space) is a runtime failure, not a
+ * success: a summary CSV cut short exited 0. The results file of the run is still made. */
+static void test_stdout_failure_reported(void **state)
+{
+    fixture *f = *state;
+    if (access("/dev/full", W_OK) != 0)
+        skip();
+    write_file(f->dir, "ok.yaml", valid_config);
+    run_ok(f->dir, "run", "ok.yaml", "-q", "-o", "ok.h5", NULL);
+    const char *want = "oscbench: writing to standard output: No space left on device\n";
+    child_stdout = "/dev/full";
+    run_fails(f->dir, 1, want, "methods", NULL);
+    run_fails(f->dir, 1, want, "summary", "ok.h5", "--format", "csv", NULL);
+    run_fails(f->dir, 1, want, "run", "ok.yaml", "-o", "again.h5", NULL);
+    child_stdout = NULL;
+    assert_true(exists(f->dir, "again.h5"));
 }
 
 /* -o naming a directory (or a symlink to one): bad input like any other target that is not a
@@ -4842,6 +4863,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_quoted_text_shown_on_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skips_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_leaves_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stdout_failure_reported, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_that_is_not_a_results_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_that_is_an_include, setup, teardown),
         cmocka_unit_test_setup_teardown(test_omp_num_threads_bounded, setup, teardown),

@@ -1,4 +1,5 @@
 /* oscbench: benchmark and verify time integrators on batches of oscillators. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,17 +26,8 @@ static const char usage[] =
     "\n"
     "Exit status: 0 success, 1 runtime failure, 2 bad input.\n";
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
-    /* HDF5's exit handler closes what is still open, and a file whose H5Fclose failed (a full
-     * disk, a file size limit) is still open to it: it crashed there (SIGSEGV, exit 139) after
-     * the run had said why and removed its temporary. Every file is closed or abandoned
-     * explicitly; the kernel drops an abandoned one at exit. (Before any other HDF5 call.) */
-    H5dont_atexit();
-    if (argc < 2) {
-        fputs(usage, stderr);
-        return EXIT_BADINPUT;
-    }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
@@ -55,4 +47,30 @@ int main(int argc, char **argv)
         return cmd_summary(argc - 1, argv + 1);
     print_line(stderr, "oscbench: unknown command '%s' (try oscbench --help)", cmd);
     return EXIT_BADINPUT;
+}
+
+/* What went to stdout (a summary, a CSV for a script) reached it, or the exit status says not:
+ * `oscbench summary r.h5 -f csv > out.csv` on a full disk exited 0 with the CSV cut short. */
+static int stdout_written(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    print_line(stderr, "oscbench: writing to standard output: %s",
+               errno ? strerror(errno) : "write error");
+    return rc ? rc : EXIT_RUNTIME;
+}
+
+int main(int argc, char **argv)
+{
+    /* HDF5's exit handler closes what is still open, and a file whose H5Fclose failed (a full
+     * disk, a file size limit) is still open to it: it crashed there (SIGSEGV, exit 139) after
+     * the run had said why and removed its temporary. Every file is closed or abandoned
+     * explicitly; the kernel drops an abandoned one at exit. (Before any other HDF5 call.) */
+    H5dont_atexit();
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_BADINPUT;
+    }
+    return stdout_written(run_command(argc, argv));
 }
