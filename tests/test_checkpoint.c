@@ -282,12 +282,12 @@ static void forged_item_headers_are_left_out(void **state)
     sweep_result ran, back;
     sweep_into_checkpoint(f, &f->a, 2, &ran);
     char path[512], keep[512];
-    const uint32_t format2 = 2, ncolumns = (uint32_t)sweep_points_ncolumns + 1;
+    const uint32_t other_format = 99, ncolumns = (uint32_t)sweep_points_ncolumns + 1;
     const uint64_t index3 = 3, row0 = 0, lanes = 176;
     item_path(f, 0, path, sizeof path);
     forge_header(path, 0, "oscitex", 8);
     item_path(f, 1, path, sizeof path);
-    forge_header(path, 8, &format2, sizeof format2);
+    forge_header(path, 8, &other_format, sizeof other_format); /* no format oscbench writes */
     item_path(f, 2, path, sizeof path);
     forge_header(path, 12, &ncolumns, sizeof ncolumns);
     item_path(f, 4, path, sizeof path); /* 512 lanes, as item 3 */
@@ -409,7 +409,7 @@ static void foreign_checkpoint_is_refused(void **state)
     refused_once(f, "\nversion " OSC_VERSION "\n", "\nversion 0.0.1-old\n",
                  "version differs (0.0.1-old there, " OSC_VERSION " here)");
     refused_once(f, "\nitem_lanes ", "\nitem_lanes 1", "item_lanes differs");
-    refused_once(f, "\nformat 1\n", "\nformat 2\n", "format differs");
+    refused_once(f, "\nformat 2\n", "\nformat 1\n", "format differs");
     /* Another build of the same version: its git revision tells (README promises it). */
     char path[512], revision[128];
     path_in(path, sizeof path, f->ckdir, "manifest");
@@ -420,6 +420,18 @@ static void foreign_checkpoint_is_refused(void **state)
     snprintf(revision, sizeof revision, "%.*s", (int)(strchr(rev + 1, '\n') - rev + 1), rev);
     free(m);
     refused_once(f, revision, "\ngit_revision 0000000\n", "git_revision differs (0000000 there, ");
+    /* Another build of the same revision (every build of a modified tree reads "<rev>-dirty"):
+     * its build ids tell. The linker (GNU ld, as Debian's gcc and clang call it) wrote both. */
+    char build[300];
+    m = slurp(path, NULL);
+    assert_non_null(m);
+    const char *ids = strstr(m, "\nbuild exe:");
+    assert_non_null(ids);
+    snprintf(build, sizeof build, "%.*s", (int)(strchr(ids + 1, '\n') - ids + 1), ids);
+    free(m);
+    assert_null(strstr(build, "none"));
+    assert_non_null(strstr(build, " lib:"));
+    refused_once(f, build, "\nbuild exe:00 lib:00\n", "build differs (exe:00 lib:00 there, ");
     /* Another /points layout (a column renamed, retyped or added): refused, not half-read. */
     refused_once(f, "\ncolumns dt:f64 ", "\ncolumns dt:i64 ", "columns differs");
     /* ... shown from a little before where it differs, however far along the line that is */

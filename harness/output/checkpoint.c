@@ -6,9 +6,11 @@
 #include "checkpoint.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,9 +23,10 @@
 
 #include "commit.h"
 #include "diag.h"
+#include "oscbench.h" /* osc_method_count: an address inside the library */
 #include "version.h"
 
-enum { CKPT_FORMAT = 1 };
+enum { CKPT_FORMAT = 2 }; /* 2: the manifest names the build */
 
 #define DIR_SUFFIX ".ckpt"
 #define MANIFEST "manifest"
@@ -136,6 +139,71 @@ static size_t row_bytes(void)
 
 /* ---- the manifest -------------------------------------------------------------------------- */
 
+/* The GNU build id (ld --build-id: a hash of the linked file) of one loaded object, as hex. */
+typedef struct build_ids {
+    char exe[2 * 64 + 1], lib[2 * 64 + 1];
+} build_ids;
+
+static void note_build_id(const struct dl_phdr_info *info, char *hex, size_t hexlen)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(const void *)p;
+            const char *name = p + sizeof *n;
+            const unsigned char *desc =
+                (const unsigned char *)name + ((n->n_namesz + 3) & ~(ElfW(Word))3);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
+                for (size_t k = 0; k < n->n_descsz && 2 * k + 2 < hexlen; k++)
+                    snprintf(hex + 2 * k, 3, "%02x", desc[k]);
+                return;
+            }
+            p = (const char *)desc + ((n->n_descsz + 3) & ~(ElfW(Word))3);
+        }
+    }
+}
+
+static bool holds_address(const struct dl_phdr_info *info, uintptr_t a)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && a >= start && a - start < ph->p_memsz)
+            return true;
+    }
+    return false;
+}
+
+static int find_build_ids(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    build_ids *ids = data;
+    if (!ids->exe[0] && (!info->dlpi_name || !info->dlpi_name[0])) /* the first: the program */
+        note_build_id(info, ids->exe, sizeof ids->exe);
+    if (holds_address(info, (uintptr_t)&osc_method_count))
+        note_build_id(info, ids->lib, sizeof ids->lib);
+    return 0;
+}
+
+/* The build ids of this program and of the library it steps with: a checkpoint written by
+ * another build is refused even where the git revision reads the same (every build of a
+ * modified tree is "<rev>-dirty", every build outside git "unknown"), so that a resumed file
+ * never holds rows of two builds. "none" where the linker wrote no id. */
+static const char *build_id_text(void)
+{
+    static char text[sizeof(build_ids) + 16];
+    if (!text[0]) {
+        build_ids ids = {{0}, {0}};
+        dl_iterate_phdr(find_build_ids, &ids);
+        snprintf(text, sizeof text, "exe:%s lib:%s", ids.exe[0] ? ids.exe : "none",
+                 ids.lib[0] ? ids.lib : "none");
+    }
+    return text;
+}
+
 static const char *type_name(sweep_column_type t)
 {
     return t == SWEEP_F64 ? "f64" : t == SWEEP_I64 ? "i64" : "bool";
@@ -148,8 +216,9 @@ static char *manifest_text(const osc_config *cfg, size_t *len)
     char header[MANIFEST_MAX_HEADER];
     size_t n = (size_t)snprintf(header, sizeof header,
                                 "oscbench checkpoint\nformat %d\nversion %s\ngit_revision %s\n"
-                                "item_lanes %d\nitems %zu\nrows %zu\ncolumns",
-                                CKPT_FORMAT, OSC_VERSION, OSC_GIT_REVISION, SWEEP_ITEM_LANES,
+                                "build %s\nitem_lanes %d\nitems %zu\nrows %zu\ncolumns",
+                                CKPT_FORMAT, OSC_VERSION, OSC_GIT_REVISION, build_id_text(),
+                                SWEEP_ITEM_LANES,
                                 sweep_item_count(cfg), config_lane_count(cfg));
     for (size_t k = 0; k < sweep_points_ncolumns && n < sizeof header; k++)
         n += (size_t)snprintf(header + n, sizeof header - n, " %s:%s",
