@@ -1260,6 +1260,16 @@ static void test_threads_identical(void **state)
     print_message("threads 1 vs 2: %zu datasets identical\n", n);
     assert_true(n >= 25 + 16 + 8 + 3 * 7);
     assert_int_equal(compare_files(f->dir, "t2.h5", "t2b.h5"), n);
+    /* threads says what ran: OMP_THREAD_LIMIT=1 holds --threads 2 to one (it read 2) */
+    assert_int_equal(setenv("OMP_THREAD_LIMIT", "1", 1), 0);
+    proc p = run_in(f->dir, "run", "thr.yaml", "--threads", "2", "-o", "lim.h5", "--quiet", NULL);
+    assert_int_equal(unsetenv("OMP_THREAD_LIMIT"), 0);
+    assert_exit_0(&p);
+    proc_free(&p);
+    hid_t h = open_h5(f->dir, "lim.h5");
+    check_root_attrs(h, threads_config, 1);
+    H5Fclose(h);
+    assert_int_equal(compare_files(f->dir, "t1.h5", "lim.h5"), n);
 }
 
 /* ---- 4. bad input and unwritable outputs leave no file --------------------------------------- */

@@ -461,7 +461,7 @@ static void print_timing(const rank_run *rr, const int64_t *threads)
 
 static int run_ranks(rank_run *rr)
 {
-    int64_t my_threads = omp_get_max_threads();
+    int64_t my_threads = results_team_threads();
     int64_t *threads = calloc((size_t)rr->ranks, sizeof *threads);
     if (!all_ok(rr, threads != NULL)) {
         free(threads);

@@ -456,10 +456,19 @@ static int complete_points(h5_out *out, const sweep_points *p)
     return rc;
 }
 
+int64_t results_team_threads(void)
+{
+    int n = 1;
+#pragma omp parallel
+#pragma omp single
+    n = omp_get_num_threads();
+    return n;
+}
+
 int results_write(h5_out *out, const osc_config *cfg, const sweep_result *res,
                   const analysis_result *ana, char *err, size_t errlen)
 {
-    const int64_t threads = omp_get_max_threads();
+    const int64_t threads = results_team_threads();
     const results_ranks one = {1, &threads};
     return results_write_ranks(out, cfg, res, ana, &one, false, err, errlen);
 }

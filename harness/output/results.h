@@ -11,6 +11,10 @@
 #include "h5out.h"
 #include "sweep.h"
 
+/* The threads an OpenMP parallel region gets here, the run's `threads` attribute: fewer than
+ * omp_get_max_threads() asks for under OMP_THREAD_LIMIT or OMP_DYNAMIC. */
+int64_t results_team_threads(void);
+
 /* Writes /points, /convergence, /stability (with /stability_intervals and /stability_theory),
  * /work_precision, /traces and the root provenance attributes of a run in one process
  * (mpi_ranks 1). Returns 0, or -1 with err set. */
