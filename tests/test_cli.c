@@ -2987,7 +2987,8 @@ static void test_cli_options(void **state)
 }
 
 /* run -o DIR/x.h5 and plot -o DIR treat a directory alike: created when missing, one line and
- * exit 1 when it cannot be (here a path through a regular file). */
+ * exit 1 when it cannot be (here a path through a regular file). A file that is not a results
+ * file is bad input (exit 2) and leaves no directory (it made one before the script looked). */
 static void test_output_directories_alike(void **state)
 {
     fixture *f = *state;
@@ -2995,12 +2996,16 @@ static void test_output_directories_alike(void **state)
     write_file(f->dir, "plain", "a file\n");
     run_fails(f->dir, 1, "...cannot create directory plain/d", "run", "ok.yaml", "-o",
               "plain/d/x.h5", "-q", NULL);
-    write_file(f->dir, "r.h5", "not read: the directory is made first\n");
+    run_ok(f->dir, "run", "ok.yaml", "-o", "r.h5", "-q", NULL);
     run_fails(f->dir, 1, "...plain/d: cannot create directory", "plot", "r.h5", "-o", "plain/d",
               NULL);
     proc p = run_in(f->dir, "plot", "r.h5", "--output-dir", "new/figs", NULL);
     assert_true(exists(f->dir, "new/figs")); /* made, whatever python then says of r.h5 */
     proc_free(&p);
+    write_file(f->dir, "junk.h5", "not an HDF5 file\n");
+    run_fails(f->dir, 2, "...junk.h5: cannot open as an HDF5 file", "plot", "junk.h5", "-o",
+              "junk/figs", NULL);
+    assert_false(exists(f->dir, "junk"));
 }
 
 /* What `oscbench run` draws on its terminal (stderr; stdout to /dev/null), a pty of size ws,
@@ -4771,7 +4776,8 @@ static void test_summary_shows_foreign_method_names(void **state)
 static void test_plot_output_dir_too_long(void **state)
 {
     fixture *f = *state;
-    write_file(f->dir, "r.h5", "not read: the directory fails first\n");
+    write_file(f->dir, "ok.yaml", valid_config);
+    run_ok(f->dir, "run", "ok.yaml", "-o", "r.h5", "-q", NULL);
     static char outdir[PATH_MAX + 16], want[PATH_MAX + 128];
     size_t len = 0;
     while (len <= PATH_MAX)
@@ -4780,7 +4786,7 @@ static void test_plot_output_dir_too_long(void **state)
         strerror(ENAMETOOLONG));
     run_fails(f->dir, 1, want, "plot", "r.h5", "-o", outdir, NULL);
     assert_false(exists(f->dir, "d"));
-    assert_int_equal(count_tree(f->dir).files, 1); /* r.h5 */
+    assert_int_equal(count_tree(f->dir).files, 2); /* ok.yaml, r.h5 */
 }
 
 /* --resume where the checkpoint cannot be made: in /proc (no directory can be made there), and

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hdf5.h>
+
 #include "cli.h"
 #include "options.h"
 
@@ -37,6 +39,20 @@ static int check_readable(const char *path)
         return 0;
     print_line(stderr, "oscbench plot: %s: cannot open: %s", path, strerror(err));
     return EXIT_BADINPUT;
+}
+
+/* Whether path is an HDF5 file with a /points table: only then is -o's directory made before
+ * the script runs. Anything else the script refuses (exit 2) before it makes the directory
+ * itself, so bad input leaves no directory behind. */
+static bool has_points(const char *path)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
+    if (f < 0)
+        return false;
+    bool found = H5Lexists(f, "points", H5P_DEFAULT) > 0;
+    H5Fclose(f);
+    return found;
 }
 
 enum { PLOT_OUTPUT, PLOT_OUTPUT_DIR, PLOT_NOPTIONS };
@@ -88,7 +104,7 @@ int cmd_plot(int argc, char **argv)
                    getenv("OSCBENCH_PLOT_SCRIPT"), why);
         return EXIT_BADINPUT;
     }
-    if (outdir && cli_make_dirs(outdir) != 0) {
+    if (outdir && has_points(results) && cli_make_dirs(outdir) != 0) {
         print_line(stderr, "oscbench plot: %s: cannot create directory: %s", outdir,
                    strerror(errno));
         return EXIT_RUNTIME;
