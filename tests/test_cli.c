@@ -2885,7 +2885,19 @@ static void test_mass_sweep(void **state)
     double *fit_mass = read_f64(h, "/convergence/mass", fits);
     for (size_t i = 0; i < fits; i++)
         assert_true(fit_mass[i] == m[i / 4 % 3]);
-    free(mass), free(k), free(c), free(err), free(drift), free(fit_mass);
+    /* each fit's zeta is its points' (fit i: lane i % 12 of method i / 12, here at its first
+     * dt), to the bit, and documented as /points' is */
+    double *fit_zeta = read_f64(h, "/convergence/zeta", fits);
+    double *zeta = read_f64(h, "/points/zeta", rows);
+    for (size_t i = 0; i < fits; i++)
+        assert_true(fit_zeta[i] == zeta[i / 12 * 24 + i % 12]);
+    d = H5Dopen2(h, "/convergence/zeta", H5P_DEFAULT);
+    units = dataset_attr(d, "units"), long_name = dataset_attr(d, "long_name");
+    assert_string_equal(units, "1");
+    assert_non_null(strstr(long_name, "damping ratio"));
+    free(units), free(long_name);
+    H5Dclose(d);
+    free(mass), free(k), free(c), free(err), free(drift), free(fit_mass), free(fit_zeta), free(zeta);
     H5Fclose(h);
     p = run_ok(f->dir, "summary", "m.h5", "--format", "csv", NULL);
     assert_non_null(strstr(p.out, ",semi-implicit,12,"));

@@ -83,6 +83,7 @@ static h5_table *convergence_table(const convergence_rows *c)
     rc |= h5_table_f64(t, "stiffness", c->stiffness);
     rc |= h5_table_f64(t, "drag", c->drag);
     rc |= h5_table_f64(t, "mass", c->mass);
+    rc |= h5_table_f64(t, "zeta", c->zeta);
     rc |= h5_table_i64(t, "declared_order", c->declared_order);
     rc |= h5_table_f64(t, "measured_order", c->measured_order);
     rc |= h5_table_f64(t, "order_low", c->order_low);

@@ -176,7 +176,7 @@ static bool alloc_conv(convergence_rows *c, size_t rows)
     c->rows = rows;
     return (c->method = calloc(rows, sizeof *c->method)) &&
            (c->stiffness = calloc(rows, sizeof(double))) && (c->drag = calloc(rows, sizeof(double))) &&
-           (c->mass = calloc(rows, sizeof(double))) &&
+           (c->mass = calloc(rows, sizeof(double))) && (c->zeta = calloc(rows, sizeof(double))) &&
            (c->measured_order = calloc(rows, sizeof(double))) &&
            (c->order_low = calloc(rows, sizeof(double))) &&
            (c->order_high = calloc(rows, sizeof(double))) &&
@@ -282,7 +282,7 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
         if (rc)
             break;
         out->method[r] = m->name, out->stiffness[r] = s.k, out->drag[r] = s.c;
-        out->mass[r] = s.m;
+        out->mass[r] = s.m, out->zeta[r] = osc_zeta(s.k, s.c, s.m); /* as record_rows */
         out->declared_order[r] = par.declared_order;
         out->measured_order[r] = fit.order, out->std_error[r] = fit.order_se;
         out->order_low[r] = fit.order_low, out->order_high[r] = fit.order_high;
@@ -464,7 +464,8 @@ void analyses_free(analysis_result *a)
     free_work(&a->work);
     convergence_rows *c = &a->conv;
     free(c->method), free(c->stiffness), free(c->drag), free(c->mass), free(c->measured_order);
-    free(c->order_low), free(c->order_high), free(c->std_error), free(c->declared_order);
+    free(c->zeta), free(c->order_low), free(c->order_high), free(c->std_error);
+    free(c->declared_order);
     free(c->fit_points), free(c->dt_points), free(c->pass);
     free(c->dt_fit_min), free(c->dt_fit_max), free(c->verdict), free(c->reason);
     free(c->coefficient_order), free(c->linear_order), free(c->order_note);

@@ -23,6 +23,7 @@ typedef struct convergence_rows {
     size_t rows;
     const char **method;
     double *stiffness, *drag, *mass, *measured_order, *order_low, *order_high, *std_error;
+    double *zeta; /* the lanes' c / (2 sqrt(k m)), as /points has it; NULL: fits without one */
     double *dt_fit_min, *dt_fit_max; /* NaN without a fit */
     int64_t *declared_order, *fit_points, *dt_points;
     osc_verdict *verdict; /* the library's (osc_order_verdict) */

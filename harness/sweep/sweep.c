@@ -541,9 +541,9 @@ int sweep_run(const osc_config *cfg, bool show_progress, sweep_result *out, char
 
 /* The program, its libraries, HDF5's caches: 18.5 MB measured for a one-lane config. */
 #define BASE_BYTES (20.0 * 1024 * 1024)
-/* Per convergence group (method, stiffness, drag, mass): its /convergence row (~110 bytes) and per
+/* Per convergence group (method, stiffness, drag, mass): its /convergence row (~118 bytes) and per
  * successive dt its /convergence_local row (~50 bytes), each held twice while written. */
-#define CONVERGENCE_ROW_BYTES 220.0
+#define CONVERGENCE_ROW_BYTES 236.0
 #define CONVERGENCE_LOCAL_ROW_BYTES 100.0
 
 static double points_row_bytes(void)
