@@ -2540,6 +2540,43 @@ static void test_summary_of_many_fits(void **state)
     H5Fclose(h);
 }
 
+/* A sweep in omega0 and zeta gives each spring its own drag: with more than 40 fits the summary
+ * groups them per (method, zeta), 25 fits each, not per drag (26 groups of mostly one fit). */
+static const char zeta_fits_config[] = "name: zf\n"
+                                       "methods: [verlet, rk4]\n"
+                                       "omega0: {from: 0.5, to: 20, count: 25, spacing: log}\n"
+                                       "zeta: [0, 0.3]\n"
+                                       "dt: {from: 0.001, to: 0.05, count: 8, spacing: log}\n"
+                                       "t_end: 10\n"
+                                       "analyses: [convergence]\n";
+
+static void test_summary_groups_zeta_sweep(void **state)
+{
+    fixture *f = *state;
+    write_file(f->dir, "zf.yaml", zeta_fits_config);
+    proc p = run_ok(f->dir, "run", "zf.yaml", "-o", "zf.h5", NULL);
+    char want[128];
+    fmt(want, sizeof want, "\n%-20s %9s %8s %5s", "method", "zeta", "declared", "fits");
+    if (!strstr(p.out, want))
+        fail_msg("no '%s' in:\n%s", want, p.out);
+    static const char *const methods[] = {"verlet", "rk4"};
+    static const double zetas[] = {0, 0.3};
+    static const int declared[] = {2, 1, 4, 4}; /* verlet's order under drag: 1 */
+    for (size_t i = 0; i < 4; i++) {
+        fmt(want, sizeof want, "\n%-20s %9.7g %8d %5d ", methods[i / 2], zetas[i % 2],
+            declared[i], 25);
+        if (!strstr(p.out, want))
+            fail_msg("no '%s' in:\n%s", want, p.out);
+    }
+    size_t groups = 0; /* verlet's lines after the convergence heading */
+    const char *at = strstr(p.out, "\nconvergence: ");
+    assert_non_null(at);
+    for (; (at = strstr(at, "\nverlet ")); at++)
+        groups++;
+    assert_int_equal(groups, 2);
+    proc_free(&p);
+}
+
 /* ---- 8. oscbench plot ------------------------------------------------------------------------ */
 
 static bool python_has_plotting(void)
@@ -4859,6 +4896,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_free_fall_inconclusive, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stability_intervals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_of_many_fits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary_groups_zeta_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_maxima_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_isa_paths_identical, setup, teardown),

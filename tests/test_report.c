@@ -339,6 +339,95 @@ static void group_verdicts_by_majority(void **state)
     free(text);
 }
 
+/* 2 methods x 25 omega0 (0.5 to 20, log) x zeta 0, 0.05 at mass 1: 100 fits as a sweep in
+ * zeta writes them, c = 2 zeta sqrt(k m) and zeta = c / (2 sqrt(k m)) of it (round-off leaves
+ * some of the 0.05s an ulp off). Each fit its own drag but two zetas: one line per (method,
+ * zeta), 25 fits each, under a zeta heading. With only the drag grouping (no zeta column, or a
+ * drag sweep: two stiffnesses x 21 drags, 42 zetas) the lines are per drag as before. */
+enum { ZFITS = 100, DFITS = 42 };
+static char *print_zeta_fits(bool with_zeta, bool drag_sweep)
+{
+    static const char *name[ZFITS], *note[ZFITS];
+    static double k[ZFITS], drag[ZFITS], zeta[ZFITS], mass[ZFITS], order[ZFITS], nan_col[ZFITS];
+    static int64_t declared[ZFITS], points[ZFITS], minus[ZFITS];
+    static osc_verdict verdict[ZFITS];
+    static osc_verdict_reason reason[ZFITS];
+    for (size_t i = 0; i < ZFITS; i++) {
+        const double w = 0.5 * pow(40, (double)(i / 2 % 25) / 24), z = i % 2 ? 0.05 : 0;
+        k[i] = w * w, drag[i] = 2 * z * sqrt(k[i]);
+        if (drag_sweep)
+            k[i] = i % 2 ? 4 : 1, drag[i] = 0.1 * (double)(i / 2);
+        zeta[i] = drag[i] == 0 ? 0 : drag[i] / (2 * sqrt(k[i]));
+        name[i] = i < ZFITS / 2 ? "verlet" : "rk4", note[i] = "", mass[i] = 1;
+        declared[i] = i < ZFITS / 2 ? 2 : 4, order[i] = (double)declared[i];
+        nan_col[i] = NAN, points[i] = 5, minus[i] = -1;
+        verdict[i] = OSC_VERDICT_PASS, reason[i] = OSC_REASON_CONFIRMED;
+    }
+    analysis_result ana = {
+        .conv = {.rows = drag_sweep ? DFITS : ZFITS, .method = name, .stiffness = k,
+                 .drag = drag, .mass = mass, .zeta = with_zeta ? zeta : NULL,
+                 .measured_order = order, .order_low = nan_col, .order_high = nan_col,
+                 .std_error = nan_col, .dt_fit_min = nan_col, .dt_fit_max = nan_col,
+                 .declared_order = declared, .fit_points = points, .dt_points = points,
+                 .verdict = verdict, .reason = reason, .coefficient_order = minus,
+                 .linear_order = minus, .order_note = note}};
+    osc_config cfg = {.path = "one.yaml", .dim = 1};
+    cfg.mass.count = 1;
+    sweep_result res = {0};
+    size_t off = 0; /* the test's point: zetas not all equal to the bit */
+    for (size_t i = 3; i < ZFITS; i += 2)
+        off += zeta[i] != zeta[1];
+    assert_true(off > 0);
+    return print_report(&cfg, &res, &ana);
+}
+
+static size_t count_of(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *at = text; (at = strstr(at, what)); at++)
+        n++;
+    return n;
+}
+
+static void zeta_sweep_grouped_by_zeta(void **state)
+{
+    (void)state;
+    char *text = print_zeta_fits(true, false), want[192];
+    const char *row = "\n%-20s %9.7g %8d %5d %5d %5d %7d  %-28s %s\n";
+    snprintf(want, sizeof want, "\n%-20s %9s %8s %5s", "method", "zeta", "declared", "fits");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, row, "verlet", 0.0, 2, 25, 25, 0, 0, "2.000 [2.000, 2.000]",
+             "pass");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, row, "verlet", 0.05, 2, 25, 25, 0, 0, "2.000 [2.000, 2.000]",
+             "pass");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, row, "rk4", 0.05, 4, 25, 25, 0, 0, "4.000 [4.000, 4.000]",
+             "pass");
+    assert_has_line(text, want);
+    assert_int_equal(count_of(text, "\nverlet "), 2);
+    assert_int_equal(count_of(text, "\nrk4 "), 2);
+    free(text);
+    text = print_zeta_fits(false, false); /* no zeta: a drag per fit, as before */
+    snprintf(want, sizeof want, "\n%-20s %9s %8s", "method", "drag", "declared");
+    assert_has_line(text, want);
+    assert_int_equal(count_of(text, "\nverlet "), 26);
+    free(text);
+}
+
+static void drag_sweep_grouped_by_drag(void **state)
+{
+    (void)state;
+    char *text = print_zeta_fits(true, true), want[192];
+    snprintf(want, sizeof want, "\n%-20s %9s %8s", "method", "drag", "declared");
+    assert_has_line(text, want);
+    snprintf(want, sizeof want, "\n%-20s %9.7g %8d %5d %5d %5d %7d  %-28s %s\n", "verlet", 0.1,
+             2, 2, 2, 0, 0, "2.000 [2.000, 2.000]", "pass");
+    assert_has_line(text, want);
+    assert_int_equal(count_of(text, "\nverlet "), 21);
+    free(text);
+}
+
 /* Convergence fits, one line each up to 40 fits, one per (method, drag, mass) group beyond (the
  * README's "more than 40 fits"). Each line: method, stiffness, drag, declared, measured, the 95%
  * interval low then high, fit points, the dt range fitted ("-" without a fit), and the verdict
@@ -535,6 +624,8 @@ int main(void)
         cmocka_unit_test(group_verdicts_by_majority),
         cmocka_unit_test(another_drag_is_another_spring),
         cmocka_unit_test(fit_lines_up_to_40_fits),
+        cmocka_unit_test(zeta_sweep_grouped_by_zeta),
+        cmocka_unit_test(drag_sweep_grouped_by_drag),
         cmocka_unit_test(stability_forms),
         cmocka_unit_test(header_counts_and_t_end_note),
         cmocka_unit_test(order_note_once_per_method),

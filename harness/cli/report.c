@@ -437,45 +437,99 @@ static osc_verdict group_verdict(size_t fits, size_t pass, size_t fail)
     return OSC_VERDICT_INCONCLUSIVE;
 }
 
-/* Fits i and j are of one group: the same method, drag and mass. */
-static bool same_group(const convergence_rows *c, size_t i, size_t j)
+/* Zeta values this close (relative) are one: c = 2 zeta sqrt(k m) of a zeta sweep, taken back as
+ * c / (2 sqrt(k m)), is zeta give or take an ulp, not always to the bit. */
+#define ZETA_SAME_REL 1e-12
+
+/* key[i]: the least of the values v[0..n) that chain to v[i] in sorted order, each within rel
+ * (relative) of the one before; returns how many such clusters there are. order: room for n. */
+static size_t cluster_keys(const double *v, size_t n, double rel, size_t *order, double *key)
 {
-    return !strcmp(c->method[j], c->method[i]) && c->drag[j] == c->drag[i] &&
-           c->mass[j] == c->mass[i];
+    gsl_sort_index(order, v, 1, n);
+    size_t clusters = 0;
+    for (size_t j = 0; j < n; j++) {
+        const double a = v[order[j]], prev = j ? v[order[j - 1]] : NAN;
+        const bool same = a == prev || (isfinite(a) && a - prev <= rel * fabs(a));
+        key[order[j]] = same ? key[order[j - 1]] : a;
+        clusters += !same;
+    }
+    return clusters;
 }
 
-/* Many stiffness values: one line per (method, drag, mass) with the counts of the fits' verdicts
- * and the spread of the measured orders. */
+static bool any_nan(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isnan(v[i]))
+            return true;
+    return false;
+}
+
+/* Each fit's value to group by, into key: its zeta when the fits have fewer zeta values than
+ * drag values (a sweep in zeta gives each spring its own drag), else its drag. Returns whether
+ * by zeta. order, spare: room for the rows. */
+static bool group_keys(const convergence_rows *c, size_t *order, double *spare, double *key)
+{
+    memcpy(key, c->drag, c->rows * sizeof *key);
+    if (!c->zeta || any_nan(c->zeta, c->rows))
+        return false;
+    const size_t zetas = cluster_keys(c->zeta, c->rows, ZETA_SAME_REL, order, spare);
+    if (zetas >= cluster_keys(c->drag, c->rows, 0, order, key))
+        return false;
+    memcpy(key, spare, c->rows * sizeof *key);
+    return true;
+}
+
+/* Fits i and j are of one group: the same method, key (drag or zeta) and mass. */
+static bool same_group(const convergence_rows *c, const double *key, size_t i, size_t j)
+{
+    return !strcmp(c->method[j], c->method[i]) && key[j] == key[i] && c->mass[j] == c->mass[i];
+}
+
+/* The fits of group i: their count, the passes and fails, and their numeric orders (n). */
+static void group_counts(const convergence_rows *c, const double *key, size_t i, size_t *fits,
+                         size_t *pass, size_t *fail, double *orders, size_t *n)
+{
+    *fits = *pass = *fail = *n = 0;
+    for (size_t j = i; j < c->rows; j++) {
+        if (!same_group(c, key, i, j))
+            continue;
+        ++*fits;
+        *pass += c->verdict[j] == OSC_VERDICT_PASS;
+        *fail += c->verdict[j] == OSC_VERDICT_FAIL;
+        if (!isnan(c->measured_order[j]))
+            orders[(*n)++] = c->measured_order[j];
+    }
+}
+
+/* Many stiffness values: one line per (method, drag, mass), or per (method, zeta, mass) for a
+ * sweep in zeta (group_keys), with the counts of the fits' verdicts and the spread of the
+ * measured orders. */
 static void print_convergence_groups(FILE *out, const convergence_rows *c)
 {
-    const bool masses = several_masses(c);
-    fprintf(out, "%-20s %9s", "method", "drag");
+    double *orders = malloc(c->rows * sizeof *orders), *key = malloc(c->rows * sizeof *key);
+    double *spare = malloc(c->rows * sizeof *spare);
+    size_t *order = malloc(c->rows * sizeof *order);
+    if (!orders || !key || !spare || !order) {
+        free(orders), free(key), free(spare), free(order);
+        return;
+    }
+    const bool masses = several_masses(c), by_zeta = group_keys(c, order, spare, key);
+    fprintf(out, "%-20s %9s", "method", by_zeta ? "zeta" : "drag");
     print_mass(out, masses, "mass", 0);
     fprintf(out, " %8s %5s %5s %5s %7s  %-28s %s\n", "declared", "fits", "pass", "fail",
             "inconcl", "measured: median [min, max]", "verdict");
-    double *orders = malloc(c->rows * sizeof *orders);
-    if (!orders)
-        return;
     for (size_t i = 0; i < c->rows; i++) {
         bool first = true;
         for (size_t j = 0; j < i && first; j++)
-            first = !same_group(c, i, j);
+            first = !same_group(c, key, i, j);
         if (!first)
             continue;
-        size_t fits = 0, pass = 0, fail = 0, n = 0;
-        long long declared = c->declared_order[i];
-        for (size_t j = i; j < c->rows; j++) {
-            if (!same_group(c, i, j))
-                continue;
-            fits++;
-            pass += c->verdict[j] == OSC_VERDICT_PASS;
-            fail += c->verdict[j] == OSC_VERDICT_FAIL;
-            if (!isnan(c->measured_order[j]))
-                orders[n++] = c->measured_order[j];
-        }
-        fprintf(out, "%-20s %9.7g", c->method[i], c->drag[i]);
+        size_t fits, pass, fail, n;
+        group_counts(c, key, i, &fits, &pass, &fail, orders, &n);
+        fprintf(out, "%-20s %9.7g", c->method[i], key[i]);
         print_mass(out, masses, NULL, c->mass[i]);
-        fprintf(out, " %8lld %5zu %5zu %5zu %7zu", declared, fits, pass, fail, fits - pass - fail);
+        fprintf(out, " %8lld %5zu %5zu %5zu %7zu", (long long)c->declared_order[i], fits, pass,
+                fail, fits - pass - fail);
         char measured[64] = "-";
         if (n) {
             gsl_sort(orders, 1, n);
@@ -486,7 +540,7 @@ static void print_convergence_groups(FILE *out, const convergence_rows *c)
         fprintf(out, "  %-28s %s\n", measured,
                 osc_verdict_name(group_verdict(fits, pass, fail)));
     }
-    free(orders);
+    free(orders), free(key), free(spare), free(order);
     fprintf(out, "(one fit per stiffness, each with the library's verdict; a group's verdict is "
                  "the one more than half of its fits share, else inconclusive; every fit is in "
                  "/convergence)\n");
