@@ -9,6 +9,8 @@ as wide as the longest: 22 GB for the default job's file). A lane coordinate (/p
 stiffness, drag, mass), or another table's row coordinate, that is NaN or infinite is refused as
 `oscbench summary` refuses it, the row named and no figure drawn; a NaN error or an infinite
 drift is data, drawn. A drag sweep of 40 values gets 16 convergence panels, spread, and a note;
+a zeta sweep (a drag per spring) gets them per zeta, each at the spring nearest omega0 = 1, and
+per drag again once its /convergence/zeta is deleted (a file from before the column);
 80 traced rows get 32 lines, the 16 lowest of each method, and a note. A foreign file with a
 thousand methods in each table and a dt per row: each figure draws the first 32 methods,
 one note per figure names the rest, nothing else is printed, and, counted in the script itself
@@ -46,6 +48,10 @@ CONFIGS = {
     # a drag sweep of 40 values: more than the convergence figure's 16 panels
     "drags": "methods: [euler]\nstiffness: 1\ndrag: {from: 0, to: 0.5, count: 40}\n"
              "dt: [0.1, 0.05, 0.025]\nsteps: 8\nanalyses: [convergence]\n",
+    # a zeta sweep of 20 values over 5 omega0: a drag per spring (96), panels per zeta
+    "zetas": "methods: [rk4]\nomega0: {from: 0.5, to: 20, count: 5, spacing: log}\n"
+             "zeta: {from: 0, to: 1, count: 20}\ndt: [0.1, 0.05, 0.025]\nsteps: 8\n"
+             "analyses: [convergence]\n",
     # 80 traced rows, 40 per method: more than the traces figure's 32 lines
     "traced": "methods: [euler, rk4]\nstiffness: {from: 1, to: 4, count: 40}\ndt: 0.01\n"
               f"steps: 10\ntrace: {{points: {list(range(80))}}}\n",
@@ -422,6 +428,41 @@ def check_drag_panels(exe, d):
     return ok + [panels_ok]
 
 
+def convergence_titles(plot, path):
+    """The convergence figure's grids and its visible panels' (title, legend labels), drawn
+    through the module."""
+    grids, panels = [], []
+    with h5py.File(path, "r") as f, \
+            recorded(plot, lambda nrows, ncols: grids.append((nrows, ncols)),
+                     lambda fig: panels.extend((ax.get_title(), ax.get_legend_handles_labels()[1])
+                                               for ax in fig.axes if ax.get_visible())):
+        plot.check_results(f)
+        plot.plot_convergence(f, path + "_module", lambda text: None)
+    return grids, panels
+
+
+def check_zeta_panels(exe, d):
+    """A zeta sweep (20 zetas x 5 omega0: each spring its own drag): the convergence figure has
+    a panel per zeta, 16 of the 20 spread from 0 to 1 with a note, each of the spring nearest
+    omega0 = 1 (k = 1.25743^2) and drawn; the file without /convergence/zeta (as written before
+    it) still draws, a panel per drag, 16 of the 96."""
+    ok = [check_noted(exe, d, "zetas", "convergence", "convergence figure: 16 of the 20 zeta "
+                      "values of /convergence drawn, spread from 0 to 1, 4 left off")]
+    plot = load_script()
+    grids, panels = convergence_titles(plot, os.path.join(d, "zetas.h5"))
+    ends = all(any(f"zeta = {x}, drag = " in t for t, _ in panels) for x in ("0", "1"))
+    spring = all(t.startswith("convergence, k = 1.58114, zeta = ") and labels
+                 for t, labels in panels)
+    good = grids == [(8, 2)] and len(panels) == 16 and ends and spring
+    print(f"{'ok  ' if good else 'FAIL'} zetas: grids {grids}, {len(panels)} panels, the least "
+          f"and largest zeta {'' if ends else 'not '}among them, "
+          f"{'each' if spring else 'not each'} of k = 1.58114 and drawn")
+    damage(d, "zetas_old", lambda f: f.__delitem__("convergence/zeta"), source="zetas")
+    ok.append(check_noted(exe, d, "zetas_old", "convergence", "convergence figure: 16 of the 96 "
+                          "drag values of /convergence drawn, spread from 0 to 40, 80 left off"))
+    return ok + [good]
+
+
 def check_traces_cap(exe, d):
     """80 traced rows, 40 of each of two methods: the traces figure draws the 16 lowest of each
     (32 legend entries), with the one note saying so."""
@@ -513,6 +554,7 @@ def main():
         ok.append(check_drawn(exe, d, "one_long", memory=PLOT_MEMORY))
         ok += check_coordinates(exe, d)
         ok += check_drag_panels(exe, d)
+        ok += check_zeta_panels(exe, d)
         ok += check_traces_cap(exe, d)
         ok += check_labels(d)
         damage(d, "groups", groups_file, source="grouped")

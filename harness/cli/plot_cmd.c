@@ -66,8 +66,9 @@ static const cli_option plot_options[PLOT_NOPTIONS] = {
 static const cli_command plot_command = {
     .name = "plot",
     .usage = "plot RESULTS.h5 [options]",
-    .about = "Draw PNG figures from a results file: convergence per drag value, stability\n"
-             "limits, stability maps over (omega0*dt, zeta) per method, traces, work-precision.\n"
+    .about = "Draw PNG figures from a results file: convergence per drag value (per zeta in\n"
+             "a zeta sweep), stability limits, stability maps over (omega0*dt, zeta) per\n"
+             "method, traces, work-precision.\n"
              "Needs python3 with h5py and matplotlib. The drawing script is\n"
              "OSCBENCH_PLOT_SCRIPT if set (bad input if it cannot be read), else the\n"
              "installed oscbench_plot.py, else the source tree's harness/plot/oscbench_plot.py.",

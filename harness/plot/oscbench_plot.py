@@ -38,7 +38,8 @@ SCHEMA = {
                 "zeta": "f", "max_error": "f", "max_abs_drift": "f", "stable": "b"},
                {"mass": "f"}),
     "convergence": ({"method": "s", "stiffness": "f", "drag": "f", "measured_order": "f"},
-                    {"mass": "f", "verdict": "s", "dt_fit_min": "f", "dt_fit_max": "f"}),
+                    {"mass": "f", "zeta": "f", "verdict": "s", "dt_fit_min": "f",
+                     "dt_fit_max": "f"}),
     "stability": ({"method": "s", "zeta": "f", "limit_theory": "f", "limit_measured": "f"}, {}),
     "stability_theory": ({"method": "s", "zeta": "f", "limit": "f"}, {}),
     "work_precision": ({"method": "s", "dt": "f", "ns_per_lane": "f", "force_evals": "f",
@@ -265,22 +266,51 @@ def first_methods(methods, figure, table, note):
     return methods[:MAX_METHODS]
 
 
-# The most drag values the convergence figure gives a panel: a drag sweep of a hundred values
-# drew 50 rows of panels, an image 28600 pixels tall.
-MAX_DRAG_PANELS = 16
+# The most drag (or zeta) values the convergence figure gives a panel: a drag sweep of a
+# hundred values drew 50 rows of panels, an image 28600 pixels tall.
+MAX_PANELS = 16
 
 
-def spread_drags(drags, note):
-    """The sorted drags, or MAX_DRAG_PANELS of them evenly spread from the least to the
-    largest, a note saying how many were left off."""
-    if len(drags) <= MAX_DRAG_PANELS:
-        return drags
-    picked = [drags[i] for i in np.round(np.linspace(0, len(drags) - 1, MAX_DRAG_PANELS))
+def spread_values(values, name, note):
+    """The sorted values, or MAX_PANELS of them evenly spread from the least to the largest, a
+    note saying how many of the `name` values were left off."""
+    if len(values) <= MAX_PANELS:
+        return values
+    picked = [values[i] for i in np.round(np.linspace(0, len(values) - 1, MAX_PANELS))
               .astype(int)]
-    note(f"convergence figure: {MAX_DRAG_PANELS} of the {len(drags)} drag values of "
-         f"/convergence drawn, spread from {drags[0]:g} to {drags[-1]:g}, "
-         f"{len(drags) - MAX_DRAG_PANELS} left off")
+    note(f"convergence figure: {MAX_PANELS} of the {len(values)} {name} values of "
+         f"/convergence drawn, spread from {values[0]:g} to {values[-1]:g}, "
+         f"{len(values) - MAX_PANELS} left off")
     return picked
+
+
+# Zetas this close (relative) are one: c = 2 zeta sqrt(k m) of a zeta sweep, taken back as
+# c / (2 sqrt(k m)), is zeta give or take an ulp (the summary's rule, harness/cli/report.c).
+ZETA_SAME_REL = 1e-12
+
+
+def clustered(values):
+    """Each value as the least of those that chain to it in sorted order, each within
+    ZETA_SAME_REL of the one before, and how many such clusters there are."""
+    s = np.unique(values)
+    finite = np.isfinite(s[1:])
+    gap = s[1:] - s[:-1]
+    new = np.concatenate(([True], (s[1:] != s[:-1]) & ~(finite & (gap <= ZETA_SAME_REL *
+                                                                  np.abs(s[1:])))))
+    starts = np.flatnonzero(new)
+    least = s[starts][np.cumsum(new) - 1]
+    return least[np.searchsorted(s, values)], len(starts)
+
+
+def panel_key(conv):
+    """The fits' column the panels go by and each fit's value of it: zeta when the file has it
+    and the fits have fewer zeta values than drag values (a sweep in zeta gives each spring its
+    own drag), else drag (also for files from before /convergence had zeta)."""
+    if "zeta" in conv and len(conv["zeta"]) and not np.isnan(conv["zeta"]).any():
+        zetas, n = clustered(conv["zeta"])
+        if n < len(np.unique(conv["drag"])):
+            return "zeta", zetas
+    return "drag", conv["drag"]
 
 
 def style(i):
@@ -304,25 +334,28 @@ def plot_convergence(f, out, note):
     # max_error is a maximum over every step, or over the audits only (maxima: audits)
     error_label = ("max |x - x_exact| over the audits" if attr_text(f, "maxima") == "audits"
                    else "max |x - x_exact| over the run")
-    # A panel per drag value of the fits (zeta sweeps give a drag per k), at most
-    # MAX_DRAG_PANELS of them.
-    drags = spread_drags(sorted(set(conv["drag"].tolist())), note)
-    conv_by_drag, pts_by_drag = group_rows(conv["drag"]), group_rows(pts["drag"])
+    # A panel per drag value of the fits, or per zeta value for a sweep in zeta (which gives
+    # each spring its own drag), at most MAX_PANELS of them.
+    by, keys = panel_key(conv)
+    values = spread_values(sorted(set(keys.tolist())), by, note)
+    conv_by_key, pts_by_drag = group_rows(keys), group_rows(pts["drag"])
     pts_by_method = group_rows(pts["method"])
     drawn = set(first_methods(list(group_rows(conv["method"])), "convergence", "convergence",
                               note))
-    ncols = min(2, len(drags))
-    nrows = (len(drags) + ncols - 1) // ncols
+    ncols = min(2, len(values))
+    nrows = (len(values) + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(9.5 * ncols, 5.2 * nrows), squeeze=False)
-    for ax in axes.flat[len(drags):]:
+    for ax in axes.flat[len(values):]:
         ax.set_visible(False)
-    for ax, drag in zip(axes.flat, drags):
-        rows = conv_by_drag[drag]
+    for ax, value in zip(axes.flat, values):
+        rows = conv_by_key[value]
         # One stiffness per panel: the one nearest omega0 = 1 (on a log scale), where the
-        # sweep's dt range is usually asymptotic and above round-off.
+        # sweep's dt range is usually asymptotic and above round-off; its drag (per spring in
+        # a zeta sweep).
         ks = np.array(sorted(set(conv["stiffness"][rows].tolist())))
         positive = ks[ks > 0]
         k = positive[np.argmin(np.abs(np.log(positive)))] if len(positive) else ks[0]
+        drag = conv["drag"][rows[conv["stiffness"][rows] == k][0]]
         all_err = []
         panel = group_rows(conv["method"][rows])
         for j, m in enumerate(m for m in panel if m in drawn):
@@ -365,7 +398,8 @@ def plot_convergence(f, out, note):
             ax.set_ylim(*log_limits(min(all_err), max(all_err), 5, 5))
         ax.set_xlabel("dt")
         ax.set_ylabel(error_label)
-        ax.set_title(f"convergence, k = {k:g}, drag = {drag:g}{mass_note}\n"
+        spring = f"zeta = {value:g}, drag = {drag:g}" if by == "zeta" else f"drag = {drag:g}"
+        ax.set_title(f"convergence, k = {k:g}, {spring}{mass_note}\n"
                      "(pale band: the dt range fitted; legend: fitted order and verdict)",
                      fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
