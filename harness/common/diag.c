@@ -5,6 +5,7 @@
 #include "diag.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,8 @@ void print_line(FILE *out, const char *fmt, ...)
     va_end(ap);
 }
 
+static void resume_paused(int sig) { (void)sig; }
+
 void test_pause(const char *phase)
 {
     const char *want = getenv("OSCBENCH_TEST_PAUSE");
@@ -118,7 +121,12 @@ void test_pause(const char *phase)
     fprintf(stderr, "oscbench: paused at %s (pid %ld, thread %ld)\n", phase, (long)getpid(),
             (long)syscall(SYS_gettid));
     fflush(stderr);
+    /* SIGCONT (at this thread) resumes the run: a test can hold one rank back for a while */
+    struct sigaction sa = {.sa_handler = resume_paused}, old;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCONT, &sa, &old);
     pause();
+    sigaction(SIGCONT, &old, NULL);
 }
 
 bool test_fail(const char *phase)

@@ -45,7 +45,7 @@ void print_line(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2
 /* If OSCBENCH_TEST_PAUSE names this phase ("stepping", "write", "rename"), say so on stderr
  * ("oscbench: paused at PHASE (pid N, thread T)": under mpirun, N names the rank's own process;
  * T is the waiting thread's id) and wait for a signal: lets tests kill a run at a known point
- * without timing it. */
+ * without timing it, or hold it there (SIGCONT at thread T resumes it). */
 void test_pause(const char *phase);
 
 /* Whether OSCBENCH_TEST_FAIL names this phase ("write": this process's share of the parallel
