@@ -14,6 +14,7 @@
  * root (containers, CI). LeakSanitizer would report Open MPI's own allocations at
  * MPI_Finalize, so leak detection is off for the processes these tests start (only). */
 #define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE /* syscall (tgkill) */
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -474,6 +476,47 @@ static void killed_at(const fixture *f, const char *phase, int ranks, ...)
     unsetenv("OSCBENCH_TEST_PAUSE");
     assert_int_equal(kill(paused_pid(f, pid, phase), SIGKILL), 0);
     assert_int_not_equal(wait_for(pid), 0);
+}
+
+/* The summary's sweep seconds are the sweep's wall clock, the slowest rank's stepping: rank 1 is
+ * held at its first finished item (OSCBENCH_TEST_PAUSE=stepping, given to it alone) for 3 s,
+ * then resumed (SIGCONT at the waiting thread). Before, the summary showed rank 0's own
+ * stepping, a fraction of a second. */
+static void test_sweep_seconds_slowest_rank(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "ranks.yaml", ranks_config);
+    char *argv[] = {mpirun, "-q", "-n", "1", exe, "run", "ranks.yaml", "-o", "out.h5", ":", "-n",
+                    "1", "/usr/bin/env", "OSCBENCH_TEST_PAUSE=stepping", exe, "run",
+                    "ranks.yaml", "-o", "out.h5", NULL};
+    unlink(f->err);
+    pid_t pid = start(f, argv);
+    paused_pid(f, pid, "stepping");
+    char *text = slurp(f->err, NULL);
+    const char *at = text ? strstr(text, "paused at stepping (pid ") : NULL;
+    assert_non_null(at);
+    long rank1 = strtol(at + strlen("paused at stepping (pid "), NULL, 10);
+    const char *tid = strstr(at, ", thread ");
+    assert_non_null(tid);
+    long thread = strtol(tid + strlen(", thread "), NULL, 10);
+    free(text);
+    struct timespec held = {3, 0};
+    nanosleep(&held, NULL);
+    assert_int_equal(syscall(SYS_tgkill, rank1, thread, SIGCONT), 0);
+    int code = wait_for(pid);
+    if (code != 0)
+        fail_msg("exit %d: %s", code, read_err(f));
+    text = slurp(f->out, NULL);
+    assert_non_null(text);
+    at = strstr(text, "wrote out.h5 (sweep ");
+    if (!at)
+        fail_msg("no 'wrote' line:\n%s", text);
+    double sweep = strtod(at + strlen("wrote out.h5 (sweep "), NULL);
+    if (sweep < 3.0)
+        fail_msg("rank 1 stepped for 3 s or more, the summary says sweep %.2f s:\n%s", sweep,
+                 text);
+    free(text);
+    check_ranks(f, "out.h5", 2);
 }
 
 /* Rank 0 killed in the write phase (the numeric columns written in parallel, the rest not):
@@ -1022,6 +1065,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unwritable_output_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ranks_disagree_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_write_cleaned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_seconds_slowest_rank, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_rank_resumed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_checkpoint_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_write_keeps_checkpoint, setup, teardown),

@@ -354,7 +354,12 @@ static bool run_sweep(rank_run *rr)
     free(skip);
     if (!ok)
         report_error(rr);
-    return all_ok(rr, ok);
+    if (!all_ok(rr, ok))
+        return false;
+    /* The sweep's wall clock is the slowest rank's stepping (each rank times its own share;
+     * rank 0's alone would leave out a slower rank's, which the run waited for). */
+    MPI_Allreduce(MPI_IN_PLACE, &rr->res.seconds, 1, MPI_DOUBLE, MPI_MAX, rr->comm);
+    return true;
 }
 
 /* /points' numeric columns, every rank its own rows, collectively. */
