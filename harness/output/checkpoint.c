@@ -210,8 +210,8 @@ static const char *type_name(sweep_column_type t)
 }
 
 /* The manifest of cfg's checkpoint: "key value" lines, then config_bytes and the text itself.
- * NULL on no memory. */
-static char *manifest_text(const osc_config *cfg, size_t *len)
+ * NULL on no memory. (checkpoint.h: also what MPI ranks compare.) */
+char *ckpt_manifest_text(const osc_config *cfg, size_t *len)
 {
     char header[MANIFEST_MAX_HEADER];
     size_t n = (size_t)snprintf(header, sizeof header,
@@ -644,7 +644,7 @@ int ckpt_open(ckpt **out, const char *results_path, const osc_config *cfg, char 
 {
     *out = NULL;
     size_t len = 0;
-    char *manifest = manifest_text(cfg, &len);
+    char *manifest = ckpt_manifest_text(cfg, &len);
     ckpt *c = manifest ? new_ckpt(results_path) : NULL;
     if (!c) {
         error_line(err, errlen, "%s" DIR_SUFFIX ": out of memory", results_path);

@@ -88,4 +88,12 @@ int ckpt_remove(ckpt *c, char *err, size_t errlen);
 /* Frees c (NULL allowed); the directory stays unless ckpt_remove removed it. */
 void ckpt_close(ckpt *c);
 
+/* The manifest a checkpoint of cfg holds: everything that defines the run's results (the
+ * checkpoint format, oscbench version and git revision, item size, item and row counts, the
+ * /points columns, then from the line "config_bytes N" on the config's text and that of every
+ * file it includes, byte for byte). Equal manifests: the same rows, bit for bit. Under MPI the
+ * ranks compare theirs with rank 0's (run_mpi.c). *len bytes, NUL-terminated; free() it. NULL
+ * when out of memory. */
+char *ckpt_manifest_text(const osc_config *cfg, size_t *len);
+
 #endif
