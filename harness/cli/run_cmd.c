@@ -373,7 +373,7 @@ int cmd_run(int argc, char **argv)
     if (!rc)
         rc = check_output(out_path, &cfg);
     if (run_mpi_applies(&launch))
-        rc = run_mpi_agree(&launch, rc);
+        rc = run_mpi_agree(&launch, rc, &muted);
     run_mpi_unmute(muted);
     if (rc) {
         config_free(&cfg);

@@ -36,13 +36,14 @@ run_launch run_mpi_launch(void)
                         .size = size > 0 ? size : 0};
 }
 
-/* fd to /dev/null; the fd it was, or -1 */
-static int mute_fd(int fd, FILE *stream)
+/* fd to target (/dev/null if -1); the fd it was, or -1 */
+static int mute_fd(int fd, FILE *stream, int target)
 {
     fflush(stream);
-    int saved = dup(fd), devnull = open("/dev/null", O_WRONLY);
-    if (saved >= 0 && devnull >= 0)
-        dup2(devnull, fd);
+    int saved = dup(fd), devnull = target < 0 ? open("/dev/null", O_WRONLY) : -1;
+    int to = target < 0 ? devnull : target;
+    if (saved >= 0 && to >= 0)
+        dup2(to, fd);
     if (devnull >= 0)
         close(devnull);
     return saved;
@@ -60,14 +61,19 @@ static void unmute_fd(int fd, FILE *stream, int saved)
 run_muted run_mpi_mute(const run_launch *l)
 {
     if (!l->launched || l->rank == 0)
-        return (run_muted){-1, -1};
-    return (run_muted){mute_fd(STDOUT_FILENO, stdout), mute_fd(STDERR_FILENO, stderr)};
+        return (run_muted){-1, -1, NULL};
+    FILE *captured = tmpfile();
+    return (run_muted){mute_fd(STDOUT_FILENO, stdout, -1),
+                       mute_fd(STDERR_FILENO, stderr, captured ? fileno(captured) : -1),
+                       captured};
 }
 
 void run_mpi_unmute(run_muted saved)
 {
     unmute_fd(STDOUT_FILENO, stdout, saved.stdout_saved);
     unmute_fd(STDERR_FILENO, stderr, saved.stderr_saved);
+    if (saved.captured)
+        fclose(saved.captured);
 }
 
 /* ---- the plan: items to ranks ------------------------------------------------------------------ */
@@ -117,8 +123,9 @@ bool run_mpi_applies(const run_launch *l)
 
 /* Nothing to run over: refused here, where a build with MPI agrees, before anything is made
  * (results/ included). */
-int run_mpi_agree(const run_launch *l, int rc)
+int run_mpi_agree(const run_launch *l, int rc, const run_muted *muted)
 {
+    (void)muted;
     if (rc)
         return rc;
     if (l->rank == 0)
@@ -509,17 +516,80 @@ static int run_ranks(rank_run *rr)
     return rc;
 }
 
-int run_mpi_agree(const run_launch *l, int rc)
+/* ---- agreeing to run ------------------------------------------------------------------------ */
+
+/* This rank's own error line, from what it wrote to its muted stderr while reading the flags and
+ * the config (run_mpi_mute): the first line that is not a warning or a note, without the
+ * "oscbench run: " that rank 0 puts back; "" if none was kept. Read with pread, so that stderr's
+ * offset in the file stays where it was. */
+static void own_error(const run_muted *muted, char *line, size_t len)
 {
-    int provided, all = rc;
+    static const char prefix[] = "oscbench run: ";
+    char buf[4 * ERROR_LINE_BYTES];
+    *line = '\0';
+    fflush(stderr);
+    ssize_t n = muted->captured ? pread(fileno(muted->captured), buf, sizeof buf - 1, 0) : -1;
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    for (char *at = buf, *end; *at; at = end + (*end == '\n')) {
+        end = at + strcspn(at, "\n");
+        char *text = strncmp(at, prefix, sizeof prefix - 1) ? at : at + sizeof prefix - 1;
+        if (end == text || !strncmp(text, "warning: ", 9) || !strncmp(text, "note: ", 6))
+            continue;
+        snprintf(line, len, "%.*s", (int)(end - text), text);
+        return;
+    }
+}
+
+/* Every rank's rc (0, an exit code, or -1: help or version printed): the largest, or bad input
+ * if some ranks printed help and others did not (they would run without them). When some rank
+ * failed, rank 0 prints the lowest failing rank's line (made on that rank: "rank N ...")
+ * unless it failed itself, having said why already. Collective. */
+static int agree_on(int rank, int rc, const char *line)
+{
+    int mine[2] = {rc, -rc}, most[2];
+    MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const int hi = most[0], lo = -most[1];
+    if (hi == lo)
+        return hi; /* all ran, all printed help, or all failed alike (rank 0 said why) */
+    const bool failed = hi > 0 ? rc > 0 : rc < 0;
+    int me = failed ? rank : INT_MAX, first = INT_MAX;
+    MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first != 0) {
+        char buf[ERROR_LINE_BYTES] = "";
+        if (rank == first)
+            snprintf(buf, sizeof buf, "%s", line);
+        MPI_Bcast(buf, (int)sizeof buf, MPI_CHAR, first, MPI_COMM_WORLD);
+        if (rank == 0)
+            print_line(stderr, "oscbench run: %s", buf);
+    }
+    return hi > 0 ? hi : EXIT_BADINPUT;
+}
+
+int run_mpi_agree(const run_launch *l, int rc, const run_muted *muted)
+{
+    (void)l;
+    int provided, rank = 0;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "oscbench run: MPI_Init failed\n");
         return EXIT_RUNTIME;
     }
-    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (all && !rc && l->rank == 0)
-        fprintf(stderr, "oscbench run: another rank could not read the flags or the config "
-                        "(is the config the same file on every node?)\n");
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char line[ERROR_LINE_BYTES] = "";
+    if (rc > 0) {
+        char own[ERROR_LINE_BYTES];
+        own_error(muted, own, sizeof own);
+        if (*own)
+            snprintf(line, sizeof line, "rank %d: %.*s", rank, (int)sizeof own - 64, own);
+        else
+            snprintf(line, sizeof line, "rank %d could not read the flags or the config (is the "
+                     "config the same file on every node?)", rank);
+    } else if (rc < 0) {
+        snprintf(line, sizeof line, "rank %d was given --help or --version, and not every other "
+                 "rank: nothing run", rank);
+    }
+    int all = agree_on(rank, rc, line);
     if (all)
         MPI_Finalize();
     return all;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "config.h"
 
@@ -21,10 +22,13 @@ typedef struct run_launch {
 run_launch run_mpi_launch(void);
 
 /* Every rank reads the flags and the config, but only rank 0 tells what is wrong with them (and
- * prints --help or --version): stdout and stderr go to /dev/null on the other ranks until
- * run_mpi_unmute(what run_mpi_mute returned). */
+ * prints --help or --version): stdout goes to /dev/null on the other ranks until
+ * run_mpi_unmute(what run_mpi_mute returned), and stderr into an unlinked temporary file (or
+ * /dev/null if none can be made), from which run_mpi_agree takes the rank's own error line for
+ * rank 0 to print. */
 typedef struct run_muted {
     int stdout_saved, stderr_saved; /* -1: not muted */
+    FILE *captured;                 /* what stderr got (NULL: nothing kept) */
 } run_muted;
 run_muted run_mpi_mute(const run_launch *l);
 void run_mpi_unmute(run_muted saved);
@@ -34,13 +38,15 @@ void run_mpi_unmute(run_muted saved);
 bool run_mpi_applies(const run_launch *l);
 
 /* Where run_mpi_applies: every rank's outcome of reading the flags and the config (rc: 0, an
- * exit code, or -1 for help printed), agreed on before any rank exits. A rank that exits first
- * makes the launcher kill the others, and with them rank 0's one-line error: so every rank
- * waits for every other here. Initialises MPI in a build with it (run_mpi finalises it). Returns
- * the largest rc of all ranks, having finalised MPI if that is not 0; rank 0, fine itself, says
- * that another rank was not. In a build without MPI it refuses the run (rank 0 says why; exit
- * 2) unless rc already did. */
-int run_mpi_agree(const run_launch *l, int rc);
+ * exit code, or -1 for help printed), agreed on before any rank exits or anything is made. A
+ * rank that exits first makes the launcher kill the others, and with them rank 0's one-line
+ * error: so every rank waits for every other here. When some rank failed, rank 0 prints the
+ * lowest such rank's own one line ("rank N: FILE:LINE:COL: KEY: ...", taken from what muted
+ * wrote to stderr), unless rank 0 failed itself and said why already. Initialises MPI in a
+ * build with it (run_mpi finalises it). Returns the largest rc of all ranks, having finalised
+ * MPI if that is not 0; help printed on some ranks only is bad input. In a build without MPI it
+ * refuses the run (rank 0 says why; exit 2) unless rc already did. */
+int run_mpi_agree(const run_launch *l, int rc, const run_muted *muted);
 
 /* The whole run over the ranks, as run_cmd.c's serial run does it: one file at out_path,
  * complete or absent, bit-identical to a serial run's. With resume, the checkpoint beside
