@@ -451,6 +451,101 @@ static void test_ranks_disagree_one_line(void **state)
     assert_int_equal(count_entries(f, &temporaries), 2);
 }
 
+/* `mpirun -q -n 1 oscbench run CONFIG0 ARGS : -n 1 oscbench run CONFIG1 ARGS1` (ARGS up to a
+ * NULL, then ARGS1 up to a NULL), waited for. */
+static int run_mpmd(const fixture *f, const char *config0, const char *config1, ...)
+{
+    char *argv[64];
+    int argc = 0;
+    argv[argc++] = mpirun, argv[argc++] = "-q", argv[argc++] = "-n", argv[argc++] = "1";
+    argv[argc++] = exe, argv[argc++] = "run", argv[argc++] = (char *)config0;
+    va_list ap;
+    va_start(ap, config1);
+    for (char *a; (a = va_arg(ap, char *)) && argc < 30;)
+        argv[argc++] = a;
+    argv[argc++] = ":", argv[argc++] = "-n", argv[argc++] = "1";
+    argv[argc++] = exe, argv[argc++] = "run", argv[argc++] = (char *)config1;
+    for (char *a; (a = va_arg(ap, char *)) && argc < 63;)
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    return wait_for(start(f, argv));
+}
+
+/* Ranks that read different configs under the same -o (a file edited between the ranks'
+ * starts, another copy on another node): exit 2 before anything is made, one line from rank 0
+ * naming the rank and its config. Before, a variant with the same row count (t_end 3 for 2)
+ * exited 0 with a file mixing both configs' rows, and one with another row count crashed in
+ * H5Dwrite (exit 139), leaving its temporary. The same text from another path runs; so does a
+ * different --threads. Another -o or --resume on one rank is refused as well. */
+static void test_ranks_read_different_configs(void **state)
+{
+    fixture *f = *state;
+    const char *base = "name: ok\nmethods: [rk4, verlet]\nstiffness: {from: 1, to: 4, count: "
+                       "700}\ndt: [0.1, 0.05, 0.025, 0.0125]\nt_end: %s\n"
+                       "analyses: [convergence]\n";
+    char text[256];
+    snprintf(text, sizeof text, base, "2");
+    write_file(f, "ok.yaml", text);
+    write_file(f, "copy.yaml", text);
+    snprintf(text, sizeof text, base, "3");
+    write_file(f, "ok3.yaml", text);
+    write_file(f, "rows.yaml", "name: ok\nmethods: [rk4, verlet]\nstiffness: {from: 1, to: 4, "
+                               "count: 900}\ndt: [0.1, 0.05, 0.025, 0.0125]\nt_end: 2\n"
+                               "analyses: [convergence]\n");
+    const char *variants[] = {"ok3.yaml", "rows.yaml"};
+    for (int i = 0; i < 2; i++) {
+        int code = run_mpmd(f, "ok.yaml", variants[i], "-o", "out.h5", "--quiet", NULL, "-o",
+                            "out.h5", "--quiet", NULL);
+        char *err = read_err(f);
+        char want[256];
+        snprintf(want, sizeof want, "oscbench run: rank 1 read a different config from %s than "
+                 "rank 0 (is it the same file on every node?)\n", variants[i]);
+        if (code != 2 || strcmp(err, want) != 0)
+            fail_msg("rank 1 reading %s: expected exit 2 and '%s', got exit %d:\n%s",
+                     variants[i], want, code, err);
+        free(err);
+        int temporaries;
+        assert_int_equal(count_entries(f, &temporaries), 4); /* the configs: no file */
+        assert_int_equal(temporaries, 0);
+    }
+    /* rank 2 of 3 differs (ranks 0 and 1 agree): that rank is named */
+    assert_int_equal(run(f, 2, "run", "ok.yaml", "-o", "out.h5", "--quiet", ":", "-n", "1", exe,
+                         "run", "ok3.yaml", "-o", "out.h5", "--quiet", NULL),
+                     2);
+    char *err = read_err(f);
+    if (!strstr(err, "oscbench run: rank 2 read a different config from ok3.yaml than rank 0"))
+        fail_msg("rank 2 reading ok3.yaml: %s", err);
+    free(err);
+    /* another -o, or --resume on one rank only */
+    int code = run_mpmd(f, "ok.yaml", "ok.yaml", "-o", "out.h5", "--quiet", NULL, "-o", "b.h5",
+                        "--quiet", NULL);
+    err = read_err(f);
+    if (code != 2 || !strstr(err, "oscbench run: rank 1 was given another -o or --resume than "
+                                  "rank 0 (-o b.h5):"))
+        fail_msg("rank 1 given -o b.h5: exit %d: %s", code, err);
+    free(err);
+    code = run_mpmd(f, "ok.yaml", "ok.yaml", "-o", "out.h5", "--quiet", NULL, "-o", "out.h5",
+                    "--quiet", "--resume", NULL);
+    err = read_err(f);
+    if (code != 2 || !strstr(err, "rank 1 was given another -o or --resume than rank 0 (-o "
+                                  "out.h5 --resume)"))
+        fail_msg("rank 1 given --resume: exit %d: %s", code, err);
+    free(err);
+    int temporaries;
+    assert_int_equal(count_entries(f, &temporaries), 4);
+    /* the same text from another path, and other --threads: the run goes on */
+    code = run_mpmd(f, "ok.yaml", "copy.yaml", "-o", "out.h5", "--quiet", NULL, "-o", "out.h5",
+                    "--quiet", "--threads", "2", NULL);
+    if (code != 0)
+        fail_msg("rank 1 reading copy.yaml: exit %d: %s", code, read_err(f));
+    hid_t h = open_h5(f->dir, "out.h5");
+    int64_t v[2] = {0};
+    assert_int_equal(attr_i64(h, "mpi_ranks", v, 1), 2);
+    assert_int_equal(attr_i64(h, "threads", v, 1), 3);
+    H5Fclose(h);
+}
+
 /* Waits for "paused at PHASE (pid N)" on the run's stderr; returns N. */
 static pid_t paused_pid(const fixture *f, pid_t run_pid, const char *phase)
 {
@@ -1078,6 +1173,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_directory_output_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_output_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ranks_disagree_one_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ranks_read_different_configs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_write_cleaned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_seconds_slowest_rank, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_rank_resumed, setup, teardown),

@@ -372,8 +372,12 @@ int cmd_run(int argc, char **argv)
     }
     if (!rc)
         rc = check_output(out_path, &cfg);
-    if (run_mpi_applies(&launch))
-        rc = run_mpi_agree(&launch, rc, &muted);
+    if (run_mpi_applies(&launch)) {
+        /* every rank must have read the same config (and flags) as rank 0: checked here, before
+         * anything is made */
+        const run_setup setup = {.cfg = &cfg, .out_path = out_path, .resume = a.resume};
+        rc = run_mpi_agree(&launch, rc, &muted, &setup);
+    }
     run_mpi_unmute(muted);
     if (rc) {
         config_free(&cfg);

@@ -123,9 +123,9 @@ bool run_mpi_applies(const run_launch *l)
 
 /* Nothing to run over: refused here, where a build with MPI agrees, before anything is made
  * (results/ included). */
-int run_mpi_agree(const run_launch *l, int rc, const run_muted *muted)
+int run_mpi_agree(const run_launch *l, int rc, const run_muted *muted, const run_setup *setup)
 {
-    (void)muted;
+    (void)muted, (void)setup;
     if (rc)
         return rc;
     if (l->rank == 0)
@@ -567,7 +567,77 @@ static int agree_on(int rank, int rc, const char *line)
     return hi > 0 ? hi : EXIT_BADINPUT;
 }
 
-int run_mpi_agree(const run_launch *l, int rc, const run_muted *muted)
+enum { SAME, DIFFERENT, NO_MEMORY };
+
+/* Whether len bytes are rank 0's bytes (broadcast from it; SAME on rank 0); NO_MEMORY on the
+ * rank that had no room for rank 0's (SAME on the others then). *at: where they first differ.
+ * Collective. */
+static int same_as_root(int rank, const char *bytes, size_t len, size_t *at)
+{
+    uint64_t n = len;
+    MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    char *root = rank == 0 ? (char *)bytes : malloc(n ? (size_t)n : 1);
+    int room = root != NULL, all_room = 0;
+    MPI_Allreduce(&room, &all_room, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!all_room) {
+        if (rank != 0)
+            free(root);
+        return room ? SAME : NO_MEMORY;
+    }
+    for (uint64_t done = 0; done < n;) {
+        int part = n - done > INT_MAX ? INT_MAX : (int)(n - done);
+        MPI_Bcast(root + done, part, MPI_CHAR, 0, MPI_COMM_WORLD);
+        done += (uint64_t)part;
+    }
+    if (rank == 0)
+        return SAME;
+    size_t i = 0;
+    while (i < len && i < n && bytes[i] == root[i])
+        i++;
+    free(root);
+    *at = i;
+    return i == len && i == n ? SAME : DIFFERENT;
+}
+
+/* This rank's setup against rank 0's: 0, or the exit code with this rank's line made. First
+ * checkpoint.h's manifest (the build and the config's text, includes and all: the rows), then
+ * the output and --resume (the ranks' shares of one file and one checkpoint). Collective: every
+ * rank takes part in both comparisons whatever the first found. */
+static int compare_setup(int rank, const run_setup *s, char *line, size_t len)
+{
+    size_t n = 0, at = 0, flags_at = 0;
+    char *manifest = ckpt_manifest_text(s->cfg, &n);
+    int same = same_as_root(rank, manifest ? manifest : "", manifest ? n : 0, &at);
+    char flags[ERROR_LINE_BYTES];
+    int flags_len = snprintf(flags, sizeof flags, "resume %d\noutput %s\n", s->resume,
+                             s->out_path);
+    int same_flags = same_as_root(rank, flags, flags_len < 0 ? 0 : (size_t)flags_len, &flags_at);
+    int rc = 0;
+    if (!manifest || same == NO_MEMORY || same_flags == NO_MEMORY) {
+        snprintf(line, len, "rank %d: out of memory comparing its config with rank 0's", rank);
+        rc = EXIT_RUNTIME;
+    } else if (same == DIFFERENT) {
+        /* the lines before "items" say which oscbench wrote them: the build, not the config */
+        const char *items = strstr(manifest, "\nitems ");
+        if (items && at < (size_t)(items - manifest))
+            snprintf(line, len, "rank %d runs another oscbench build than rank 0 (version or git "
+                     "revision differ: install the same oscbench on every node)", rank);
+        else
+            snprintf(line, len, "rank %d read a different config from %s%s than rank 0 (is it "
+                     "the same file on every node?)", rank, s->cfg->path,
+                     s->cfg->included_text ? " or a file it includes" : "");
+        rc = EXIT_BADINPUT;
+    } else if (same_flags == DIFFERENT) {
+        snprintf(line, len, "rank %d was given another -o or --resume than rank 0 (-o %s%s): "
+                 "every rank must be given the same", rank, s->out_path,
+                 s->resume ? " --resume" : "");
+        rc = EXIT_BADINPUT;
+    }
+    free(manifest);
+    return rc;
+}
+
+int run_mpi_agree(const run_launch *l, int rc, const run_muted *muted, const run_setup *setup)
 {
     (void)l;
     int provided, rank = 0;
@@ -590,6 +660,8 @@ int run_mpi_agree(const run_launch *l, int rc, const run_muted *muted)
                  "rank: nothing run", rank);
     }
     int all = agree_on(rank, rc, line);
+    if (!all)
+        all = agree_on(rank, compare_setup(rank, setup, line, sizeof line), line);
     if (all)
         MPI_Finalize();
     return all;

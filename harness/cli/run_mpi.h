@@ -37,16 +37,29 @@ void run_mpi_unmute(run_muted saved);
  * launched as one of several processes (which run_mpi_agree refuses). */
 bool run_mpi_applies(const run_launch *l);
 
+/* What every rank of one run must have been given alike: the config as loaded (what defines the
+ * results: its text and that of every file it includes, and the oscbench build, compared as
+ * checkpoint.h's manifest), the output and --resume. */
+typedef struct run_setup {
+    const osc_config *cfg; /* loaded (read only when the rank's rc is 0) */
+    const char *out_path;
+    bool resume;
+} run_setup;
+
 /* Where run_mpi_applies: every rank's outcome of reading the flags and the config (rc: 0, an
  * exit code, or -1 for help printed), agreed on before any rank exits or anything is made. A
  * rank that exits first makes the launcher kill the others, and with them rank 0's one-line
- * error: so every rank waits for every other here. When some rank failed, rank 0 prints the
+ * error: so every rank waits for every other here. Then, if every rank read its config, each
+ * compares its setup with rank 0's, byte for byte (rank 0 broadcasts its own): ranks that read
+ * different configs (a config edited, or another copy on another node) would write one file of
+ * rows from both, or crash in the write. When some rank failed (or differs), rank 0 prints the
  * lowest such rank's own one line ("rank N: FILE:LINE:COL: KEY: ...", taken from what muted
- * wrote to stderr), unless rank 0 failed itself and said why already. Initialises MPI in a
- * build with it (run_mpi finalises it). Returns the largest rc of all ranks, having finalised
- * MPI if that is not 0; help printed on some ranks only is bad input. In a build without MPI it
- * refuses the run (rank 0 says why; exit 2) unless rc already did. */
-int run_mpi_agree(const run_launch *l, int rc, const run_muted *muted);
+ * wrote to stderr; "rank N read a different config from PATH than rank 0 ..."), unless rank 0
+ * failed itself and said why already. Initialises MPI in a build with it (run_mpi finalises
+ * it). Returns the largest rc of all ranks (a differing setup is bad input: 2), having
+ * finalised MPI if that is not 0; help printed on some ranks only is bad input too. In a build
+ * without MPI it refuses the run (rank 0 says why; exit 2) unless rc already did. */
+int run_mpi_agree(const run_launch *l, int rc, const run_muted *muted, const run_setup *setup);
 
 /* The whole run over the ranks, as run_cmd.c's serial run does it: one file at out_path,
  * complete or absent, bit-identical to a serial run's. With resume, the checkpoint beside
