@@ -7,7 +7,9 @@
  * write (injected) failing the whole run under --resume and leaving the checkpoint, which the
  * resubmitted run restores in full; damaged, foreign and missing item files recomputed under
  * --resume; ranks that see different checkpoints; one rank's failed restore (injected)
- * stopping every rank.
+ * stopping every rank; ranks that read different configs (or were given another -o or
+ * --resume) refused in one line; a bad config or flag on another rank than 0 shown by rank 0
+ * as that rank's own line; the summary's sweep seconds the slowest rank's.
  *
  * OSCBENCH_EXE names oscbench, MPIRUN mpirun. Every rank runs one OpenMP thread
  * (OMP_NUM_THREADS=1), more ranks than cores are allowed (oversubscribe), and mpirun may run as
