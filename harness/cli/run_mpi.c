@@ -620,8 +620,8 @@ static int compare_setup(int rank, const run_setup *s, char *line, size_t len)
         /* the lines before "items" say which oscbench wrote them: the build, not the config */
         const char *items = strstr(manifest, "\nitems ");
         if (items && at < (size_t)(items - manifest))
-            snprintf(line, len, "rank %d runs another oscbench build than rank 0 (version or git "
-                     "revision differ: install the same oscbench on every node)", rank);
+            snprintf(line, len, "rank %d runs another oscbench build than rank 0 (its version, git "
+                     "revision or build ids differ: install the same oscbench on every node)", rank);
         else
             snprintf(line, len, "rank %d read a different config from %s%s than rank 0 (is it "
                      "the same file on every node?)", rank, s->cfg->path,
