@@ -321,7 +321,7 @@ int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par
             keys[m++] = (sort_key){pts[i].dt, pts[i].error, i};
     if (status == OSC_OK)
         m = sorted_each_dt_once(keys, m);
-    size_t first, last;
+    size_t first = 0, last = 0; /* set by asymptotic_range (gcc -O2 --coverage cannot see it) */
     if (status == OSC_OK && m >= OSC_FIT_RANGE_POINTS) {
         for (size_t k = 0; k < m; k++)
             x[k] = log(keys[k].dt), y[k] = log(keys[k].error);
