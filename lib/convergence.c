@@ -194,7 +194,8 @@ static void set_insufficient(osc_order_fit *out)
     *out = (osc_order_fit){.status = OSC_FIT_INSUFFICIENT, .order = NAN, .order_se = NAN,
                            .order_low = NAN, .order_high = NAN, .intercept = NAN,
                            .dt_min = NAN, .dt_max = NAN, .fit_points = 0,
-                           .order_below = NAN, .points_below = 0, .verdict = OSC_VERDICT_INCONCLUSIVE, .reason = OSC_REASON_NO_RANGE,
+                           .order_below = NAN, .points_below = 0,
+                           .verdict = OSC_VERDICT_INCONCLUSIVE, .reason = OSC_REASON_NO_RANGE,
                            .pass = false};
 }
 

@@ -431,6 +431,14 @@ typedef struct scan {
 
 static bool grew(const scan *s, size_t i) { return s->L[i] > s->log_growth_limit; }
 
+/* The first lane from `from` on that grew (grown) or did not; s->n if none. */
+static size_t first_lane(const scan *s, size_t from, bool grown)
+{
+    while (from < s->n && grew(s, from) != grown)
+        from++;
+    return from;
+}
+
 /* The least share of a lane's growing mode that one of step_lanes' two starts holds: 1/sqrt(2). */
 #define GROWING_MODE_SHARE 0.70710678118654752
 
@@ -449,10 +457,7 @@ static int run_scan(scan *s, long steps, size_t *first_unstable)
     s->out->lane_steps += 2 * (double)s->n * (double)steps;
     s->out->max_steps = steps > s->out->max_steps ? steps : s->out->max_steps;
     s->out->batches++;
-    size_t i = 0;
-    while (i < s->n && !grew(s, i))
-        i++;
-    *first_unstable = i;
+    *first_unstable = first_lane(s, 0, true);
     return status;
 }
 
@@ -590,16 +595,12 @@ static int refine(scan *s, const osc_stab_options *o, double a, double b, double
         status = run_scan(s, steps, &iu);
         if (status != OSC_OK)
             break;
-        /* lanes at the start that grew lie past the interval's other edge (lo overshot a band
-         * narrower than the bias): the other edge is before the first that did not */
-        size_t stable_from = iu;
-        while (stable_from < s->n && grew(s, stable_from))
-            stable_from++;
-        if (iu == 0 && stable_from < s->n) {
-            far = s->h[stable_from - 1];
-            iu = stable_from;
-            while (iu < s->n && !grew(s, iu))
-                iu++;
+        if (iu == 0) { /* lanes at the start that grew lie past the interval's other edge (lo
+                        * overshot a band narrower than the bias): it is before the first that
+                        * did not, and the edge sought is where growth starts again after it */
+            size_t stable_from = first_lane(s, 0, false);
+            if (stable_from < s->n)
+                far = s->h[stable_from - 1], iu = first_lane(s, stable_from, true);
         }
         if (iu == 0) { /* the edge is before lo: look further on the stable side, short of far */
             double left = fmin(fabs(lo - far), lo);
