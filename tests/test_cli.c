@@ -3394,6 +3394,24 @@ static void test_option_value_not_taken(void **state)
     assert_false(exists(f->dir, "results"));
 }
 
+/* An abbreviation that two long options begin with (plot's --output and --output-dir) is one
+ * line naming both, exit 2, not an "unknown option"; nothing made. */
+static void test_option_ambiguous(void **state)
+{
+    fixture *f = *state;
+    const char *given[] = {"--out", "--o=figs", "--outp"};
+    for (size_t i = 0; i < sizeof given / sizeof *given; i++) {
+        char want[200];
+        fmt(want, sizeof want, "oscbench plot: ambiguous option '%.*s' (could be --output, "
+                               "--output-dir) (see oscbench plot --help)\n",
+            (int)strcspn(given[i], "="), given[i]);
+        proc p = run_fails(f->dir, 2, want, "plot", given[i], "figs", "r.h5", NULL);
+        assert_string_equal(p.out, "");
+        proc_free(&p);
+    }
+    assert_false(exists(f->dir, "figs"));
+}
+
 /* Replaces /points/NAME of results file path by a new 1-D dataset of n elements of type t (data
  * may be NULL: the fill value). */
 static void replace_column(const char *path, const char *name, hid_t t, size_t n, const void *data)
@@ -4917,6 +4935,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_summary_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_damaged_points, setup, teardown),
         cmocka_unit_test_setup_teardown(test_option_value_not_taken, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_option_ambiguous, setup, teardown),
         cmocka_unit_test_setup_teardown(test_audit_schedule_attribute, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary_json_and_foreign_lanes, setup,
                                         teardown),

@@ -118,6 +118,29 @@ static int check_args(cli_parser *p)
     return CLI_DONE;
 }
 
+/* getopt_long rejects an abbreviation that several long options begin with as it rejects an
+ * unknown one: say which it could be ("--out": --output, --output-dir). True if reported. */
+static bool report_ambiguous(cli_parser *p, const char *given)
+{
+    size_t len = strcspn(given, "=");
+    char names[256] = "";
+    int matches = 0;
+    for (int i = 0; i < p->cmd->noptions + 2; i++) {
+        const char *name = i < p->cmd->noptions ? p->cmd->options[i].name
+                           : i == p->cmd->noptions ? "help" : "version";
+        if (len > 0 && strncmp(name, given, len) == 0) {
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s--%s", matches ? ", " : "", name);
+            matches++;
+        }
+    }
+    if (matches < 2)
+        return false;
+    p->status = cli_error(p->cmd, "ambiguous option '--%.*s' (could be %s)", (int)len, given,
+                          names);
+    return true;
+}
+
 int cli_next(cli_parser *p, const char **arg)
 {
     struct option longopts[MAX_OPTIONS + 3];
@@ -148,6 +171,8 @@ int cli_next(cli_parser *p, const char **arg)
                               (int)strcspn(given, "="), given);
         return CLI_EXIT;
     }
+    if (i < 0 && strncmp(given, "--", 2) == 0 && report_ambiguous(p, given + 2))
+        return CLI_EXIT;
     if (i < 0) {
         p->status = optopt && optopt < OPT_LONG0
                         ? cli_error(p->cmd, "unknown option '-%c'", optopt)
