@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "results.h"
 
 /* The drawing script: OSCBENCH_PLOT_SCRIPT when set (one that cannot be read is an error, not a
  * reason to draw with another script than the one asked for), else the installed one, else the
@@ -46,13 +47,12 @@ static int check_readable(const char *path)
  * itself, so bad input leaves no directory behind. */
 static bool has_points(const char *path)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
+    const char *not_results;
+    hid_t f = results_open(path, &not_results);
     if (f < 0)
         return false;
-    bool found = H5Lexists(f, "points", H5P_DEFAULT) > 0;
     H5Fclose(f);
-    return found;
+    return true;
 }
 
 enum { PLOT_OUTPUT, PLOT_OUTPUT_DIR, PLOT_NOPTIONS };

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "results.h"
 #include "report.h"
 
 enum { SUMMARY_FORMAT, SUMMARY_NOPTIONS };
@@ -191,16 +192,10 @@ int cmd_summary(int argc, char **argv)
         print_line(stderr, "oscbench summary: %s: %s", path, strerror(unreadable));
         return EXIT_BADINPUT;
     }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, in one line */
-    hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
+    const char *not_results;
+    hid_t f = results_open(path, &not_results);
     if (f < 0) {
-        print_line(stderr, "oscbench summary: %s: cannot open as an HDF5 file", path);
-        return EXIT_BADINPUT;
-    }
-    if (H5Lexists(f, "/points", H5P_DEFAULT) <= 0) { /* as plot says it */
-        H5Fclose(f);
-        print_line(stderr, "oscbench summary: %s: not an oscbench results file (no /points table)",
-                   path);
+        print_line(stderr, "oscbench summary: %s: %s", path, not_results);
         return EXIT_BADINPUT;
     }
     points_read pts = {0};

@@ -457,6 +457,22 @@ static int complete_points(h5_out *out, const sweep_points *p)
     return rc;
 }
 
+hid_t results_open(const char *path, const char **why)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
+    if (f < 0) {
+        *why = "cannot open as an HDF5 file";
+        return H5I_INVALID_HID;
+    }
+    if (H5Lexists(f, "/points", H5P_DEFAULT) <= 0) {
+        H5Fclose(f);
+        *why = "not an oscbench results file (no /points table)";
+        return H5I_INVALID_HID;
+    }
+    return f;
+}
+
 int64_t results_team_threads(void)
 {
     int n = 1;

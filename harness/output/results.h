@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <hdf5.h>
 
 #include "analyses.h"
 #include "config.h"
@@ -14,6 +15,11 @@
 /* The threads an OpenMP parallel region gets here, the run's `threads` attribute: fewer than
  * omp_get_max_threads() asks for under OMP_THREAD_LIMIT or OMP_DYNAMIC. */
 int64_t results_team_threads(void);
+
+/* Opens an existing results file read-only, with HDF5's own error printing off (the caller says
+ * what failed, in one line): the file, or H5I_INVALID_HID with *why "cannot open as an HDF5 file"
+ * or "not an oscbench results file (no /points table)". How summary and plot read one. */
+hid_t results_open(const char *path, const char **why);
 
 /* Writes /points, /convergence, /stability (with /stability_intervals and /stability_theory),
  * /work_precision, /traces and the root provenance attributes of a run in one process
