@@ -9,7 +9,6 @@
  * Every run happens in a fresh temporary directory (its working directory), so results/ is
  * created there; stdout and stderr are captured into files of a separate directory. */
 #define _XOPEN_SOURCE 700 /* POSIX 2008 and the pseudo-terminal calls */
-#define _DEFAULT_SOURCE /* syscall (tgkill) */
 
 #include <ctype.h>
 #include <dirent.h>
@@ -29,7 +28,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -1417,32 +1415,14 @@ static void test_name_stays_in_results(void **state)
 /* 10^4 lanes x 4 x 10^5 steps of rk4: about 2-3 s on two cores in release, far longer under
  * ASan; killed after 0.3 s. */
 /* Waits until the run says it paused at `phase` (OSCBENCH_TEST_PAUSE; see harness/common/diag.h),
- * then kills it with SIGKILL. No timing is assumed: the wait only guards against a hang. */
+ * then sends sig to its waiting thread. */
 static void signal_when_paused(pid_t pid, const char *phase, int sig)
 {
-    char out[PATHLEN], err[PATHLEN], want[64];
+    char out[PATHLEN], err[PATHLEN];
     io_paths(out, err);
-    fmt(want, sizeof want, "paused at %s (pid %ld, thread ", phase, (long)pid);
-    long thread = 0;
-    for (int tries = 0;; tries++) {
-        char *text = slurp(err, NULL);
-        const char *at = text ? strstr(text, want) : NULL;
-        thread = at ? strtol(at + strlen(want), NULL, 10) : 0;
-        free(text);
-        if (thread > 0)
-            break;
-        int status;
-        if (waitpid(pid, &status, WNOHANG) == pid)
-            fail_msg("the run ended (status %d) without pausing at %s", status, phase);
-        if (tries > 6000)
-            fail_msg("no '%s' after 60 s", want);
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    /* At the waiting thread: a process-wide signal may go to a thread still stepping, and under
-     * ThreadSanitizer that thread runs the handler only at its next intercepted call (once 60 s
-     * under load). The handler is the process's either way. */
-    assert_int_equal(syscall(SYS_tgkill, (long)pid, thread, sig), 0);
+    paused_process paused = wait_paused(err, pid, phase, 60);
+    assert_int_equal(paused.pid, pid);
+    signal_paused(paused, sig);
 }
 
 static void kill_when_paused(pid_t pid, const char *phase)

@@ -1,4 +1,5 @@
 /* Small file helpers the test programs share (test_files.h). */
+#define _DEFAULT_SOURCE    /* syscall (tgkill) */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "test_files.h"
 
@@ -13,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <zlib.h>
@@ -21,6 +25,40 @@
 #include "sweep.h"
 
 #define PATHLEN 4096
+
+paused_process wait_paused(const char *err, pid_t run_pid, const char *phase, int seconds)
+{
+    char want[64];
+    fmt(want, sizeof want, "paused at %s (pid ", phase);
+    for (int tries = 0;; tries++) {
+        char *text = slurp(err, NULL);
+        const char *at = text ? strstr(text, want) : NULL;
+        const char *thread = at ? strstr(at, ", thread ") : NULL;
+        paused_process p = {0};
+        char *end = NULL;
+        if (thread) { /* the line may still be half written: wait for its ')' */
+            p.pid = (pid_t)strtol(at + strlen(want), NULL, 10);
+            p.thread = strtol(thread + strlen(", thread "), &end, 10);
+        }
+        bool whole = end && *end == ')';
+        free(text);
+        if (whole && p.pid > 0 && p.thread > 0)
+            return p;
+        int status;
+        if (waitpid(run_pid, &status, WNOHANG) == run_pid)
+            fail_msg("the run ended (status %d) without pausing at %s", status, phase);
+        if (tries > 100 * seconds)
+            fail_msg("no '%s' after %d s", want, seconds);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void signal_paused(paused_process p, int sig)
+{
+    if (syscall(SYS_tgkill, (long)p.pid, p.thread, sig) != 0)
+        fail_msg("tgkill(%ld, %ld, %d): %s", (long)p.pid, p.thread, sig, strerror(errno));
+}
 
 void fmt(char *buf, size_t size, const char *format, ...)
 {

@@ -66,6 +66,23 @@ void forge_item(const char *path, const char *name, size_t lanes, size_t lane, c
  * the wait does). */
 int wait_child(pid_t pid);
 
+/* A process of a run started with OSCBENCH_TEST_PAUSE=PHASE says on its stderr
+ * "paused at PHASE (pid N, thread T)" (harness/common/diag.h) and waits there. */
+typedef struct paused_process {
+    pid_t pid;
+    long thread; /* the waiting thread's id */
+} paused_process;
+
+/* Waits until the file err (the run's stderr) says a process paused at `phase`; fails the running
+ * test if the run `run_pid` (a child of this process) ends first, or after `seconds`. No timing
+ * is assumed: the limit only guards against a hang. */
+paused_process wait_paused(const char *err, pid_t run_pid, const char *phase, int seconds);
+
+/* Sends sig to the paused thread: a process-wide signal may go to a thread still stepping, and
+ * under ThreadSanitizer that thread runs the handler only at its next intercepted call (once 60 s
+ * under load). The handler is the process's either way. Fails the running test if it cannot. */
+void signal_paused(paused_process p, int sig);
+
 /* snprintf that fails the running cmocka test rather than truncate. */
 void fmt(char *buf, size_t size, const char *format, ...) __attribute__((format(printf, 3, 4)));
 

@@ -16,7 +16,6 @@
  * root (containers, CI). LeakSanitizer would report Open MPI's own allocations at
  * MPI_Finalize, so leak detection is off for the processes these tests start (only). */
 #define _XOPEN_SOURCE 700 /* realpath */
-#define _DEFAULT_SOURCE /* syscall (tgkill) */
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -30,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -548,28 +546,6 @@ static void test_ranks_read_different_configs(void **state)
     H5Fclose(h);
 }
 
-/* Waits for "paused at PHASE (pid N)" on the run's stderr; returns N. */
-static pid_t paused_pid(const fixture *f, pid_t run_pid, const char *phase)
-{
-    char want[64];
-    snprintf(want, sizeof want, "paused at %s (pid ", phase);
-    for (int tries = 0;; tries++) {
-        char *text = slurp(f->err, NULL);
-        const char *at = text ? strstr(text, want) : NULL;
-        long pid = at ? strtol(at + strlen(want), NULL, 10) : 0;
-        free(text);
-        if (pid > 0)
-            return (pid_t)pid;
-        int status;
-        if (waitpid(run_pid, &status, WNOHANG) == run_pid)
-            fail_msg("the run ended (status %d) without pausing at %s", status, phase);
-        if (tries > 12000)
-            fail_msg("no '%s' after 120 s", want);
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-}
-
 /* Starts `[mpirun -q -n RANKS] oscbench ARGS...` (as run() does) with OSCBENCH_TEST_PAUSE=PHASE,
  * kills the process that says it paused there and waits for the run, which must fail. Phases:
  * "stepping", once a process has finished its first item (under --resume: saved it); "write",
@@ -585,7 +561,7 @@ static void killed_at(const fixture *f, const char *phase, int ranks, ...)
     setenv("OSCBENCH_TEST_PAUSE", phase, 1);
     pid_t pid = start(f, c.argv);
     unsetenv("OSCBENCH_TEST_PAUSE");
-    assert_int_equal(kill(paused_pid(f, pid, phase), SIGKILL), 0);
+    signal_paused(wait_paused(f->err, pid, phase, 120), SIGKILL);
     assert_int_not_equal(wait_for(pid), 0);
 }
 
@@ -602,24 +578,16 @@ static void test_sweep_seconds_slowest_rank(void **state)
                     "ranks.yaml", "-o", "out.h5", NULL};
     unlink(f->err);
     pid_t pid = start(f, argv);
-    paused_pid(f, pid, "stepping");
-    char *text = slurp(f->err, NULL);
-    const char *at = text ? strstr(text, "paused at stepping (pid ") : NULL;
-    assert_non_null(at);
-    long rank1 = strtol(at + strlen("paused at stepping (pid "), NULL, 10);
-    const char *tid = strstr(at, ", thread ");
-    assert_non_null(tid);
-    long thread = strtol(tid + strlen(", thread "), NULL, 10);
-    free(text);
+    paused_process rank1 = wait_paused(f->err, pid, "stepping", 120);
     struct timespec held = {3, 0};
     nanosleep(&held, NULL);
-    assert_int_equal(syscall(SYS_tgkill, rank1, thread, SIGCONT), 0);
+    signal_paused(rank1, SIGCONT);
     int code = wait_for(pid);
     if (code != 0)
         fail_msg("exit %d: %s", code, read_err(f));
-    text = slurp(f->out, NULL);
+    char *text = slurp(f->out, NULL);
     assert_non_null(text);
-    at = strstr(text, "wrote out.h5 (sweep ");
+    const char *at = strstr(text, "wrote out.h5 (sweep ");
     if (!at)
         fail_msg("no 'wrote' line:\n%s", text);
     double sweep = strtod(at + strlen("wrote out.h5 (sweep "), NULL);
