@@ -34,7 +34,7 @@
  *   margin, or whose drift could overflow, is decided by the plain scalar definition (classify).
  * - Maxima over every step (the default mode). osc_audit_run steps the batch with the fused
  *   kernel (kernel_loops.h), which co-steps the exact motion from each lane's exact state xe, ve at
- *   its previous audit by the one-step map (o11 ... oq2, prepared with the other maps) and leaves
+ *   its previous audit by the one-step map (od11 ... oq2, in increment form) and leaves
  *   the interval's largest squared error and |dE| in iv_err2, iv_de. The vector loop folds them
  *   into max_err2, max_de together with the audit point's own values, under the same condition
  *   (the lane is stable at this audit); NaN interval maxima make the lane unstable, and the drift
@@ -129,10 +129,10 @@ struct osc_audit {
     /* per lane: largest |E_num - E_exact| and squared error over the stable audits (and, in the
      * every-step mode, over every step of the intervals up to them) */
     double *max_de, *max_err2;
-    /* the every-step mode: the one-step map (o: p11, p12, p21, p22, q1, q2) the fused kernel
-     * co-steps with, and the maxima of the interval just stepped, which it leaves here */
+    /* the every-step mode: the one-step map as increments (o: d11, p12, p21, d22, q1, q2;
+     * osc_exact_step_map) the fused kernel co-steps with, and the maxima of the interval just stepped, which it leaves here */
     bool every_step;
-    double *o11, *o12, *o21, *o22, *oq1, *oq2, *iv_err2, *iv_de;
+    double *od11, *o12, *o21, *od22, *oq1, *oq2, *iv_err2, *iv_de;
     osc_costep costep;
     long *unstable;    /* unstable_step */
     long *audits;
@@ -223,6 +223,7 @@ static void prepare_lane(osc_audit *au, const osc_batch *b, size_t i, double gra
 {
     int dim = au->dim;
     double k, c, m, x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
+    osc_exact motion; /* the one-step map's (x0, v0 play no part) */
     osc_batch_lane(b, i, &k, &c, &m, x0, v0);
     double g = m > 0 ? gravity : 0;
     au->k[i] = k, au->c[i] = c, au->m[i] = m, au->g[i] = g, au->w2[i] = m > 0 ? k / m : 0;
@@ -244,7 +245,9 @@ static void prepare_lane(osc_audit *au, const osc_batch *b, size_t i, double gra
     au->half_m[i] = 0.5 * m, au->half_k[i] = 0.5 * k, au->mg[i] = m * g;
     au->rest2[i] = au->rest_norm[i] * au->rest_norm[i];
     au->drift_lim[i] = drift_bound(au, scale);
-    map_over(au, i, au->dt, &au->o11[i], &au->o12[i], &au->o22[i], &au->oq1[i], &au->oq2[i]);
+    osc_exact_prepare(&motion, k, c, m, g, 0, 0);
+    osc_exact_step_map(&motion, au->dt, &au->od11[i], &au->o12[i], &au->od22[i], &au->oq1[i],
+                       &au->oq2[i]);
     au->o21[i] = -(au->w2[i] * au->o12[i]);
     for (int a = 0; a < dim; a++) {
         au->xe[a][i] = au->xa[a][i] = au->xf[a][i] = x0[a];
@@ -300,8 +303,8 @@ int osc_audit_create(osc_audit **out, const osc_batch *b)
     double **dbl[] = {&au->k, &au->c, &au->m, &au->g, &au->w2, &au->rest_norm, &au->half_m,
                       &au->half_k, &au->mg, &au->rest2, &au->drift_lim, &au->p11, &au->p12,
                       &au->p22, &au->q1, &au->q2, &au->r11, &au->r12, &au->r22, &au->s1,
-                      &au->s2, &au->max_de, &au->max_err2, &au->o11, &au->o12, &au->o21,
-                      &au->o22, &au->oq1, &au->oq2, &au->iv_err2, &au->iv_de};
+                      &au->s2, &au->max_de, &au->max_err2, &au->od11, &au->o12, &au->o21,
+                      &au->od22, &au->oq1, &au->oq2, &au->iv_err2, &au->iv_de};
     long **lng[] = {&au->unstable, &au->audits, &au->at, &au->per, &au->chain_base,
                     &au->frozen_last};
     const size_t ndbl = sizeof dbl / sizeof *dbl, nlng = sizeof lng / sizeof *lng;
@@ -342,7 +345,7 @@ int osc_audit_create(osc_audit **out, const osc_batch *b)
     for (size_t i = 0; i < n && !au->gravity; i++)
         au->gravity = au->g[i] != 0;
     au->every_step = true;
-    au->costep = (osc_costep){au->o11, au->o12, au->o21, au->o22, au->oq1, au->oq2,
+    au->costep = (osc_costep){au->od11, au->o12, au->o21, au->od22, au->oq1, au->oq2,
                               au->half_m, au->half_k, au->mg, .max_err2 = au->iv_err2,
                               .max_de = au->iv_de};
     for (int a = 0; a < dim; a++)

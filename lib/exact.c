@@ -162,6 +162,24 @@ void osc_exact_map(const osc_exact *e, double T, double *p11, double *p12, doubl
     *q2 = -(g * phi12);
 }
 
+void osc_exact_step_map(const osc_exact *e, double T, double *d11, double *p12, double *d22,
+                        double *q1, double *q2)
+{
+    double p11, p22;
+    osc_exact_map(e, T, &p11, p12, &p22, q1, q2);
+    const double h = e->c[H], w2 = e->c[W2];
+    if (e->regime == PINNED || !(T < e->c[T_SERIES])) {
+        *d11 = p11 - 1, *d22 = p22 - 1; /* exact (Sterbenz) where p is near 1 */
+        return;
+    }
+    /* From Phi11' = -w2 Phi12 and Phi22' = -gam Phi22 - w2 Phi12 (Phi22 = Phi12'):
+     *     Phi11 - 1 = -w2 P,   Phi22 - 1 = -(gam Phi12 + w2 P),
+     * P = integral of Phi12 by its series (rho T <= 1: no cancellation), both terms of one sign. */
+    const double P = forced_series(2 * h, w2, T);
+    *d11 = -(w2 * P);
+    *d22 = -fma(2 * h, *p12, w2 * P);
+}
+
 double osc_omega0(double k, double m) { return m > 0 ? sqrt(k / m) : 0; }
 
 double osc_zeta(double k, double c, double m)

@@ -33,6 +33,15 @@ void osc_exact_eval(const osc_exact *e, double t, double *x, double *v);
 void osc_exact_map(const osc_exact *e, double T, double *p11, double *p12, double *p22, double *q1,
                    double *q2);
 
+/* The same map as increments, for stepping it many times:
+ *     (x, v)(t + T) = (x, v)(t) + [[d11, p12], [-w2 p12, d22]] (x, v)(t) + (q1, q2),
+ * d11 = p11 - 1 and d22 = p22 - 1 each to a few ulps of its own size. p11 and p22 of a short step
+ * are within (omega T)^2 of 1, and their roundings (up to half an ulp of 1) are a fixed relative
+ * error of the map: stepped N times over a slowly varying state it adds up to ~N u |x|, where the
+ * increments' own roundings are that much smaller. Pinned: (0, 0, -1, 0, 0). */
+void osc_exact_step_map(const osc_exact *e, double T, double *d11, double *p12, double *d22,
+                        double *q1, double *q2);
+
 /* The model's dimensionless parameters: omega0 = sqrt(k/m) (0 for a pinned lane, m = 0) and
  * zeta = c / (2 sqrt(k m)) (0 without drag; +inf with drag but no spring or no mass). */
 double osc_omega0(double k, double m);

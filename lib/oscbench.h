@@ -95,8 +95,9 @@ typedef struct osc_soa {
  * so that error and energy error are seen at every step, not only at the audits. All arrays are
  * per lane, indexed by the batch's lane number, in double whatever the batch's precision, 64-byte
  * aligned and covering the batch's whole padded lane range (padding lanes all zero). Per lane:
- *   (x, v)(t + dt) = [[p11, p12], [p21, p22]] (x, v)(t) + (q1, q2)   with p21 = -w2 p12,
- * the closed form's one-step map (q nonzero only on the gravity axis, the last); the energy
+ *   (x, v)(t + dt) = (x, v)(t) + [[d11, p12], [p21, d22]] (x, v)(t) + (q1, q2)   with p21 = -w2 p12,
+ * the closed form's one-step map as increments (d11 = p11 - 1, d22 = p22 - 1: osc_exact_step_map;
+ * q nonzero only on the gravity axis, the last), applied as x + (d11 x + p12 v + q1); the energy
  * error of a numeric state (x, v) against the exact (xe, ve), summed over axes, is
  *   dE = half_m sum (v - ve)(v + ve) + half_k sum (x - xe)(x + xe) + mg (x_last - xe_last),
  * the difference of squares, which keeps its digits where E(x, v) - E(xe, ve) cancels.
@@ -106,7 +107,7 @@ typedef struct osc_soa {
  * interval's last step included) into max_err2 and max_de. A NaN at the interval's last step
  * stays NaN in them; a lane non-finite somewhere inside an interval is non-finite at its end. */
 typedef struct osc_costep {
-    const double *p11, *p12, *p21, *p22, *q1, *q2;
+    const double *d11, *p12, *p21, *d22, *q1, *q2;
     const double *half_m, *half_k, *mg;
     const double *xe[OSC_MAX_DIM], *ve[OSC_MAX_DIM];
     double *max_err2, *max_de;

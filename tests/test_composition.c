@@ -730,8 +730,9 @@ static void bits_audited_expected(const osc_method *base, osc_batch *b, int dim,
                 const bool last = a == dim - 1;
                 const double x = state_at(&soa, 0, i, p), v = state_at(&soa, 1, i, p);
                 const double xo = xe[a * n + l], vo = ve[a * n + l];
-                const double xn = fma(cs->p11[i], xo, fma(cs->p12[i], vo, last ? cs->q1[i] : 0));
-                const double vn = fma(cs->p21[i], xo, fma(cs->p22[i], vo, last ? cs->q2[i] : 0));
+                const double q1 = last ? cs->q1[i] : 0, q2 = last ? cs->q2[i] : 0;
+                const double xn = xo + fma(cs->d11[i], xo, fma(cs->p12[i], vo, q1));
+                const double vn = vo + fma(cs->p21[i], xo, fma(cs->d22[i], vo, q2));
                 xe[a * n + l] = xn, ve[a * n + l] = vn;
                 const double dx = x - xn, dv = v - vn;
                 err2 = a == 0 ? dx * dx : fma(dx, dx, err2);

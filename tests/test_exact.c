@@ -627,6 +627,54 @@ static void test_map_against_matrix_exponential(void **state)
     assert_true(p11 == 1 && p12 == 0 && p22 == 0 && q1 == 0 && q2 == 0);
 }
 
+/* osc_exact_step_map's increments d11 = p11 - 1 and d22 = p22 - 1 to a few ulps of themselves
+ * for short steps (omega T from 1e-6 to 0.5), against the underdamped closed form written so that
+ * nothing small is lost, in long double:
+ *     d11 = expm1(-hT) (cos + h s) + (cos - 1) + h s,   d22 = expm1(-hT) (cos - h s) + (cos - 1) - h s,
+ * s = sin(wd T) / wd, cos - 1 = -2 sin^2(wd T / 2); d11's first-order terms (h T each) cancel
+ * to (omega T)^2 / 2, so the reference is good to a few long double ulps of h T, a relative
+ * 2 zeta / (omega T) of them (the tolerance: 4 double ulps plus 16 of those; at zeta 0.2 and
+ * omega T 1e-6, 7e-13). p11 - 1 from the rounded p11 is off by up to eps / 2 absolute: a
+ * relative 2e-4 there, and 1e5 ulps of d11 at omega T = 1e-3. The rest of the map is osc_exact_map's (p12, q1, q2 the same bits); free and
+ * pinned lanes give d11 = 0, d22 = expm1(-gam T) and (0, 0, -1, 0, 0). */
+static void test_step_map_increments(void **state)
+{
+    (void)state;
+    const double zetas[] = {0, 1e-3, 0.2, 0.5}, steps[] = {1e-6, 1e-4, 1e-3, 0.03, 0.5};
+    for (size_t z = 0; z < sizeof zetas / sizeof zetas[0]; z++)
+        for (size_t n = 0; n < sizeof steps / sizeof steps[0]; n++)
+            for (int gi = 0; gi < 2; gi++) {
+                const double k = 2.5, m = 1.5, omega = sqrt(k / m), c = 2 * zetas[z] * sqrt(k * m);
+                const double T = steps[n] / omega, g = gi ? 9.8 : 0;
+                osc_exact e;
+                osc_exact_prepare(&e, k, c, m, g, 0, 0);
+                double d11, p12, d22, q1, q2, p11, p12m, p22, q1m, q2m;
+                osc_exact_step_map(&e, T, &d11, &p12, &d22, &q1, &q2);
+                osc_exact_map(&e, T, &p11, &p12m, &p22, &q1m, &q2m);
+                assert_true(p12 == p12m && q1 == q1m && q2 == q2m);
+                const long double h = 0.5L * c / m, w2 = (long double)k / m;
+                const long double wd = sqrtl(w2 - h * h), s = sinl(wd * T) / wd;
+                const long double half = sinl(wd * T / 2), cm1 = -2 * half * half;
+                const long double e1 = expm1l(-h * T), cs = 1 + cm1;
+                const long double want11 = e1 * (cs + h * s) + cm1 + h * s;
+                const long double want22 = e1 * (cs - h * s) + cm1 - h * s;
+                const double tol = 4 * EPS + 32 * LDBL_EPSILON * zetas[z] / steps[n];
+                if (!(fabsl(d11 - want11) <= tol * fabsl(want11) &&
+                      fabsl(d22 - want22) <= tol * fabsl(want22)))
+                    fail_msg("zeta %g omega T %g g %g: d11 %.17g want %.17Lg, d22 %.17g want "
+                             "%.17Lg (rel tol %.3g)",
+                             zetas[z], steps[n], g, d11, want11, d22, want22, tol);
+            }
+    osc_exact e;
+    double d11, p12, d22, q1, q2;
+    osc_exact_prepare(&e, 0, 0.5, 1, 0, 1, 1);
+    osc_exact_step_map(&e, 0.01, &d11, &p12, &d22, &q1, &q2);
+    assert_true(d11 == 0 && fabs(d22 - expm1(-0.005)) <= 4 * EPS * fabs(d22));
+    osc_exact_prepare(&e, 3, 0.5, 0, 9.8, 1, 2);
+    osc_exact_step_map(&e, 0.01, &d11, &p12, &d22, &q1, &q2);
+    assert_true(d11 == 0 && p12 == 0 && d22 == -1 && q1 == 0 && q2 == 0);
+}
+
 /* The dimensionless parameters as exact.h defines them: omega0 = sqrt(k/m), zeta =
  * c / (2 sqrt(k m)), with their edge values; zeta = 1 exactly where the closed form is critical
  * (k = 4, m = 1, c = 4: x = (1 + 2t) e^{-2t} from x0 = 1, v0 = 0, see test_known_critical). */
@@ -699,6 +747,7 @@ int main(void)
         cmocka_unit_test(test_motion_scale_soft_spring),
         cmocka_unit_test(test_against_matrix_exponential),
         cmocka_unit_test(test_map_against_matrix_exponential),
+        cmocka_unit_test(test_step_map_increments),
         cmocka_unit_test(test_omega0_and_zeta),
         cmocka_unit_test(test_motion_scale_with_spring),
     };

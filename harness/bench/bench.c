@@ -459,14 +459,14 @@ static int run_default_batches(const osc_method *m, bench_run_kind how, double *
 
 /* The fused kernel's operations per oscillator-step beside the method's, in units of the
  * method's vector operations (lib/methods/kernel_loops.h derives the count; the x86-64-v3 and
- * v4 assembly of every method, precision and dim has exactly method_ops D + this): 11 per axis and
+ * v4 assembly of every method, precision and dim has exactly method_ops D + this): 13 per axis and
  * 6 per lane in double. For float a double vector holds half as many lanes, so each counts 2,
  * plus the conversions of x and v to double (4 per axis per vector of floats; the 2 extractions
  * of upper halves that go with them are not counted). A method's own readout is not counted
  * (stormer's: 7 per axis), so its ceiling is the higher, harder one. */
 static double fused_audit_ops(osc_precision p, int dim)
 {
-    const double double_ops = 11.0 * dim + 6;
+    const double double_ops = 13.0 * dim + 6;
     return p == OSC_FLOAT ? 2 * double_ops + 4.0 * dim : double_ops;
 }
 

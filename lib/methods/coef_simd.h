@@ -239,15 +239,15 @@ CS_ATTR static inline __attribute__((always_inline)) void CS_FN(costep_axis)(
     const real *restrict vs, double *restrict xe, double *restrict ve, double *restrict err2,
     double *restrict sum_v, double *restrict sum_x, double *restrict dx_last)
 {
-    const double *restrict p11 = cs->p11 + i, *restrict p12 = cs->p12 + i;
-    const double *restrict p21 = cs->p21 + i, *restrict p22 = cs->p22 + i;
+    const double *restrict d11 = cs->d11 + i, *restrict p12 = cs->p12 + i;
+    const double *restrict p21 = cs->p21 + i, *restrict d22 = cs->d22 + i;
     const double *restrict q1 = cs->q1 + i, *restrict q2 = cs->q2 + i;
 #pragma omp simd
     for (int j = 0; j < CS_AW; j++) {
         const double x = (double)xs[j], v = (double)vs[j], xo = xe[j], vo = ve[j];
         const double c1 = last ? q1[j] : 0.0, c2 = last ? q2[j] : 0.0;
-        const double xn = fma(p11[j], xo, fma(p12[j], vo, c1));
-        const double vn = fma(p21[j], xo, fma(p22[j], vo, c2));
+        const double xn = xo + fma(d11[j], xo, fma(p12[j], vo, c1));
+        const double vn = vo + fma(p21[j], xo, fma(d22[j], vo, c2));
         xe[j] = xn, ve[j] = vn;
         const double ddx = x - xn, ddv = v - vn;
         err2[j] = first ? ddx * ddx : fma(ddx, ddx, err2[j]);

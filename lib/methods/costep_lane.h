@@ -26,12 +26,13 @@ typedef struct osc_lane_sums {
  * lines out again on purpose: calling this instead changed GCC's code for their loops (by 1-5
  * instructions in the float fused loops and the lane kernels). */
 static inline __attribute__((always_inline)) void osc_costep_xv(
-    double x, double v, double p11, double p12, double p21, double p22, double q1, double q2,
+    double x, double v, double d11, double p12, double p21, double d22, double q1, double q2,
     double *restrict xe, double *restrict ve, bool first, double *restrict err2,
     double *restrict sum_v, double *restrict sum_x, double *restrict dx_last)
 {
     const double xo = *xe, vo = *ve;
-    const double xn = fma(p11, xo, fma(p12, vo, q1)), vn = fma(p21, xo, fma(p22, vo, q2));
+    const double xn = xo + fma(d11, xo, fma(p12, vo, q1));
+    const double vn = vo + fma(p21, xo, fma(d22, vo, q2));
     *xe = xn, *ve = vn;
     const double dx = x - xn, dv = v - vn;
     *err2 = first ? dx * dx : fma(dx, dx, *err2);
@@ -60,8 +61,8 @@ static inline __attribute__((always_inline)) void osc_costep_axis(const osc_cost
                                                                   osc_lane_sums *s)
 {
     const double q1 = last ? cs->q1[i] : 0.0, q2 = last ? cs->q2[i] : 0.0, xo = *xe, vo = *ve;
-    const double xn = fma(cs->p11[i], xo, fma(cs->p12[i], vo, q1));
-    const double vn = fma(cs->p21[i], xo, fma(cs->p22[i], vo, q2));
+    const double xn = xo + fma(cs->d11[i], xo, fma(cs->p12[i], vo, q1));
+    const double vn = vo + fma(cs->p21[i], xo, fma(cs->d22[i], vo, q2));
     *xe = xn, *ve = vn;
     const double ddx = x - xn, ddv = v - vn;
     s->err2 = first ? ddx * ddx : fma(ddx, ddx, s->err2);

@@ -227,7 +227,9 @@ static size_t F(tile_lanes)(void) { return osc_tile_for_block(OSC_BL_ANY); }
  * call as in advance(): the method's bits do not change), per axis a:
  *     (x, v)  = F(fused_readout) of the state (F(lane_readout) unless the method declares its
  *               own, below), converted to double (exact for float)
- *     (xe, ve) <- (fma(p11, xe, fma(p12, ve, q1)), fma(p21, xe, fma(p22, ve, q2)))   [q: last axis]
+ *     (xe, ve) <- (xe + fma(d11, xe, fma(p12, ve, q1)), ve + fma(p21, xe, fma(d22, ve, q2)))
+ *                 [q: last axis; d11 = p11 - 1, d22 = p22 - 1: the increment form keeps the map's
+ *                  roundings from adding up over the interval, see "Round-off" below]
  *     dx = x - xe, dv = v - ve;  err2 += dx dx;  A += dv (v + ve);  B += dx (x + xe)
  * then dE = fma(mg, dx_last, fma(half_k, B, half_m A)) and the running maxima
  *     max_err2 = max(max_err2, err2), max_de = max(max_de, |dE|),
@@ -237,30 +239,34 @@ static size_t F(tile_lanes)(void) { return osc_tile_for_block(OSC_BL_ANY); }
  * maxima are the same bits on every ISA path and thread count.
  *
  * Operation count per lane, step and axis (each fma/mul/add/sub/max/abs/convert one op; checked in
- * the x86-64-v3 assembly): co-step 4 (2 fma + 2 fma-or-mul), dx dv 2, sums 2, err2/A/B 3
- * (fma, or mul on the first axis) = 11 per axis; per lane 3 for dE (mul, fma, fma), 1 abs, 2 max:
- *     audit_ops = 11 D + 6 in double (D = 1: 17, 2: 28, 3: 39), plus the method's readout (0
+ * the x86-64-v3 assembly): co-step 6 (2 fma + 2 fma-or-mul + 2 add), dx dv 2, sums 2, err2/A/B 3
+ * (fma, or mul on the first axis) = 13 per axis; per lane 3 for dE (mul, fma, fma), 1 abs, 2 max:
+ *     audit_ops = 13 D + 6 in double (D = 1: 19, 2: 32, 3: 45), plus the method's readout (0
  *     for most; stormer's: 7 per axis).
  * In vector instructions a double op covers half as many lanes as a float one, so against a float
- * method the audit weighs 2 (11 D + 6) + 4 D conversions (cvtps2pd of x and v, each in two
- * halves; plus 2 D extractions of the upper halves, not counted) per vector of floats: 38, 64, 90
+ * method the audit weighs 2 (13 D + 6) + 4 D conversions (cvtps2pd of x and v, each in two
+ * halves; plus 2 D extractions of the upper halves, not counted) per vector of floats: 42, 72, 102
  * for D = 1, 2, 3. The x86-64-v3 and v4 assembly of every method (objdump -d of the method's
  * object, the loop of audited_v3_d1_d and friends) has exactly method_ops D + audit_ops
  * arithmetic instructions per vector and step.
  *
  * Round-off of the co-step. It starts each interval from the audit's exact state (re-anchored at
  * every audit from the closed form or its maps, accurate to (16 R + 8 + omega t) eps of the
- * motion's scale S, audit.h) and applies the one-step map N times (N = the interval). Each map is
- * non-expansive in the energy norm, its entries carry the closed form's few ulps (c ~ 4) and its
- * four roundings add <= ~8 eps S, so after N steps the co-stepped state is within
- * (c + 8) N eps S + eps omega N dt S of the true motion (the last term: the phase of the map's
- * own rounded frequency), and typically far less, the roundings being random: measured against
- * osc_exact_eval at every step over N = 2100 steps (the default config's longest interval, 19
- * audits at dt = 1e-3), 10-800 eps S for k from 0.01 to 1e4 and drag 0 to 1, and 5.8e3 eps S at
- * omega dt = 3.2 where the closed form's own phase error eps omega t dominates. That stays below
- * the convergence fits' round-off floor 10 eps S (sqrt(steps) + omega t) (>= 2000 eps S for 4e4
- * steps) and far below any method error it is compared with: the maxima are the maxima over
- * every step to within that bound (tests/test_maxima.c checks it against the closed form).
+ * motion's scale S, audit.h) and applies the one-step map N times (N = the interval), as
+ * increments: d11 = p11 - 1 and d22 = p22 - 1 to a few ulps of themselves (osc_exact_step_map).
+ * Why: a short step's p11, p22 lie within (omega dt)^2 of 1, and rounding them is a fixed
+ * relative error of up to eps/2 that N steps of a slowly turning state add up coherently, to
+ * ~N eps S/2 (rk4 at k 0.11, c 0.2, dt 1e-3 over 4688 steps: max_error 2.7e-13 against a true
+ * 1.7e-15). As increments, the map's own error is a few ulps of the increment, ~eps (omega +
+ * gam) dt S per step, and what is left is the rounding of x + increment, at most eps S/2 per step
+ * and random while the increment changes by more than an ulp of x from step to step: a walk of
+ * ~sqrt(N) eps S (measured against osc_exact_eval at every step over N = 8192: at most 10 eps S,
+ * where the product form was 100-1200 eps S off; tests/test_maxima.c). Its bound, for an
+ * increment constant to an ulp over many steps, stays N eps S/2 + eps (omega + gam) N dt S.
+ * Against a method at its round-off floor the co-step's own roundings are of the method's size,
+ * so there `max_error` is right to within a few eps S (the method shares the last add's
+ * rounding when its state and increment match the co-step's to an ulp). The convergence fits'
+ * round-off floor is 10 eps S (sqrt(steps) + omega t).
  *
  * NaN. The running max is written max = isgreater(max, e) ? max : e, which lets a NaN e through (a
  * NaN max is replaced by the next finite e). A non-finite state stays non-finite (the steps are
@@ -337,7 +343,7 @@ static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt
 #define OSC_AXIS(A, D) ((A) < (D) ? (A) : 0)
 #define OSC_FUSED_AXIS(A, D)                                                                       \
     F(fused_axis)(&b0[OSC_AXIS(A, D)][j], &b1[OSC_AXIS(A, D)][j], &b2[OSC_AXIS(A, D)][j], bw[j],   \
-                  bc[j], (A) == (D) - 1 ? bg[j] : (real)0, dt, p11[j], p12[j], p21[j], p22[j],     \
+                  bc[j], (A) == (D) - 1 ? bg[j] : (real)0, dt, d11[j], p12[j], p21[j], d22[j],     \
                   (A) == (D) - 1 ? q1[j] : 0.0, (A) == (D) - 1 ? q2[j] : 0.0,                      \
                   &xe[OSC_AXIS(A, D)][j], &ve[OSC_AXIS(A, D)][j], (A) == 0, &err2, &sum_v, &sum_x, \
                   &dx_last, (A) == (D) - 1 ? rl[0][j] : r0[0][j],                           \
@@ -349,8 +355,8 @@ static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt
  * same tokens in both, so the same code). The co-step's per-lane arrays at the block's first
  * lane i; */
 #define OSC_COSTEP_ARRAYS                                                                          \
-    const double *restrict p11 = cs->p11 + i, *restrict p12 = cs->p12 + i;                         \
-    const double *restrict p21 = cs->p21 + i, *restrict p22 = cs->p22 + i;                         \
+    const double *restrict d11 = cs->d11 + i, *restrict p12 = cs->p12 + i;                         \
+    const double *restrict p21 = cs->p21 + i, *restrict d22 = cs->d22 + i;                         \
     const double *restrict q1 = cs->q1 + i, *restrict q2 = cs->q2 + i;                             \
     const double *restrict hm = cs->half_m + i, *restrict hk = cs->half_k + i;                     \
     const double *restrict mg = cs->mg + i
@@ -374,7 +380,7 @@ static inline void F(fused_readout)(const real s[OSC_MAX_STATE], coef c, real dt
 /* The method's step of one axis, its readout, the exact motion's step, and the error sums. */
 static inline __attribute__((always_inline)) void F(fused_axis)(
     real *restrict s0, real *restrict s1, real *restrict s2, real w2, real gam, real g, real dt,
-    double p11, double p12, double p21, double p22, double q1, double q2, double *restrict xe,
+    double d11, double p12, double p21, double d22, double q1, double q2, double *restrict xe,
     double *restrict ve, bool first, double *restrict err2, double *restrict sum_v,
     double *restrict sum_x, double *restrict dx_last, real rk0, real rk1, real k0, real k1,
     real k2, real k3)
@@ -384,7 +390,8 @@ static inline __attribute__((always_inline)) void F(fused_axis)(
     real st[OSC_MAX_STATE] = {*s0, *s1, *s2}, xr, vr;
     F(fused_readout)(st, (coef){w2, gam, g}, dt, rk, &xr, &vr);
     const double x = (double)xr, v = (double)vr, xo = *xe, vo = *ve;
-    const double xn = fma(p11, xo, fma(p12, vo, q1)), vn = fma(p21, xo, fma(p22, vo, q2));
+    const double xn = xo + fma(d11, xo, fma(p12, vo, q1));
+    const double vn = vo + fma(p21, xo, fma(d22, vo, q2));
     *xe = xn, *ve = vn;
     const double dx = x - xn, dv = v - vn;
     *err2 = first ? dx * dx : fma(dx, dx, *err2);
@@ -732,8 +739,8 @@ static inline bool F(palindrome)(const real *hs, int nsub)
                  (A) == (D) - 1 ? kl[k][2][j] : kz[k][2][j],                                       \
                  (A) == (D) - 1 ? kl[k][3][j] : kz[k][3][j], h)
 #define OSC_COMPOSED_COSTEP(A, D)                                                                  \
-    osc_costep_xv((double)b0[OSC_AXIS(A, D)][j], (double)b1[OSC_AXIS(A, D)][j], p11[j], p12[j],    \
-                  p21[j], p22[j], (A) == (D) - 1 ? q1[j] : 0.0, (A) == (D) - 1 ? q2[j] : 0.0,     \
+    osc_costep_xv((double)b0[OSC_AXIS(A, D)][j], (double)b1[OSC_AXIS(A, D)][j], d11[j], p12[j],    \
+                  p21[j], d22[j], (A) == (D) - 1 ? q1[j] : 0.0, (A) == (D) - 1 ? q2[j] : 0.0,     \
                   &xe[OSC_AXIS(A, D)][j], &ve[OSC_AXIS(A, D)][j], (A) == 0, &err2, &sum_v,        \
                   &sum_x, &dx_last)
 
