@@ -256,7 +256,7 @@ static const h5_column_doc column_docs[] = {
     {"steps", "1", "steps per lane", NULL},
     {"t_end", "s", "simulated time, steps*dt", NULL},
     {"final_energy", SI_ENERGY, "energy at the last step (+inf if unstable)", NULL},
-    {"final_drift", "1", "(E_num - E_exact) / E(0) at the last step", NULL},
+    {"final_drift", "1", "(E_num - E_exact) / |E(0)| at the last step", NULL},
     {"max_abs_drift", "1", "largest |drift| (+inf if unstable)", NULL},
     {"final_error", "m", "|x - x_exact| at the last step", NULL},
     {"max_error", "m", "largest |x - x_exact| (+inf if unstable)", NULL},
@@ -337,7 +337,7 @@ static const h5_column_doc column_docs[] = {
     {"v", "m s-1", "velocity", "t"},
     {"x_exact", "m", "position of the closed-form solution", "t"},
     {"energy", SI_ENERGY, "energy", "t"},
-    {"drift", "1", "(E_num - E_exact) / E(0)", "t"},
+    {"drift", "1", "(E_num - E_exact) / |E(0)|", "t"},
     {"error", "m", "|x - x_exact|", "t"},
 };
 
