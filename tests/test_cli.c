@@ -4813,6 +4813,10 @@ static void test_summary_shows_foreign_method_names(void **state)
     assert_non_null(strstr(p.out, "\"method\": \"r\\u000ak4\""));
     proc_free(&p);
     replace_column(path, "/points/method", names, 2, NULL);
+    run_fails(f->dir, 2, "oscbench summary: r.h5: /points/method: a row with no name\n", "summary",
+              "r.h5", NULL);
+    const char *unnamed[] = {"euler", ""}; /* an empty name is no name either */
+    replace_column(path, "/points/method", names, 2, unnamed);
     H5Tclose(names);
     run_fails(f->dir, 2, "oscbench summary: r.h5: /points/method: a row with no name\n", "summary",
               "r.h5", NULL);

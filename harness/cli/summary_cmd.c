@@ -138,7 +138,8 @@ static int read_points(hid_t f, points_read *p, const char **column, char why[WH
         return -1;
     p->rows = rows;
     for (size_t i = 0; i < rows; i++)
-        if (!p->method[i]) { /* the fill value of a column written without data */
+        if (!p->method[i] || !p->method[i][0]) { /* an empty name, or the fill value of a column
+                                                      * written without data */
             snprintf(why, WHY_LEN, "a row with no name");
             return -1;
         }
