@@ -48,6 +48,9 @@ CONFIGS = {
     # a drag sweep of 40 values: more than the convergence figure's 16 panels
     "drags": "methods: [euler]\nstiffness: 1\ndrag: {from: 0, to: 0.5, count: 40}\n"
              "dt: [0.1, 0.05, 0.025]\nsteps: 8\nanalyses: [convergence]\n",
+    # drags a millionth apart (configs/damping.yaml's): three panels, three titles
+    "close_drags": "methods: [euler]\nstiffness: 1\ndrag: [1.999999, 2, 2.000001]\n"
+                   "dt: [0.1, 0.05, 0.025]\nsteps: 8\nanalyses: [convergence]\n",
     # a zeta sweep of 20 values over 5 omega0: a drag per spring (96), panels per zeta
     "zetas": "methods: [rk4]\nomega0: {from: 0.5, to: 20, count: 5, spacing: log}\n"
              "zeta: {from: 0, to: 1, count: 20}\ndt: [0.1, 0.05, 0.025]\nsteps: 8\n"
@@ -425,7 +428,11 @@ def check_drag_panels(exe, d):
     panels_ok = grids == [(8, 2)] and len(titles) == 16 and ends
     print(f"{'ok  ' if panels_ok else 'FAIL'} drags: grids {grids}, {len(titles)} panels, "
           f"the least and largest drag {'' if ends else 'not '}among them")
-    return ok + [panels_ok]
+    _, panels = convergence_titles(plot, os.path.join(d, "close_drags.h5"))
+    drags = [t.split("drag = ")[1].split("\n")[0] for t, _ in panels]
+    apart = drags == ["1.999999", "2", "2.000001"]
+    print(f"{'ok  ' if apart else 'FAIL'} close drags: panel titles {drags}")
+    return ok + [panels_ok, apart]
 
 
 def convergence_titles(plot, path):

@@ -142,6 +142,15 @@ def c_number(x):
     return ("-nan" if np.signbit(x) else "nan") if math.isnan(x) else f"{x:g}"
 
 
+def distinct_digits(values):
+    """The fewest significant digits (6 to 17) at which the values print apart with %g: panels of
+    drag 1.999999, 2 and 2.000001 (configs/damping.yaml) are not all titled 'drag = 2'."""
+    for digits in range(6, 18):
+        if len({f"{v:.{digits}g}" for v in values}) == len(set(values)):
+            return digits
+    return 17
+
+
 def check_coordinates(f):
     """Raise BadResults, naming the first such row, if a row coordinate of a checked table is
     NaN or infinite."""
@@ -347,6 +356,7 @@ def plot_convergence(f, out, note):
     fig, axes = plt.subplots(nrows, ncols, figsize=(9.5 * ncols, 5.2 * nrows), squeeze=False)
     for ax in axes.flat[len(values):]:
         ax.set_visible(False)
+    digits = distinct_digits(values)
     for ax, value in zip(axes.flat, values):
         rows = conv_by_key[value]
         # One stiffness per panel: the one nearest omega0 = 1 (on a log scale), where the
@@ -398,7 +408,8 @@ def plot_convergence(f, out, note):
             ax.set_ylim(*log_limits(min(all_err), max(all_err), 5, 5))
         ax.set_xlabel("dt")
         ax.set_ylabel(error_label)
-        spring = f"zeta = {value:g}, drag = {drag:g}" if by == "zeta" else f"drag = {drag:g}"
+        spring = (f"zeta = {value:.{digits}g}, drag = {drag:g}" if by == "zeta"
+                  else f"drag = {drag:.{digits}g}")
         ax.set_title(f"convergence, k = {k:g}, {spring}{mass_note}\n"
                      "(pale band: the dt range fitted; legend: fitted order and verdict)",
                      fontsize=10)
