@@ -229,6 +229,26 @@ static const char *unhonoured_tag(const yaml_event_t *ev, ykind kind)
     return !strcmp(tag, YAML_INT_TAG) && whole ? NULL : tag;
 }
 
+/* The dotted key ("stability.zeta") of the mapping entry the next node goes under, as the
+ * loader's other errors name it, into buf; NULL at the top level or where the node is a key. */
+static const char *next_node_key(const builder *b, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < b->depth; d++) {
+        const ynode *p = b->stack[d];
+        size_t at = d == b->depth - 1 ? p->nkids : p->nkids - 1; /* the next node's, or its
+                                                                  * open container's, place */
+        if (p->kind != YN_MAP)
+            continue;
+        if (at % 2 == 0 || p->kids[at - 1]->kind != YN_SCALAR)
+            return NULL; /* a key, or under a key that is not a name */
+        int n = snprintf(buf + used, cap - used, "%s%s", used ? "." : "", p->kids[at - 1]->text);
+        used = n < 0 || (size_t)n >= cap - used ? cap - 1 : used + (size_t)n;
+    }
+    return used ? buf : NULL;
+}
+
 /* Attach a new node under the open container (or as the root). */
 static int builder_add(ctx *c, builder *b, const yaml_event_t *ev, ykind kind)
 {
@@ -239,10 +259,11 @@ static int builder_add(ctx *c, builder *b, const yaml_event_t *ev, ykind kind)
     if (kind == YN_SCALAR && memchr(ev->data.scalar.value, 0, ev->data.scalar.length))
         return cfg_fail_at(c, line, col, NULL, "NUL character (a \\0 escape) in a string");
     const char *tag = unhonoured_tag(ev, kind);
+    char key[256];
     if (tag) {
         const char *core = "tag:yaml.org,2002:";
         bool short_form = !strncmp(tag, core, strlen(core));
-        return cfg_fail_at(c, line, col, NULL,
+        return cfg_fail_at(c, line, col, next_node_key(b, key, sizeof key),
                            "YAML tag %s%.40s not supported here (only !!str, !!float, !!int on a "
                            "whole number, !!seq and !!map)",
                            short_form ? "!!" : "", short_form ? tag + strlen(core) : tag);
@@ -277,9 +298,12 @@ static int builder_event(ctx *c, builder *b, const yaml_event_t *ev)
             return cfg_fail_at(c, line, col, NULL, "expected one YAML document, found more");
         b->document_seen = true;
         return 0;
-    case YAML_ALIAS_EVENT:
-        return cfg_fail_at(c, line, col, NULL, "YAML aliases (*%s) are not supported",
+    case YAML_ALIAS_EVENT: {
+        char key[256];
+        return cfg_fail_at(c, line, col, next_node_key(b, key, sizeof key),
+                           "YAML aliases (*%s) are not supported",
                            (const char *)ev->data.alias.anchor);
+    }
     case YAML_SCALAR_EVENT: return builder_add(c, b, ev, YN_SCALAR);
     case YAML_SEQUENCE_START_EVENT: return builder_add(c, b, ev, YN_SEQ);
     case YAML_MAPPING_START_EVENT: return builder_add(c, b, ev, YN_MAP);
