@@ -136,6 +136,41 @@ expect('dipped repetitions inconclusive', dips.get('inconclusive'),
        'implicit-midpoint 0.90 (peak dipped beside 2 of 3 repetitions), '
        'suzuki-verlet float / double 2.00 (peak dipped beside 2 of 6 repetitions)')
 
+
+
+def run_sh(bench_script):
+    """run.sh (beside table.py) with a stand-in BUILD_DIR/oscbench-bench, a shell script: its
+    exit status and stderr. The peers are kept from running (a g++ that fails, numpy and numba that
+    do not import), so that a run.sh going on past a failure ends in seconds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        def script(path, text):
+            with open(path, 'w') as f:
+                f.write(text)
+            os.chmod(path, 0o755)
+        for d in ('build', 'bin', 'py'):
+            os.mkdir(os.path.join(tmp, d))
+        script(os.path.join(tmp, 'build', 'oscbench-bench'), '#!/bin/sh\n' + bench_script)
+        script(os.path.join(tmp, 'bin', 'g++'), '#!/bin/sh\nexit 1\n')
+        for module in ('numpy', 'numba'):
+            script(os.path.join(tmp, 'py', module + '.py'), 'raise ImportError("stand-in")\n')
+        env = dict(os.environ, PYTHON=sys.argv[1], PYTHONPATH=os.path.join(tmp, 'py'),
+                   PATH=os.path.join(tmp, 'bin') + os.pathsep + os.environ.get('PATH', ''))
+        try:
+            out = subprocess.run(['bash', os.path.join(os.path.dirname(sys.argv[2]), 'run.sh'),
+                                  os.path.join(tmp, 'build'), os.path.join(tmp, 'out')],
+                                 capture_output=True, text=True, env=env, timeout=20)
+        except subprocess.TimeoutExpired:
+            return 'timeout', ''
+    return out.returncode, out.stderr
+
+
+# run.sh pipes the bench and table.py into tee: their failure is the script's (pipefail), not
+# hidden behind tee's 0.
+status, err = run_sh('echo "oscbench-bench: refused" >&2; exit 2\n')
+expect('run.sh when the bench exits 2', (status, 'refused' in err), (2, True))
+status, err = run_sh('for a; do case $a in --benchmark_out=*) echo not json > "${a#*=}";; esac; done\n')
+expect('run.sh when table.py fails', status != 0, True)
+
 if failures:
     sys.exit('\n'.join(failures))
 print(f'table.py verdicts: {checks} checks passed')

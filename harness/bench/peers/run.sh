@@ -8,7 +8,8 @@
 # Writes OUT_DIR/bench.json (Google Benchmark JSON: every repetition and the aggregates, so that
 # table.py can judge a row by all its repetitions), OUT_DIR/bench.txt (the aggregates),
 # OUT_DIR/table.md (the README's table, table.py) and OUT_DIR/peers.txt.
-set -eu
+# pipefail: a failing oscbench-bench or table.py fails the script with its status, not tee's 0.
+set -euo pipefail
 build=${1:?usage: run.sh BUILD_DIR [OUT_DIR]}
 out=${2:-$(mktemp -d)}
 py=${PYTHON:-/usr/bin/python3} # Debian's python3, where python3-numpy and python3-numba install
