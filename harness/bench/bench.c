@@ -146,10 +146,15 @@ static double peak_beside[OSC_NPRECISION];
 /* A probe's rate as a machine peak: all-thread wall clock, or one core's per CPU-second rate
  * times the threads that can run at once (no more than the CPUs this process may use: with
  * more threads than CPUs they take turns) if higher (see machine_peak). */
-static double probe_rate(double wall, double per_cpu, int threads)
+static int cores_for(int threads)
 {
     const int procs = omp_get_num_procs();
-    double per_cores = (threads < procs ? threads : procs) * per_cpu;
+    return threads < procs ? threads : procs;
+}
+
+static double probe_rate(double wall, double per_cpu, int threads)
+{
+    double per_cores = cores_for(threads) * per_cpu;
     return per_cores > wall ? per_cores : wall;
 }
 
@@ -335,7 +340,9 @@ static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long
     osc_bench_counter(st, "ops_mul", k.mul, OSC_BENCH_VALUE);
     osc_bench_counter(st, "ops_add", k.add, OSC_BENCH_VALUE);
     osc_bench_counter(st, "ops_div", k.div, OSC_BENCH_VALUE);
-    const double share = c->one_thread && peak.threads > 0 ? 1.0 / peak.threads : 1.0;
+    /* One thread's share of the all-thread peak: one core's, the peak being that of the cores
+     * the threads ran on (no more than the CPUs: with more threads than CPUs they take turns). */
+    const double share = c->one_thread && peak.threads > 0 ? 1.0 / cores_for(peak.threads) : 1.0;
     const double step_s = step_seconds(k, machine_peak[q] * share, machine_add[q] * share,
                                        machine_mix[q] * share);
     if (step_s > 0) {

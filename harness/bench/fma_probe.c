@@ -275,7 +275,11 @@ static double thread_cpu_seconds(void)
 }
 
 /* Seconds for every thread to run `rounds` rounds, the team started together; *cpu gets the
- * smallest CPU time any one thread needed for its rounds (0 if unknown). */
+ * smallest CPU time any one thread needed for its rounds (0 if unknown). The span runs from
+ * before any thread starts its rounds to after the last one ends: no thread starts before t0
+ * is stamped (the barrier after it), so with more threads than CPUs a thread that ran its rounds
+ * while the master was descheduled still counts in the span (without it, the rate read up to
+ * twice the machine's with 4 threads on 2 CPUs). */
 static double timed_team(int kind, int prec, long rounds, double *sink, double *cpu)
 {
     double t0 = 0, t1 = 0, s = 0, best_cpu = 1e300;
@@ -284,6 +288,7 @@ static double timed_team(int kind, int prec, long rounds, double *sink, double *
 #pragma omp barrier
 #pragma omp master
         t0 = omp_get_wtime();
+#pragma omp barrier
         double c0 = thread_cpu_seconds();
         s += run_chains(kind, prec, rounds, (double)omp_get_thread_num());
         double c = thread_cpu_seconds() - c0;
