@@ -382,13 +382,26 @@ static void bad_flags_are_bad_input(void **state)
                                        "console, json or csv\n"},
         {"--benchmark_filter='^no/such/benchmark$'", "oscbench-bench: no benchmark ran"},
         {"--benchmark_filter='step/('", "oscbench-bench: no benchmark ran"},
+        /* 0 ran nothing and exited 0, -3 exited 1 without a word, abc printed two lines */
+        {"--benchmark_repetitions=0", "oscbench-bench: --benchmark_repetitions=0: expected a "
+                                      "whole number of repetitions, 1 or more\n"},
+        {"--benchmark_repetitions=-3", "oscbench-bench: --benchmark_repetitions=-3: expected"},
+        {"--benchmark_repetitions=1.5", "oscbench-bench: --benchmark_repetitions=1.5: expected"},
+        {"--benchmark_repetitions=3 --benchmark_repetitions=abc",
+         "oscbench-bench: --benchmark_repetitions=abc: expected"},
+        {"BENCHMARK_REPETITIONS=0", "oscbench-bench: BENCHMARK_REPETITIONS=0: expected"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int status;
         char *err;
-        char *out = run_split("", cases[i].args, &err, &status);
+        /* an environment variable (NAME=...) is given before the command */
+        const bool env = !strncmp(cases[i].args, "BENCHMARK_", 10);
+        char *out = run_split(env ? cases[i].args : "",
+                              env ? "--benchmark_filter='^step/euler/double/4096$'" : cases[i].args,
+                              &err, &status);
         const char *last = strstr(err, "oscbench-bench: ");
-        if (status != 2 || *out || !last || strncmp(last, cases[i].err, strlen(cases[i].err)))
+        if (status != 2 || *out || !last || strncmp(last, cases[i].err, strlen(cases[i].err)) ||
+            strchr(last, '\n') != last + strlen(last) - 1)
             fail_msg("%s: exit %d, stdout '%s', stderr:\n%s", cases[i].args, status, out, err);
         free(out);
         free(err);

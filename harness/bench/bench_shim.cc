@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <cstdlib>
 #include <exception>
+#include <string>
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -33,6 +35,43 @@ const char *bad_format(int argc, char **argv)
                     return argv[i];
             }
     return nullptr;
+}
+
+// A repetition count Google Benchmark would take: an integer from 1 to 2^31 - 1.
+bool good_repetitions(const char *v)
+{
+    if (*v == '+')
+        v++;
+    if (!*v || std::strlen(v) > 10)
+        return false;
+    long long n = 0;
+    for (; *v; v++) {
+        if (*v < '0' || *v > '9')
+            return false;
+        n = n * 10 + (*v - '0');
+    }
+    return n >= 1 && n <= 2147483647LL;
+}
+
+// --benchmark_repetitions (the last one given; else the BENCHMARK_REPETITIONS environment
+// variable, its default) takes an integer of at least 1: Google Benchmark runs nothing and exits 0
+// for 0, fails with no message for a negative count, and prints two lines for a non-integer. The
+// offending setting as flag=value or NAME=value, or nullptr.
+const char *bad_repetitions(int argc, char **argv)
+{
+    static const char flag[] = "--benchmark_repetitions=";
+    const char *last = nullptr;
+    for (int i = 1; i < argc; i++)
+        if (!std::strncmp(argv[i], flag, sizeof flag - 1))
+            last = argv[i];
+    if (last)
+        return good_repetitions(last + sizeof flag - 1) ? nullptr : last;
+    static std::string env;
+    const char *v = std::getenv("BENCHMARK_REPETITIONS");
+    if (!v || good_repetitions(v))
+        return nullptr;
+    env = std::string("BENCHMARK_REPETITIONS=") + v;
+    return env.c_str();
 }
 } // namespace
 
@@ -159,6 +198,11 @@ int osc_bench_main(int argc, char **argv)
             std::fprintf(stderr, "oscbench-bench: %s: expected console, json or csv\n", bad);
             return 2;
         }
+        if (const char *bad = bad_repetitions(argc, argv)) {
+            std::fprintf(stderr, "oscbench-bench: %s: expected a whole number of repetitions, 1 "
+                                 "or more\n", bad);
+            return 2;
+        }
         benchmark::Initialize(&argc, argv);
         if (benchmark::ReportUnrecognizedArguments(argc, argv))
             return 2;
@@ -170,7 +214,12 @@ int osc_bench_main(int argc, char **argv)
             return 2;
         }
         return any_failed ? 1 : 0;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
+        std::string what = e.what(); // on one line: a control character shown as '?'
+        for (char &c : what)
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+                c = '?';
+        std::fprintf(stderr, "oscbench-bench: %s\n", what.c_str());
         return 1;
     }
 }

@@ -64,10 +64,10 @@ void osc_bench_label(osc_bench_state *st, const char *label);
 /* A key/value pair in the report's context (the header, or "context" in JSON). */
 void osc_bench_context(const char *key, const char *value);
 
-/* Google Benchmark's main: parse its flags (exit 2 on an unknown one or a format other than
- * console, json or csv), run what the filter selects, shut down. Returns the exit status: 0, 1
+/* Google Benchmark's main: parse its flags (exit 2 on an unknown one, a format other than
+ * console, json or csv, or a repetition count that is not a whole number from 1), run what the filter selects, shut down. Returns the exit status: 0, 1
  * when a run failed (osc_bench_error), 2 when no benchmark ran (a filter matching none, or one
- * that does not compile). */
+ * that does not compile; a flag refused), 1 with a one-line message on an exception. */
 int osc_bench_main(int argc, char **argv);
 
 #ifdef __cplusplus
