@@ -45,16 +45,22 @@ def method(name, roof, float_ratio, peak_beside=PEAK, roofs=(), float_roofs=()):
             + repetitions(double, roofs, d) + repetitions(single, float_roofs, d * float_ratio))
 
 
-def table(isa, benchmarks):
-    run = {'context': {'kernel_isa': isa, 'omp_threads': '2'}, 'benchmarks': benchmarks}
+def table_run(text):
+    """table.py on a file holding text: its exit status, stdout, stderr and the file's path."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'bench.json')
         with open(path, 'w') as f:
-            json.dump(run, f)
+            f.write(text)
         out = subprocess.run([sys.argv[1], sys.argv[2], path], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f'table.py failed ({out.returncode}): {out.stderr}')
-    return out.stdout
+    return out.returncode, out.stdout, out.stderr, path
+
+
+def table(isa, benchmarks):
+    run = {'context': {'kernel_isa': isa, 'omp_threads': '2'}, 'benchmarks': benchmarks}
+    status, stdout, stderr, _ = table_run(json.dumps(run))
+    if status != 0:
+        sys.exit(f'table.py failed ({status}): {stderr}')
+    return stdout
 
 
 def verdicts(text):
@@ -136,6 +142,18 @@ expect('dipped repetitions inconclusive', dips.get('inconclusive'),
        'implicit-midpoint 0.90 (peak dipped beside 2 of 3 repetitions), '
        'suzuki-verlet float / double 2.00 (peak dipped beside 2 of 6 repetitions)')
 
+
+# Input it cannot make a table of is bad input: one line naming the file, exit 2, no table. A
+# single repetition's JSON (no aggregates) printed an empty table and 'met: none' with exit 0.
+single = [dict(b, run_type='iteration', aggregate_name=None)
+          for b in method('euler', 0.85, 2.0) if b['aggregate_name'] == 'median']
+for what, text in (('single repetition', json.dumps({'context': {}, 'benchmarks': single})),
+                   ('not JSON', 'Running build/oscbench-bench\n'),
+                   ('JSON, not Google Benchmark\'s', '[1, 2]'),
+                   ('no benchmarks', json.dumps({'context': {}, 'benchmarks': []}))):
+    status, stdout, stderr, path = table_run(text)
+    expect(f'table.py on {what}', (status, stdout, stderr.count('\n'), path in stderr),
+           (2, '', 1, True))
 
 
 def run_sh(bench_script):

@@ -18,7 +18,9 @@ dipped likewise is dropped, and a figure is met when every kept repetition is at
 missed when every one is below it, inconclusive when they fall on both sides or fewer than 2 are
 kept; the "of ceiling" cells show the median and, in brackets, the kept repetitions' range (and "K
 of N kept" when one was dropped). Without repetitions the median is judged, and a row marked * is
-inconclusive."""
+inconclusive.
+A file that is not Google Benchmark JSON, or has no median of a step/<method>/double/1048576 row
+(one repetition writes no aggregates), is bad input: one line on stderr naming it, exit 2."""
 import json
 import sys
 from typing import NamedTuple, Optional, Tuple
@@ -43,21 +45,50 @@ class Judged(NamedTuple):
         return f'{self.kept} of {self.of} kept' if self.kept < self.of else ''
 
 
+def bad_input(message):
+    """One line on stderr, exit 2."""
+    print(f'table.py: {message}'.replace('\n', ' '), file=sys.stderr)
+    sys.exit(2)
+
+
+def load(path):
+    """The run's JSON, with its benchmarks: a file that cannot be read, is not JSON or is not
+    Google Benchmark's is bad input."""
+    try:
+        with open(path) as f:
+            run = json.load(f)
+    except OSError as e:
+        bad_input(f'{path}: {e.strerror or e}')
+    except (ValueError, UnicodeDecodeError) as e:
+        bad_input(f'{path}: not JSON ({e})')
+    if not (isinstance(run, dict) and isinstance(run.get('benchmarks'), list)
+            and all(isinstance(b, dict) for b in run['benchmarks'])
+            and isinstance(run.get('context', {}), dict)):
+        bad_input(f'{path}: not Google Benchmark JSON (no list of benchmarks)')
+    run.setdefault('context', {})
+    return run
+
+
 def main():
     if len(sys.argv) != 2:
-        sys.exit('usage: table.py BENCH_JSON')
-    with open(sys.argv[1]) as f:
-        run = json.load(f)
-    medians = {b['run_name']: b for b in run['benchmarks'] if b.get('aggregate_name') == 'median'}
+        print('usage: table.py BENCH_JSON', file=sys.stderr)
+        sys.exit(2)
+    path = sys.argv[1]
+    run = load(path)
+    medians = {b.get('run_name'): b for b in run['benchmarks']
+               if b.get('aggregate_name') == 'median'}
     repetitions = {}
     for b in run['benchmarks']:
         if b.get('run_type') == 'iteration':
-            repetitions.setdefault(b['run_name'], []).append(b)
+            repetitions.setdefault(b.get('run_name'), []).append(b)
     methods = []
     for name in medians:
-        parts = name.split('/')
+        parts = str(name).split('/')
         if parts[0] == 'step' and parts[2:] == ['double', str(LANES)] and parts[1] not in methods:
             methods.append(parts[1])
+    if not methods:
+        bad_input(f'{path}: no median of a step/<method>/double/{LANES} benchmark (the table '
+                  'needs the aggregates of 2 or more repetitions: --benchmark_repetitions=3)')
 
     beside = {p: [b['peak_beside_fma_per_s'] for n, b in medians.items()
                   if n.startswith('step/') and f'/{p}/' in n and 'peak_beside_fma_per_s' in b]
