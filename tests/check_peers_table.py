@@ -27,19 +27,25 @@ def repetitions(median, roofs, osc_steps):
     --benchmark_report_aggregates_only."""
     reps = []
     for i, r in enumerate(roofs):
-        r, peak = r if isinstance(r, tuple) else (r, median['peak_beside_fma_per_s'])
-        reps.append(dict(median, run_type='iteration', aggregate_name=None, roof_fraction=r,
-                         osc_steps_per_s=osc_steps * r / median['roof_fraction'],
-                         peak_beside_fma_per_s=peak, repetition_index=i))
+        r, peak, *share = r if isinstance(r, tuple) else (r, median['peak_beside_fma_per_s'])
+        rep = dict(median, run_type='iteration', aggregate_name=None, roof_fraction=r,
+                   osc_steps_per_s=osc_steps * r / median['roof_fraction'],
+                   peak_beside_fma_per_s=peak, repetition_index=i)
+        if share:
+            rep['cpu_share'] = share[0]
+        reps.append(rep)
     return reps
 
 
-def method(name, roof, float_ratio, peak_beside=PEAK, roofs=(), float_roofs=()):
+def method(name, roof, float_ratio, peak_beside=PEAK, roofs=(), float_roofs=(), share=None):
     """A method's double, float and one-thread double medians; roofs and float_roofs are the double
-    and float repetitions' roof_fraction, or (roof_fraction, peak sampled beside) (none: the JSON
-    has only the aggregates)."""
+    and float repetitions' roof_fraction, or (roof_fraction, peak sampled beside[, cpu_share])
+    (none: the JSON has only the aggregates); share: the double median's cpu_share (None: the
+    counter absent, as in JSON from before it)."""
     d = 1e10
     double = step(name, 'double', roof, d, peak_beside)
+    if share is not None:
+        double['cpu_share'] = share
     single = step(name, 'float', roof, d * float_ratio)
     return ([double, single, step(name, 'double', roof, d / 2, threads1=True)]
             + repetitions(double, roofs, d) + repetitions(single, float_roofs, d * float_ratio))
@@ -142,6 +148,35 @@ expect('dipped repetitions inconclusive', dips.get('inconclusive'),
        'implicit-midpoint 0.90 (peak dipped beside 2 of 3 repetitions), '
        'suzuki-verlet float / double 2.00 (peak dipped beside 2 of 6 repetitions)')
 
+
+# A repetition whose cpu_share is under 0.9 shared its cores during its timing (its real_time
+# inflated, while the ~1 ms peak samples beside it read the full peak): dropped like a dipped one,
+# and the verdict says why. Under load euler read roof_fraction 0.23 (cpu_roof_fraction 0.86) and
+# was printed 'missed: euler 0.23'.
+shared = verdicts(table('x86-64-v3',
+                        method('euler', 0.24, 2.0, roofs=((0.23, PEAK, 0.5), (0.24, PEAK, 0.6),
+                                                          (0.85, PEAK, 0.98)),
+                               float_roofs=(0.85, 0.86))
+                        + method('verlet', 0.70, 2.0, roofs=((0.30, PEAK, 0.5), (0.70, PEAK, 0.95),
+                                                             0.72), float_roofs=(0.70, 0.70))
+                        + method('stormer', 0.70, 2.0,
+                                 roofs=((0.30, low), (0.30, PEAK, 0.5), (0.70, PEAK, 0.9)),
+                                 float_roofs=(0.70, 0.70))
+                        + method('rk4', 0.70, 2.0, roofs=(0.70, 0.71, 0.72),
+                                 float_roofs=((0.2, PEAK, 0.4), (0.2, PEAK, 0.4), 0.70))))
+expect('low cpu_share met', shared.get('met'), 'verlet 0.70-0.72 (2 of 3 kept), rk4 0.70')
+expect('low cpu_share missed', shared.get('missed'), 'none')
+expect('low cpu_share inconclusive', shared.get('inconclusive'),
+       'euler 0.24 (CPU share under 0.9 in 2 of 3 repetitions), '
+       'stormer 0.70 (peak dipped beside 1, CPU share under 0.9 in 1 of 3 repetitions), '
+       'rk4 float / double 2.00 (CPU share under 0.9 in 2 of 6 repetitions)')
+# Without repetitions the median's cpu_share decides; JSON without the counter is judged as before.
+medians_only = verdicts(table('x86-64-v3', method('euler', 0.23, 2.0, share=0.5)
+                              + method('verlet', 0.70, 2.0, share=0.95)
+                              + method('rk4', 0.60, 2.0)))
+expect('low cpu_share median', (medians_only.get('inconclusive'), medians_only.get('met'),
+                                medians_only.get('missed')),
+       ('euler 0.23 (CPU share under 0.9)', 'verlet 0.70', 'rk4 0.60 (aim 0.65)'))
 
 # Input it cannot make a table of is bad input: one line naming the file, exit 2, no table. A
 # single repetition's JSON (no aggregates) printed an empty table and 'met: none' with exit 0.

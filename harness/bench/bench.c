@@ -39,7 +39,9 @@
  * float runs are compared with the float peak). A /threads:1 run is still compared with the all-thread peak, so
  * its peak_fraction over the all-thread one is the parallel scaling. cpu_peak_fraction is the same
  * FMA rate per CPU-second of the process against one core's peak per CPU-second: the kernels'
- * efficiency while they run, readable even when other work shares the cores.
+ * efficiency while they run, readable even when other work shares the cores. cpu_share =
+ * process CPU seconds / (wall seconds x min(threads, CPUs)) over the timing, at most 1: the
+ * share of the cores the benchmark got (under 1 when other work took some).
  *
  * The peak is measured again beside every step/ and baseline/ benchmark (a short probe before
  * its timing and one after): peak_beside_fma_per_s is the lower of the two all-thread wall-clock
@@ -326,6 +328,15 @@ static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long
     if (peak.fma_per_cpu_s[c->prec] > 0)
         osc_bench_counter(st, "cpu_peak_fraction", lane_steps * fma / peak.fma_per_cpu_s[c->prec],
                           OSC_BENCH_CPU_RATE);
+    /* The CPU the process got over what its threads could have had: process CPU seconds over
+     * (wall seconds x the cores its threads ran on: min(threads, CPUs)). Under 1 when other
+     * work shared the cores during the timing (or threads waited); the short peak samples
+     * beside a benchmark miss a core shared throughout it, this does not. At most 1: in a
+     * /threads:1 run the idle OpenMP threads' spinning adds CPU time (1.05 read here). */
+    const double wall_s = osc_bench_seconds(st);
+    const int used = cores_for(c->one_thread ? 1 : omp_get_max_threads());
+    const double got = wall_s > 0 ? osc_bench_cpu_seconds(st) / (wall_s * used) : 0;
+    osc_bench_counter(st, "cpu_share", got < 1 ? got : 1, OSC_BENCH_VALUE);
     const int q = c->prec;
     osc_bench_counter(st, "peak_beside_fma_per_s", peak_beside[q], OSC_BENCH_VALUE);
     osc_bench_counter(st, "peak_spread",
@@ -775,7 +786,8 @@ static const char bench_help[] =
     "\n"
     "counters: items_per_second (oscillator-steps per second of Google Benchmark's time),\n"
     "  osc_steps_per_s (per wall second), fma_per_step, peak_fraction, cpu_peak_fraction,\n"
-    "  steps_per_iter, peak_beside_fma_per_s, peak_spread;\n"
+    "  steps_per_iter, peak_beside_fma_per_s, peak_spread, cpu_share (process CPU seconds\n"
+    "  over wall seconds x min(threads, CPUs), at most 1);\n"
     "  step/: ops_fma, ops_mul, ops_add, ops_div (read from the compiled kernel),\n"
     "  ceiling_osc_steps_per_s, roof_fraction, cpu_roof_fraction (against the ceiling of\n"
     "  those operations at the measured FMA and FMA+add rates);\n"

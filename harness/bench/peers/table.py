@@ -9,16 +9,18 @@ benchmarks, so that a row hit by a moment of lost CPU (its own peak sample low) 
 Marks: * on a precision's cells whose (median) peak sample beside was below 3/4 of the largest
 sample beside that precision's benchmarks (the host took a core around the timing); + on "2
 threads / 1" below 0.8 times the threads (a loss during the timing that the peak sample missed, or
-a row that does not scale).
+a row that does not scale); ~ on a precision's cells whose (median) cpu_share was below 0.9 (the
+process got less than 0.9 of its cores over the timing: other work shared them, which the short
+peak samples can miss).
 Last, the run against the aims README's "Performance" section states for the kernels' ISA path
 (kernel_isa): of the ceiling in double, euler and semi-implicit >= 0.80 and every other method
 >= 0.65 on x86-64-v3 (AVX2), >= 0.85 and >= 0.80 on x86-64-v4 (AVX-512); float >= 1.8x double.
 When the JSON has the repetitions (run.sh writes them), a repetition whose own peak sample beside
-dipped likewise is dropped, and a figure is met when every kept repetition is at or above the aim,
-missed when every one is below it, inconclusive when they fall on both sides or fewer than 2 are
-kept; the "of ceiling" cells show the median and, in brackets, the kept repetitions' range (and "K
+dipped likewise is dropped, and so is one whose cpu_share was below 0.9 (the verdict says which);
+a figure is met when every kept repetition is at or above the aim, missed when every one is below
+it, inconclusive when they fall on both sides or fewer than 2 are kept; the "of ceiling" cells show the median and, in brackets, the kept repetitions' range (and "K
 of N kept" when one was dropped). Without repetitions the median is judged, and a row marked * is
-inconclusive.
+inconclusive, and so is one marked ~.
 A file that is not Google Benchmark JSON, or has no median of a step/<method>/double/1048576 row
 (one repetition writes no aggregates), is bad input: one line on stderr naming it, exit 2."""
 import json
@@ -30,6 +32,9 @@ LANES = 1048576
 AIMS = {'x86-64-v3': (0.80, 0.65), 'x86-64-v4': (0.85, 0.80)}
 FIRST_AIM_METHODS = ('euler', 'semi-implicit')
 FLOAT_AIM = 1.8
+# A repetition whose cpu_share (process CPU seconds over wall seconds x threads used) is below
+# this shared its cores with other work during its timing: not judged, like one whose peak dipped.
+SHARE_MIN = 0.9
 
 
 class Judged(NamedTuple):
@@ -40,6 +45,8 @@ class Judged(NamedTuple):
     #               beside all but one repetition or more (a verdict needs two that agree)
     kept: int = 0  # repetitions kept, of
     of: int = 0  # the repetitions (0: the JSON has only the aggregates)
+    low: int = 0  # repetitions dropped for their cpu_share alone (their peak sample did not dip)
+    why: str = ''  # without repetitions, why the median is marked
 
     def kept_note(self):
         return f'{self.kept} of {self.of} kept' if self.kept < self.of else ''
@@ -103,15 +110,31 @@ def main():
     def dipped(b, precision):
         return '*' if b.get('peak_beside_fma_per_s', top[precision]) < 0.75 * top[precision] else ''
 
+    def shared(b):
+        """'~' when b's cpu_share says other work took part of its cores (JSON without the
+        counter: never)."""
+        return '~' if b.get('cpu_share', 1) < SHARE_MIN else ''
+
+    def mark(b, precision):
+        return dipped(b, precision) or shared(b)
+
+    def why(m):
+        return {'*': 'peak dipped beside it', '~': f'CPU share under {SHARE_MIN}'}.get(m, '')
+
+    def low(reps, precision):
+        """How many of reps are dropped for their cpu_share alone."""
+        return sum(1 for r in reps if shared(r) and not dipped(r, precision))
+
     def bench(method, precision, one_thread=False):
         suffix = '/threads:1' if one_thread else ''
         return medians.get(f'step/{method}/{precision}/{LANES}{suffix}')
 
     def kept(b, precision):
-        """b's repetitions whose own peak sample beside did not dip, or None when the JSON has
-        fewer than 2 repetitions of b (then its median is judged, by the median's peak sample)."""
+        """b's repetitions whose own peak sample beside did not dip and whose cpu_share is at
+        least SHARE_MIN, or None when the JSON has fewer than 2 repetitions of b (then its median
+        is judged, by the median's peak sample and cpu_share)."""
         reps = repetitions.get(b['run_name'], [])
-        return [r for r in reps if not dipped(r, precision)] if len(reps) > 1 else None
+        return [r for r in reps if not mark(r, precision)] if len(reps) > 1 else None
 
     def span(reps, counter):
         return min(r[counter] for r in reps), max(r[counter] for r in reps)
@@ -121,28 +144,32 @@ def main():
         kept (and how many of how many, when one's peak sample dipped)."""
         reps, cell = kept(b, precision), f"{b['roof_fraction']:.2f}{mark}"
         if reps is None:
-            return Judged(b['roof_fraction'], None, bool(mark)), cell
-        of = len(repetitions[b['run_name']])
+            return Judged(b['roof_fraction'], None, bool(mark), why=why(mark)), cell
+        all_reps = repetitions[b['run_name']]
+        of, dropped_low = len(all_reps), low(all_reps, precision)
         if not reps:
-            return Judged(b['roof_fraction'], None, True, 0, of), cell + f' (0 of {of} kept)'
-        low, high = span(reps, 'roof_fraction')
-        judged = Judged(b['roof_fraction'], (low, high), len(reps) < 2, len(reps), of)
+            return (Judged(b['roof_fraction'], None, True, 0, of, dropped_low),
+                    cell + f' (0 of {of} kept)')
+        low_, high = span(reps, 'roof_fraction')
+        judged = Judged(b['roof_fraction'], (low_, high), len(reps) < 2, len(reps), of,
+                        dropped_low)
         note = judged.kept_note()
-        return judged, cell + f" ({low:.2f}-{high:.2f}{', ' + note if note else ''})"
+        return judged, cell + f" ({low_:.2f}-{high:.2f}{', ' + note if note else ''})"
 
-    def float_ratio(d, f, marked):
+    def float_ratio(d, f, marks):
         """float / double osc-steps/s as Judged: with repetitions, its widest range over every
         pairing of the two precisions' kept repetitions."""
         median = f['osc_steps_per_s'] / d['osc_steps_per_s']
         kd, kf = kept(d, 'double'), kept(f, 'float')
         if kd is None or kf is None:
-            return Judged(median, None, marked)
+            return Judged(median, None, bool(marks), why=why(marks[:1]))
         count = len(kd) + len(kf)
-        of = len(repetitions[d['run_name']]) + len(repetitions[f['run_name']])
+        rd, rf = repetitions[d['run_name']], repetitions[f['run_name']]
+        of, dropped_low = len(rd) + len(rf), low(rd, 'double') + low(rf, 'float')
         if len(kd) < 2 or len(kf) < 2:
-            return Judged(median, None, True, count, of)
+            return Judged(median, None, True, count, of, dropped_low)
         (dlow, dhigh), (flow, fhigh) = span(kd, 'osc_steps_per_s'), span(kf, 'osc_steps_per_s')
-        return Judged(median, (flow / dhigh, fhigh / dlow), False, count, of)
+        return Judged(median, (flow / dhigh, fhigh / dlow), False, count, of, dropped_low)
 
     print('| method | ops/step (FMA + add) | double osc-steps/s | of ceiling | peak fraction '
           '| float osc-steps/s | float of ceiling | float / double | 2 threads / 1 '
@@ -151,9 +178,9 @@ def main():
     judged = []
     for m in methods:
         d, f, d1 = bench(m, 'double'), bench(m, 'float'), bench(m, 'double', True)
-        dm, fm = dipped(d, 'double'), (dipped(f, 'float') if f else '')
+        dm, fm = mark(d, 'double'), (mark(f, 'float') if f else '')
         droof, dcell = roof(d, 'double', dm)
-        judged.append((m, droof, float_ratio(d, f, bool(fm or dm)) if f else None))
+        judged.append((m, droof, float_ratio(d, f, fm + dm) if f else None))
         cells = [m, f"{d['ops_fma']:.4g} + {d['ops_add']:.4g}", f"{d['osc_steps_per_s']:.3g}{dm}",
                  dcell, f"{d['peak_fraction']:.2f}{dm}"]
         cells += ([f"{f['osc_steps_per_s']:.3g}{fm}", roof(f, 'float', fm)[1],
@@ -202,8 +229,11 @@ def verdict(judged, aim, aim_text):
     side of the aim, else why neither."""
     if judged.marked:
         if judged.of:
-            return f'peak dipped beside {judged.of - judged.kept} of {judged.of} repetitions'
-        return 'peak dipped beside it'
+            dips = judged.of - judged.kept - judged.low
+            said = [f'peak dipped beside {dips}' if dips else '',
+                    f'CPU share under {SHARE_MIN} in {judged.low}' if judged.low else '']
+            return ', '.join(x for x in said if x) + f' of {judged.of} repetitions'
+        return judged.why or 'peak dipped beside it'
     low, high = judged.reps or (judged.median, judged.median)
     if low >= aim:
         return 'met'
@@ -235,7 +265,8 @@ def print_aims(judged, isa, by_repetitions):
           f'{" and ".join(FIRST_AIM_METHODS)} >= {first:.2f}, every other method >= {other:.2f}; '
           f'float >= {FLOAT_AIM}x double; '
           + ('met or missed by all, and at least two, of the repetitions whose peak sample beside '
-             'did not dip):' if by_repetitions else 'the medians, no repetitions in the JSON):'))
+             f'did not dip and whose cpu_share was at least {SHARE_MIN}):' if by_repetitions
+             else 'the medians, no repetitions in the JSON):'))
     met, missed, unjudged = [], [], []
     for m, roof, ratio in judged:
         aim = first if m in FIRST_AIM_METHODS else other
