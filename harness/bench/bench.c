@@ -543,18 +543,22 @@ static void bench_default(osc_bench_state *st, void *arg)
 
 /* ---- baseline/naive: what one writes first -------------------------------------------------- */
 
-/* Semi-implicit Euler with the kernels' arithmetic (4 FMAs) and ISA (the same target_clones), but
- * one parallel pass over all the lanes' arrays per step, so every step streams the whole batch
- * through memory and pays for a parallel region. */
+/* Semi-implicit Euler with the kernels' arithmetic (4 FMAs) and ISA path (osc_isa_level(): the
+ * CPU's, capped by OSCBENCH_ISA, as the kernels and the probe take it), but one parallel pass over
+ * all the lanes' arrays per step, so every step streams the whole batch through memory and pays
+ * for a parallel region. (Until 2026-12-07 target_clones chose the path from the CPU alone, so
+ * under OSCBENCH_ISA=v3 or base the baseline still ran AVX-512.) */
 #if defined(OSC_MULTIVERSION) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define NAIVE_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define NAIVE_RUNTIME 1
+#define NAIVE_V4 __attribute__((target("arch=x86-64-v4")))
+#define NAIVE_V3 __attribute__((target("arch=x86-64-v3")))
 #else
-#define NAIVE_CLONES
+#define NAIVE_RUNTIME 0
 #endif
-#define DEFINE_NAIVE(real, suffix)                                                               \
-    NAIVE_CLONES static void naive_run_##suffix(size_t n, long steps, real *restrict x, real *restrict v,     \
-                                   const real *restrict w2, const real *restrict gam,            \
-                                   const real *restrict g, real dt)                              \
+#define DEFINE_NAIVE_AT(real, name, ATTR)                                                        \
+    ATTR static void name(size_t n, long steps, real *restrict x, real *restrict v,              \
+                          const real *restrict w2, const real *restrict gam,                     \
+                          const real *restrict g, real dt)                                       \
     {                                                                                            \
         for (long s = 0; s < steps; s++) {                                                       \
             _Pragma("omp parallel for simd schedule(static)") for (size_t i = 0; i < n; i++)     \
@@ -565,6 +569,29 @@ static void bench_default(osc_bench_state *st, void *arg)
             }                                                                                    \
         }                                                                                        \
     }
+#if NAIVE_RUNTIME
+#define DEFINE_NAIVE(real, suffix)                                                               \
+    DEFINE_NAIVE_AT(real, naive_run_v4_##suffix, NAIVE_V4)                                       \
+    DEFINE_NAIVE_AT(real, naive_run_v3_##suffix, NAIVE_V3)                                       \
+    DEFINE_NAIVE_AT(real, naive_run_base_##suffix, )                                             \
+    static void naive_run_##suffix(size_t n, long steps, real *restrict x, real *restrict v,     \
+                                   const real *restrict w2, const real *restrict gam,            \
+                                   const real *restrict g, real dt)                              \
+    {                                                                                            \
+        switch (osc_isa_level()) {                                                               \
+        case OSC_ISA_V4:                                                                         \
+            naive_run_v4_##suffix(n, steps, x, v, w2, gam, g, dt);                               \
+            break;                                                                               \
+        case OSC_ISA_V3:                                                                         \
+            naive_run_v3_##suffix(n, steps, x, v, w2, gam, g, dt);                               \
+            break;                                                                               \
+        default:                                                                                 \
+            naive_run_base_##suffix(n, steps, x, v, w2, gam, g, dt);                             \
+        }                                                                                        \
+    }
+#else
+#define DEFINE_NAIVE(real, suffix) DEFINE_NAIVE_AT(real, naive_run_##suffix, )
+#endif
 DEFINE_NAIVE(double, d)
 DEFINE_NAIVE(float, f)
 
