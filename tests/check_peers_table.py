@@ -178,6 +178,18 @@ expect('low cpu_share median', (medians_only.get('inconclusive'), medians_only.g
                                 medians_only.get('missed')),
        ('euler 0.23 (CPU share under 0.9)', 'verlet 0.70', 'rk4 0.60 (aim 0.65)'))
 
+# A step/ row without an operation count for its kernel has no ops_* and no ceiling counters (the
+# base path): its cells read -, and on a path with aims it is inconclusive, never judged.
+uncounted = [{k: v for k, v in b.items() if not k.startswith(('ops_', 'roof', 'cpu_roof'))}
+             for b in method('verlet', 0.70, 2.0, roofs=(0.70, 0.71))]
+out = table('x86-64 (baseline)', uncounted)
+expect('no op count: cells', '| verlet | - | 1e+10 | - |' in out and '| 2.00 | 2.00 | - |' in out,
+       True)
+expect('no op count: inconclusive',
+       verdicts(table('x86-64-v3', uncounted + method('euler', 0.85, 2.0))),
+       {'met': 'euler 0.85', 'missed': 'none',
+        'inconclusive': 'verlet (no operation count for its kernel on this path)'})
+
 # Input it cannot make a table of is bad input: one line naming the file, exit 2, no table. A
 # single repetition's JSON (no aggregates) printed an empty table and 'met: none' with exit 0.
 single = [dict(b, run_type='iteration', aggregate_name=None)

@@ -338,6 +338,24 @@ static void peak_counts_cpus_not_threads(void **state)
     free(out);
 }
 
+/* On the base path no kernel's operations are counted: a built-in method's step/ benchmark has no
+ * ops_* and no ceiling (counting every operation as an FMA let roof_fraction exceed 1). */
+static void no_ceiling_without_op_counts(void **state)
+{
+    (void)state;
+    int status;
+    char *out = run("OSCBENCH_ISA=base", "--benchmark_filter='^step/verlet/double/4096$' "
+                    "--benchmark_min_time=0.01 --benchmark_format=json", &status);
+    assert_int_equal(status, 0);
+    assert_true(json_number(out, "peak_fraction") > 0);
+    static const char *const absent[] = {"\"ops_fma\"", "\"ops_add\"", "\"roof_fraction\"",
+                                         "\"cpu_roof_fraction\"", "\"ceiling_osc_steps_per_s\""};
+    for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
+        if (strstr(out, absent[i]))
+            fail_msg("OSCBENCH_ISA=base: %s reported:\n%s", absent[i], out);
+    free(out);
+}
+
 /* default/'s op_ceiling is per lane-step, the method's operations on every axis against the
  * audit's (13 per axis and 6 per lane in double, README): for euler (fma_per_step 4, per axis)
  * in 3-D, 12 / (12 + 45); counting the method's once would give 4 / 49. */
@@ -520,6 +538,7 @@ int main(void)
         cmocka_unit_test(bad_flags_are_bad_input),
         cmocka_unit_test(failed_benchmark_exits_1),
         cmocka_unit_test(op_ceiling_counts_every_axis),
+        cmocka_unit_test(no_ceiling_without_op_counts),
         cmocka_unit_test(peak_counts_cpus_not_threads),
         cmocka_unit_test(own_name_warning_on_one_line),
     };

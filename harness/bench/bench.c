@@ -52,8 +52,12 @@
  *
  * The ceiling per operation class. ops_fma, ops_mul, ops_add, ops_div are the operations per
  * oscillator-step that the compiled step loop of the running ISA path executes (kernel_ops.h,
- * read from the kernels by tests/check_kernels.py at build time; the declared fma_per_step, all
- * counted as FMAs, where no table exists). The probe also measures the FMA rate R_fma, the add
+ * read from the kernels by tests/check_kernels.py at build time; the methods made from
+ * coefficients, whose generic kernels run FMAs only, their declared fma_per_step, see ops_of).
+ * Where kernel_ops.h has no row for a built-in method on the running path (the base path, or a
+ * build without the table) its step/ benchmarks have no ops_*, ceiling_osc_steps_per_s,
+ * roof_fraction or cpu_roof_fraction: counting every operation as an FMA would not be its
+ * ceiling. The probe also measures the FMA rate R_fma, the add
  * rate R_add and the rate R_mix of a 1:1 mix of FMAs and adds; multiplies and divisions run on
  * the FMA pipes (a division counted as one operation: the kernels have none,
  * tests/check_kernels.py checks), adds on the FMA pipes or on pipes of their own, which the mix
@@ -226,8 +230,16 @@ static osc_config default_cfg;
 /* Operations per oscillator-step of method m's compiled step loop on the running path; for a
  * composition (here or in the config), substeps x its base's composed substep loop
  * ("<base>/composed" in the table). */
-static struct kernel_ops ops_of(const osc_method *m, osc_precision p)
+/* The operations per oscillator-step of m's compiled step loop on the running ISA path, from
+ * kernel_ops.h. A method with no row on any path runs the generic kernels of the methods made
+ * from coefficients (tableau, RKN: tableau-rk4, a config's rk and rkn methods), FMAs only, as many
+ * as its declared fma_per_step (tests/check_kernels.py's check_tableau on the v3 and v4 paths,
+ * test_tableau_method and test_rkn): that count, as FMAs. Otherwise, without a row for the path
+ * (the base path has none; nor has a build without the table), *counted is false (the declared
+ * fma_per_step still comes back, as FMAs). */
+static struct kernel_ops ops_of(const osc_method *m, osc_precision p, bool *counted)
 {
+    *counted = true;
     int isa = osc_isa_level() == OSC_ISA_V4 ? 4 : osc_isa_level() == OSC_ISA_V3 ? 3 : 0;
     char composed[96];
     double times = 1;
@@ -249,6 +261,15 @@ static struct kernel_ops ops_of(const osc_method *m, osc_precision p)
             k.fma *= times, k.mul *= times, k.add *= times, k.div *= times;
             return k;
         }
+    bool any_row = false;
+    for (size_t i = 0; kernel_ops[i].method; i++)
+        any_row |= strcmp(kernel_ops[i].method, name) == 0;
+#ifdef HAVE_KERNEL_OPS
+    *counted = isa != 0 && !any_row;
+#else
+    *counted = false;
+    (void)any_row;
+#endif
     return (struct kernel_ops){m->name, isa, (int)p, m->fma_per_step, 0, 0, 0};
 }
 
@@ -346,7 +367,12 @@ static void set_counters(osc_bench_state *st, const bench_case *c, int fma, long
                       OSC_BENCH_VALUE);
     if (c->kind != BENCH_STEP) /* the counts are advance()'s, not the fused or naive loops' */
         return;
-    const struct kernel_ops k = ops_of(c->method, c->prec);
+    bool counted;
+    const struct kernel_ops k = ops_of(c->method, c->prec, &counted);
+    /* Without the compiled loop's counts, a ceiling would count every operation as an FMA (its
+     * roof_fraction could exceed 1): no ops_* and no ceiling at all. */
+    if (!counted)
+        return;
     osc_bench_counter(st, "ops_fma", k.fma, OSC_BENCH_VALUE);
     osc_bench_counter(st, "ops_mul", k.mul, OSC_BENCH_VALUE);
     osc_bench_counter(st, "ops_add", k.add, OSC_BENCH_VALUE);

@@ -21,6 +21,8 @@ a figure is met when every kept repetition is at or above the aim, missed when e
 it, inconclusive when they fall on both sides or fewer than 2 are kept; the "of ceiling" cells show the median and, in brackets, the kept repetitions' range (and "K
 of N kept" when one was dropped). Without repetitions the median is judged, and a row marked * is
 inconclusive, and so is one marked ~.
+A row without roof_fraction (no operation count for its kernel on the kernels' path: oscbench-bench
+then reports no ceiling) shows - in its ops and "of ceiling" cells and is inconclusive.
 A file that is not Google Benchmark JSON, or has no median of a step/<method>/double/1048576 row
 (one repetition writes no aggregates), is bad input: one line on stderr naming it, exit 2."""
 import json
@@ -35,6 +37,9 @@ FLOAT_AIM = 1.8
 # A repetition whose cpu_share (process CPU seconds over wall seconds x threads used) is below
 # this shared its cores with other work during its timing: not judged, like one whose peak dipped.
 SHARE_MIN = 0.9
+# Why a row without roof_fraction (no operation count for its kernel on the path: the bench then
+# reports no ceiling) is not judged.
+NO_COUNT = 'no operation count for its kernel on this path'
 
 
 class Judged(NamedTuple):
@@ -142,6 +147,8 @@ def main():
     def roof(b, precision, mark):
         """roof_fraction as Judged, and its cell: the median, then the range of the repetitions
         kept (and how many of how many, when one's peak sample dipped)."""
+        if 'roof_fraction' not in b:  # no operation count for its kernel on this path
+            return Judged(float('nan'), None, True, why=NO_COUNT), '-'
         reps, cell = kept(b, precision), f"{b['roof_fraction']:.2f}{mark}"
         if reps is None:
             return Judged(b['roof_fraction'], None, bool(mark), why=why(mark)), cell
@@ -181,7 +188,8 @@ def main():
         dm, fm = mark(d, 'double'), (mark(f, 'float') if f else '')
         droof, dcell = roof(d, 'double', dm)
         judged.append((m, droof, float_ratio(d, f, fm + dm) if f else None))
-        cells = [m, f"{d['ops_fma']:.4g} + {d['ops_add']:.4g}", f"{d['osc_steps_per_s']:.3g}{dm}",
+        ops = f"{d['ops_fma']:.4g} + {d['ops_add']:.4g}" if 'ops_fma' in d else '-'
+        cells = [m, ops, f"{d['osc_steps_per_s']:.3g}{dm}",
                  dcell, f"{d['peak_fraction']:.2f}{dm}"]
         cells += ([f"{f['osc_steps_per_s']:.3g}{fm}", roof(f, 'float', fm)[1],
                    f"{f['osc_steps_per_s'] / d['osc_steps_per_s']:.2f}{fm or dm}"]
@@ -189,7 +197,8 @@ def main():
         if d1:
             scaling = d['osc_steps_per_s'] / d1['osc_steps_per_s']
             slow = '+' if threads > 1 and scaling < 0.8 * threads else ''
-            cells += [f"{scaling:.2f}{slow}", f"{d1['cpu_roof_fraction']:.2f}"]
+            cells += [f"{scaling:.2f}{slow}",
+                      f"{d1['cpu_roof_fraction']:.2f}" if 'cpu_roof_fraction' in d1 else '-']
         else:
             cells += ['', '']
         cells.append(f"{d['peak_beside_fma_per_s']:.3g} / "
@@ -275,6 +284,8 @@ def print_aims(judged, isa, by_repetitions):
             met.append(f'{m} {shown(roof, aim)}')
         elif said == 'missed':
             missed.append(f'{m} {shown(roof, aim, f"aim {aim:.2f}")}')
+        elif roof.median != roof.median:  # nan: no roof_fraction
+            unjudged.append(f'{m} ({said})')
         else:
             unjudged.append(f'{m} {figure(roof.median, aim)} ({said})')
         if ratio is None or (ratio.marked and roof.marked):
