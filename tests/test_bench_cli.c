@@ -332,7 +332,7 @@ static void peak_counts_cpus_not_threads(void **state)
      * is a probe whose wall-clock span missed some threads' work (t0 stamped after they began:
      * it read 3.4x with 4 threads on 2 CPUs). */
     const double mix = json_value(out, "fma_add_mix_double_per_s", "\"");
-    if (mix > 2 * peak * 1.1)
+    if (mix > 2 * peak * 1.25) /* the mix reads 1.9x-2.02x on a quiet machine */
         fail_msg("%d threads on %d CPUs: FMA-add mix %g over twice the FMA peak %g", 2 * cpus,
                  cpus, mix, peak);
     free(out);
