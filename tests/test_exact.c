@@ -315,6 +315,19 @@ static void test_long_time_overdamped(void **state)
                 assert_true(x > -9.8 && x < 1);
             }
         }
+    /* drag past where h^2 overflows (c/m ~ 2.7e154; it made the reference NaN): the lane sheds
+     * v0 within 1/c, moving by |v0|/c, then creeps toward rest at the slow rate k/c, so it stays
+     * at x0 to 1e-140 over t <= 1e10 */
+    const double absurd[] = {1e160, 1e300};
+    for (int c = 0; c < 2; c++)
+        for (int n = 0; n < 3; n++) {
+            osc_exact e;
+            osc_exact_prepare(&e, 1, absurd[c], 1, 9.8, 1, -3);
+            double x, v, t = n == 0 ? 1e-200 : n == 1 ? 1 : 1e10;
+            osc_exact_eval(&e, t, &x, &v);
+            if (!(fabs(x - 1) <= 1e-140 && fabs(v) <= 3))
+                fail_msg("drag %g at t %g: x %g v %g", absurd[c], t, x, v);
+        }
     /* underdamped and critical at absurd times too */
     const double cs[] = {0.1, 2};
     for (int c = 0; c < 2; c++) {
