@@ -26,6 +26,9 @@ FAKE = r'''#!PYTHON
 import json, os, re, sys
 here = os.path.dirname(os.path.abspath(__file__))
 args = sys.argv[1:]
+bogus = [a for a in args if a.startswith('--bogus')]
+if bogus:  # as the real bench refuses a flag it does not know
+    sys.exit('oscbench-bench: unrecognized flag ' + bogus[0])
 pattern = next(a.split('=', 1)[1] for a in args if a.startswith('--benchmark_filter='))
 spec = json.load(open(os.path.join(here, 'values.json')))
 names = [n for n in spec['benchmarks'] if re.search(pattern, n)]
@@ -287,6 +290,12 @@ def main():
             (['--filter', 'z/', a, b], 'no benchmark in common'),
             (['--counter', 'no_such_counter', '--rounds', '1', '--filter', 'x/', a, b],
              'no_such_counter'),
+            # BENCH_ARGs ab.py sets itself (a console format was a JSON traceback, repetitions 0
+            # nan ratios and exit 0), and one the benches refuse (before: exit 1 after timing)
+            (['--filter', 'x/', a, b, '--', '--benchmark_format=console'], '--benchmark_format'),
+            (['--filter', 'x/', a, b, '--', '--benchmark_repetitions=0'],
+             '--benchmark_repetitions'),
+            (['--filter', 'x/', a, b, '--', '--bogus'], '--bogus'),
         ]
         for args, word in errors:
             r = subprocess.run([python, tool] + args, capture_output=True, text=True, timeout=60)

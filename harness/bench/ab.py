@@ -42,10 +42,13 @@ usage: ab.py [--rounds N] [--filter REGEX] [--repetitions R] [--threads T]
                  --rounds): the same builds, machine, benchmarks, counter, threads, repetitions
                  and BENCH_ARGs as its rounds had, or a usage error naming what differs
   --dry-run      list the benchmarks each build would run, time nothing
-  BENCH_ARG      passed to both benches after the options above (e.g. --benchmark_min_time=0.2)
+  BENCH_ARG      passed to both benches after the options above (e.g. --benchmark_min_time=0.2);
+                 not the flags ab.py sets itself (--benchmark_filter, _repetitions, _format,
+                 _out, _out_format, _list_tests, _report/_display_aggregates_only), and checked
+                 by the benches' --benchmark_list_tests before any timing
 A usage error (an option out of range, a build without oscbench-bench, a --json file in a
 directory that is not there or not writable, a filter that matches no benchmark in either build
-or none in both) is one line on stderr and exit status 2, before any
+or none in both, a BENCH_ARG ab.py sets itself or a bench refuses) is one line on stderr and exit status 2, before any
 timing; a --counter the bench does not report is one too, after the first run.
 
 A run that stops part way (a bench that exits with an error, or Ctrl-C) prints the table of the
@@ -93,9 +96,28 @@ def machine():
             f"{fields.get('model', '?')}, {isa}, {os.cpu_count()} CPUs)")
 
 
-def listed(exe, pattern, env):
-    r = subprocess.run([exe, f'--benchmark_filter={pattern}', '--benchmark_list_tests=true'],
-                       capture_output=True, text=True, env=env)
+# Google Benchmark flags ab.py sets itself, or whose output it could not read (it takes every
+# repetition from the JSON on stdout): given after --, one line naming the option to use instead.
+OWN_FLAGS = {'--benchmark_filter': 'use --filter', '--benchmark_repetitions': 'use --repetitions',
+             '--benchmark_format': 'each run must print JSON', '--benchmark_list_tests': '',
+             '--benchmark_out': 'use --json FILE', '--benchmark_out_format': 'use --json FILE',
+             '--benchmark_report_aggregates_only': 'ab.py takes its own median of the repetitions',
+             '--benchmark_display_aggregates_only': 'ab.py takes its own median of the repetitions'}
+
+
+def check_bench_args(args):
+    for a in args:
+        name = a.split('=', 1)[0]
+        if name in OWN_FLAGS:
+            why = OWN_FLAGS[name]
+            bad_input(f'{a}: ab.py sets {name} itself' + (f' ({why})' if why else ''))
+
+
+def listed(exe, pattern, env, bench_args):
+    """The benchmarks exe would run under pattern, asked with the BENCH_ARGs too: a flag the
+    bench refuses is a usage error here, before any timing."""
+    r = subprocess.run([exe, f'--benchmark_filter={pattern}', '--benchmark_list_tests=true'] +
+                       bench_args, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         last = (r.stderr.strip().splitlines() or [''])[-1]
         bad_input(f'{exe} --benchmark_list_tests: exit {r.returncode}: {last}')
@@ -188,6 +210,7 @@ def main():
         argv, bench_args = argv[:cut], argv[cut + 1:]
     opts = p.parse_args(argv)
     opts.bench_args = bench_args
+    check_bench_args(bench_args)
     if opts.resume and not opts.json:
         bad_input('--resume: give the --json FILE of the comparison to go on with')
 
@@ -200,7 +223,7 @@ def main():
     env = dict(os.environ)
     if opts.threads:
         env['OMP_NUM_THREADS'] = str(opts.threads)
-    names = {k: listed(exe, opts.filter, env) for k, exe in exes.items()}
+    names = {k: listed(exe, opts.filter, env, opts.bench_args) for k, exe in exes.items()}
     common = [n for n in names['A'] if n in names['B']]
     only = {k: [n for n in names[k] if n not in common] for k in names}
     if not names['A'] and not names['B']:
