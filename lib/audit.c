@@ -130,7 +130,8 @@ struct osc_audit {
      * every-step mode, over every step of the intervals up to them) */
     double *max_de, *max_err2;
     /* the every-step mode: the one-step map as increments (o: d11, p12, p21, d22, q1, q2;
-     * osc_exact_step_map) the fused kernel co-steps with, and the maxima of the interval just stepped, which it leaves here */
+     * osc_exact_step_map) the fused kernel co-steps with, and the maxima of the interval just
+     * stepped, which it leaves here */
     bool every_step;
     double *od11, *o12, *o21, *od22, *oq1, *oq2, *iv_err2, *iv_de;
     osc_costep costep;

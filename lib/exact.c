@@ -57,7 +57,8 @@ void osc_exact_prepare(osc_exact *e, double k, double c, double m, double g, dou
     }
     double w2 = k / m, h = 0.5 * (c / m);
     /* h^2 overflows from h ~ 1.3e154 (c/m ~ 2.7e154), which made q infinite and the reference
-     * NaN (inf * 0); there the motion is overdamped whatever w2 (finite), mu = h sqrt(1 - w2/h^2) */
+     * NaN (inf * 0); there the motion is overdamped whatever w2 (finite):
+     * mu = h sqrt(1 - w2/h^2) */
     const bool huge = h > 0x1p500;
     double q = huge ? INFINITY : fma(h, h, -w2);
     e->c[V0] = v0, e->c[G] = g, e->c[H] = h, e->c[W2] = w2;

@@ -95,7 +95,7 @@ typedef struct osc_soa {
  * so that error and energy error are seen at every step, not only at the audits. All arrays are
  * per lane, indexed by the batch's lane number, in double whatever the batch's precision, 64-byte
  * aligned and covering the batch's whole padded lane range (padding lanes all zero). Per lane:
- *   (x, v)(t + dt) = (x, v)(t) + [[d11, p12], [p21, d22]] (x, v)(t) + (q1, q2)   with p21 = -w2 p12,
+ *   (x, v)(t + dt) = (x, v)(t) + [[d11, p12], [p21, d22]] (x, v)(t) + (q1, q2),  p21 = -w2 p12,
  * the closed form's one-step map as increments (d11 = p11 - 1, d22 = p22 - 1: osc_exact_step_map;
  * q nonzero only on the gravity axis, the last), applied as x + (d11 x + p12 v + q1); the energy
  * error of a numeric state (x, v) against the exact (xe, ve), summed over axes, is

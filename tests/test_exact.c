@@ -643,12 +643,14 @@ static void test_map_against_matrix_exponential(void **state)
 /* osc_exact_step_map's increments d11 = p11 - 1 and d22 = p22 - 1 to a few ulps of themselves
  * for short steps (omega T from 1e-6 to 0.5), against the underdamped closed form written so that
  * nothing small is lost, in long double:
- *     d11 = expm1(-hT) (cos + h s) + (cos - 1) + h s,   d22 = expm1(-hT) (cos - h s) + (cos - 1) - h s,
+ *     d11 = expm1(-hT) (cos + h s) + (cos - 1) + h s,
+ *     d22 = expm1(-hT) (cos - h s) + (cos - 1) - h s,
  * s = sin(wd T) / wd, cos - 1 = -2 sin^2(wd T / 2); d11's first-order terms (h T each) cancel
  * to (omega T)^2 / 2, so the reference is good to a few long double ulps of h T, a relative
  * 2 zeta / (omega T) of them (the tolerance: 4 double ulps plus 16 of those; at zeta 0.2 and
  * omega T 1e-6, 7e-13). p11 - 1 from the rounded p11 is off by up to eps / 2 absolute: a
- * relative 2e-4 there, and 1e5 ulps of d11 at omega T = 1e-3. The rest of the map is osc_exact_map's (p12, q1, q2 the same bits); free and
+ * relative 2e-4 there, and 1e5 ulps of d11 at omega T = 1e-3. The rest of the map is
+ * osc_exact_map's (p12, q1, q2 the same bits); free and
  * pinned lanes give d11 = 0, d22 = expm1(-gam T) and (0, 0, -1, 0, 0). */
 static void test_step_map_increments(void **state)
 {

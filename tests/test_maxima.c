@@ -371,8 +371,8 @@ static void test_long_interval_costep(void **state)
             const double x0[1] = {1}, v0[1] = {0.5};
             osc_batch **bs[] = {&bf, &br};
             for (int r = 0; r < 2; r++) {
-                assert_int_equal(osc_batch_create(bs[r], methods[mi], OSC_DOUBLE, 1, 1, cases[ci].g),
-                                 OSC_OK);
+                assert_int_equal(
+                    osc_batch_create(bs[r], methods[mi], OSC_DOUBLE, 1, 1, cases[ci].g), OSC_OK);
                 assert_int_equal(osc_batch_set_lane(*bs[r], 0, cases[ci].k, cases[ci].c, 1, x0, v0),
                                  OSC_OK);
                 assert_int_equal(osc_batch_start(*bs[r], cases[ci].dt), OSC_OK);
@@ -390,7 +390,7 @@ static void test_long_interval_costep(void **state)
             const double rates = sqrt(cases[ci].k) + cases[ci].c;
             const double tol = (2.5 * sqrt((double)nsteps) + 8 + 4 * rates * t) * EPS * S;
             if (!(fabs(f.max_error - r.max_error) <= tol))
-                fail_msg("case %zu, %s: max_error %.17g, closed form at every step %.17g (tol %.3g)",
+                fail_msg("case %zu, %s: max_error %.17g, closed form every step %.17g (tol %.3g)",
                          ci, methods[mi]->name, f.max_error, r.max_error, tol);
             osc_audit_free(af), osc_audit_free(ar);
             osc_batch_free(bf), osc_batch_free(br);

@@ -48,8 +48,8 @@ usage: ab.py [--rounds N] [--filter REGEX] [--repetitions R] [--threads T]
                  by the benches' --benchmark_list_tests before any timing
 A usage error (an option out of range, a build without oscbench-bench, a --json file in a
 directory that is not there or not writable, a filter that matches no benchmark in either build
-or none in both, a BENCH_ARG ab.py sets itself or a bench refuses) is one line on stderr and exit status 2, before any
-timing; a --counter the bench does not report is one too, after the first run.
+or none in both, a BENCH_ARG ab.py sets itself or a bench refuses) is one line on stderr and exit
+status 2, before any timing; a --counter the bench does not report is one too, after the first run.
 
 A run that stops part way (a bench that exits with an error, or Ctrl-C) prints the table of the
 rounds it finished, says after how many and why, and exits 1 (a bench failed) or 130 (interrupted);
