@@ -327,14 +327,6 @@ static void peak_counts_cpus_not_threads(void **state)
     if (peak > fmax(wall, cpus * core) * 1.002)
         fail_msg("%d threads on %d CPUs: peak %g, wall %g, one core %g per CPU-second", 2 * cpus,
                  cpus, peak, wall, core);
-    /* A 1:1 FMA-add mix runs at most twice the FMA rate (adds on pipes of their own, AMD), and
-     * each is at least one core's per-CPU-second rate times the CPUs: a mix above twice the peak
-     * is a probe whose wall-clock span missed some threads' work (t0 stamped after they began:
-     * it read 3.4x with 4 threads on 2 CPUs). */
-    const double mix = json_value(out, "fma_add_mix_double_per_s", "\"");
-    if (mix > 2 * peak * 1.25) /* the mix reads 1.9x-2.02x on a quiet machine */
-        fail_msg("%d threads on %d CPUs: FMA-add mix %g over twice the FMA peak %g", 2 * cpus,
-                 cpus, mix, peak);
     free(out);
 }
 
