@@ -217,6 +217,13 @@ static double energy_scale(int dim, double k, double m, double g, const double *
     return about_rest > 0 ? about_rest : 1;
 }
 
+/* Lane i's closed form on its last axis, the one gravity acts on: its maps (osc_exact_map,
+ * osc_exact_step_map; the axis's x0, v0 play no part) are the lane's, q on that axis. */
+static const osc_exact *lane_motion(const osc_audit *au, size_t i)
+{
+    return &au->exact[i * (size_t)au->dim + (size_t)au->dim - 1];
+}
+
 static void map_over(const osc_audit *au, size_t i, double T, double *p11, double *p12,
                      double *p22, double *q1, double *q2);
 
@@ -224,7 +231,6 @@ static void prepare_lane(osc_audit *au, const osc_batch *b, size_t i, double gra
 {
     int dim = au->dim;
     double k, c, m, x0[OSC_MAX_DIM], v0[OSC_MAX_DIM];
-    osc_exact motion; /* the one-step map's (x0, v0 play no part) */
     osc_batch_lane(b, i, &k, &c, &m, x0, v0);
     double g = m > 0 ? gravity : 0;
     au->k[i] = k, au->c[i] = c, au->m[i] = m, au->g[i] = g, au->w2[i] = m > 0 ? k / m : 0;
@@ -246,9 +252,8 @@ static void prepare_lane(osc_audit *au, const osc_batch *b, size_t i, double gra
     au->half_m[i] = 0.5 * m, au->half_k[i] = 0.5 * k, au->mg[i] = m * g;
     au->rest2[i] = au->rest_norm[i] * au->rest_norm[i];
     au->drift_lim[i] = drift_bound(au, scale);
-    osc_exact_prepare(&motion, k, c, m, g, 0, 0);
-    osc_exact_step_map(&motion, au->dt, &au->od11[i], &au->o12[i], &au->od22[i], &au->oq1[i],
-                       &au->oq2[i]);
+    osc_exact_step_map(lane_motion(au, i), au->dt, &au->od11[i], &au->o12[i], &au->od22[i],
+                       &au->oq1[i], &au->oq2[i]);
     au->o21[i] = -(au->w2[i] * au->o12[i]);
     for (int a = 0; a < dim; a++) {
         au->xe[a][i] = au->xa[a][i] = au->xf[a][i] = x0[a];
@@ -469,9 +474,7 @@ AUDIT_PER_ISA(size_t, plan_chunk, plan_chunk_body,
 static void map_over(const osc_audit *au, size_t i, double T, double *p11, double *p12,
                      double *p22, double *q1, double *q2)
 {
-    osc_exact motion;
-    osc_exact_prepare(&motion, au->k[i], au->c[i], au->m[i], au->g[i], 0, 0);
-    osc_exact_map(&motion, T, p11, p12, p22, q1, q2);
+    osc_exact_map(lane_motion(au, i), T, p11, p12, p22, q1, q2);
 }
 
 /* Lane i (chunk position j) by the closed form into xc, vc: it starts a chain; a gap seen twice
