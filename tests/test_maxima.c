@@ -290,6 +290,20 @@ static double motion_scale(const lane *l, int dim, double g, double t)
     return s + (w2 > 0 ? fabs(g) / w2 : fabs(g) * (t + t * t / 2));
 }
 
+/* The same lanes audited two ways over nsteps: *af by the fused kernel (audits `every` steps
+ * apart, maxima over every step), *ar with the closed form at every step (anchor every 1, maxima
+ * sampled at the audits: every step is an audit). */
+static void audit_fused_and_every_step(osc_batch *bf, osc_batch *br, long nsteps, long every,
+                                       osc_audit **af, osc_audit **ar)
+{
+    assert_int_equal(osc_audit_create(af, bf), OSC_OK);
+    assert_int_equal(osc_audit_create(ar, br), OSC_OK);
+    assert_int_equal(osc_audit_set_anchor_every(*ar, 1), OSC_OK);
+    assert_int_equal(osc_audit_set_maxima(*ar, OSC_MAXIMA_AUDITS), OSC_OK);
+    assert_int_equal(osc_audit_run(*af, bf, nsteps, every, NULL, NULL), OSC_OK);
+    assert_int_equal(osc_audit_run(*ar, br, nsteps, 1, NULL, NULL), OSC_OK);
+}
+
 /* Every method, double and float, dims 1 to 3, gravity on and off: the fused run (audits 40 steps
  * apart) against the same lanes audited at every step with the closed form at every audit
  * (anchor every 1, maxima sampled at the audits: every step is an audit). The method's state has
@@ -310,12 +324,7 @@ static void test_fused_equals_every_audit(void **state)
                     osc_batch *bf = lanes_batch(m, (osc_precision)p, dim, gs[gi], dt);
                     osc_batch *br = lanes_batch(m, (osc_precision)p, dim, gs[gi], dt);
                     osc_audit *af, *ar;
-                    assert_int_equal(osc_audit_create(&af, bf), OSC_OK);
-                    assert_int_equal(osc_audit_create(&ar, br), OSC_OK);
-                    assert_int_equal(osc_audit_set_anchor_every(ar, 1), OSC_OK);
-                    assert_int_equal(osc_audit_set_maxima(ar, OSC_MAXIMA_AUDITS), OSC_OK);
-                    assert_int_equal(osc_audit_run(af, bf, nsteps, every, NULL, NULL), OSC_OK);
-                    assert_int_equal(osc_audit_run(ar, br, nsteps, 1, NULL, NULL), OSC_OK);
+                    audit_fused_and_every_step(bf, br, nsteps, every, &af, &ar);
                     const double u = unit_roundoff((osc_precision)p), t = (double)nsteps * dt;
                     for (size_t i = 0; i < NLANES; i++) {
                         const lane *l = &lanes[i];
@@ -378,12 +387,7 @@ static void test_long_interval_costep(void **state)
                 assert_int_equal(osc_batch_start(*bs[r], cases[ci].dt), OSC_OK);
             }
             osc_audit *af, *ar;
-            assert_int_equal(osc_audit_create(&af, bf), OSC_OK);
-            assert_int_equal(osc_audit_create(&ar, br), OSC_OK);
-            assert_int_equal(osc_audit_set_anchor_every(ar, 1), OSC_OK);
-            assert_int_equal(osc_audit_set_maxima(ar, OSC_MAXIMA_AUDITS), OSC_OK);
-            assert_int_equal(osc_audit_run(af, bf, nsteps, nsteps, NULL, NULL), OSC_OK);
-            assert_int_equal(osc_audit_run(ar, br, nsteps, 1, NULL, NULL), OSC_OK);
+            audit_fused_and_every_step(bf, br, nsteps, nsteps, &af, &ar);
             const osc_lane_metrics f = lane_of(af, 0), r = lane_of(ar, 0);
             const lane l = {cases[ci].k, cases[ci].c, 1, {1}, {0.5}};
             const double t = (double)nsteps * cases[ci].dt, S = motion_scale(&l, 1, cases[ci].g, t);
