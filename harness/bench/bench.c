@@ -149,15 +149,16 @@ static double machine_add[OSC_NPRECISION], machine_mix[OSC_NPRECISION];
 static double peak_sample_min[OSC_NPRECISION], peak_sample_max[OSC_NPRECISION];
 static double peak_beside[OSC_NPRECISION];
 
-/* A probe's rate as a machine peak: all-thread wall clock, or one core's per CPU-second rate
- * times the threads that can run at once (no more than the CPUs this process may use: with
- * more threads than CPUs they take turns) if higher (see machine_peak). */
+/* The cores `threads` OpenMP threads run on at once: no more than the CPUs this process may use
+ * (with more threads than CPUs they take turns). */
 static int cores_for(int threads)
 {
     const int procs = omp_get_num_procs();
     return threads < procs ? threads : procs;
 }
 
+/* A probe's rate as a machine peak: all-thread wall clock, or one core's per CPU-second rate
+ * times the cores the threads run on (cores_for) if higher (see machine_peak). */
 static double probe_rate(double wall, double per_cpu, int threads)
 {
     double per_cores = cores_for(threads) * per_cpu;
@@ -227,17 +228,16 @@ static struct bench_composition {
  * get step/ and audited/ benchmarks as well. */
 static osc_config default_cfg;
 
-/* Operations per oscillator-step of method m's compiled step loop on the running path; for a
- * composition (here or in the config), substeps x its base's composed substep loop
- * ("<base>/composed" in the table). */
 /* The operations per oscillator-step of m's compiled step loop on the running ISA path, from
- * kernel_ops.h. A method with no row on any path runs the generic kernels of the methods made
- * from coefficients (tableau, RKN: tableau-rk4, a config's rk and rkn methods), FMAs only, as many
- * as its declared fma_per_step (tests/check_kernels.py's check_tableau on the v3 and v4 paths,
- * test_tableau_method and test_rkn): that count, as FMAs. Otherwise, without a row for the path
- * (the base path has none), *counted is false (the declared fma_per_step still comes back, as
- * FMAs). A build without the table (sanitizers, coverage, no optimization: no register blocks to
- * count) has no rows at all, so there every method on v3/v4 counts its declared fma_per_step. */
+ * kernel_ops.h; for a composition (here or in the config), substeps x its base's composed substep
+ * loop ("<base>/composed" in the table). A method with no row on any path runs the generic kernels
+ * of the methods made from coefficients (tableau, RKN: tableau-rk4, a config's rk and rkn
+ * methods), FMAs only, as many as its declared fma_per_step (tests/check_kernels.py's
+ * check_tableau on the v3 and v4 paths, test_tableau_method and test_rkn): that count, as FMAs.
+ * Otherwise, without a row for the path (the base path has none), *counted is false (the declared
+ * fma_per_step still comes back, as FMAs). A build without the table (sanitizers, coverage, no
+ * optimization: no register blocks to count) has no rows at all, so there every method on v3/v4
+ * counts its declared fma_per_step. */
 static struct kernel_ops ops_of(const osc_method *m, osc_precision p, bool *counted)
 {
     *counted = true;
@@ -255,16 +255,17 @@ static struct kernel_ops ops_of(const osc_method *m, osc_precision p, bool *coun
         snprintf(composed, sizeof composed, "%s/composed", um->base->name);
         name = composed, times = um->substeps;
     }
-    for (size_t i = 0; kernel_ops[i].method; i++)
-        if (kernel_ops[i].isa == isa && kernel_ops[i].prec == (int)p &&
-            strcmp(kernel_ops[i].method, name) == 0) {
+    bool any_row = false; /* on any path */
+    for (size_t i = 0; kernel_ops[i].method; i++) {
+        if (strcmp(kernel_ops[i].method, name) != 0)
+            continue;
+        any_row = true;
+        if (kernel_ops[i].isa == isa && kernel_ops[i].prec == (int)p) {
             struct kernel_ops k = kernel_ops[i];
             k.fma *= times, k.mul *= times, k.add *= times, k.div *= times;
             return k;
         }
-    bool any_row = false;
-    for (size_t i = 0; kernel_ops[i].method; i++)
-        any_row |= strcmp(kernel_ops[i].method, name) == 0;
+    }
     *counted = isa != 0 && !any_row;
     return (struct kernel_ops){m->name, isa, (int)p, m->fma_per_step, 0, 0, 0};
 }

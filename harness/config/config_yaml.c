@@ -259,8 +259,8 @@ static int builder_add(ctx *c, builder *b, const yaml_event_t *ev, ykind kind)
     if (kind == YN_SCALAR && memchr(ev->data.scalar.value, 0, ev->data.scalar.length))
         return cfg_fail_at(c, line, col, NULL, "NUL character (a \\0 escape) in a string");
     const char *tag = unhonoured_tag(ev, kind);
-    char key[256];
     if (tag) {
+        char key[256];
         const char *core = "tag:yaml.org,2002:";
         bool short_form = !strncmp(tag, core, strlen(core));
         return cfg_fail_at(c, line, col, next_node_key(b, key, sizeof key),
