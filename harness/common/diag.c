@@ -1,10 +1,11 @@
 /* One-line errors and the test hooks: see diag.h. */
-#define _POSIX_C_SOURCE 200809L /* PATH_MAX in <limits.h>, getpid, pause */
+#define _POSIX_C_SOURCE 200809L /* PATH_MAX in <limits.h>, getpid, pthread_sigmask */
 #define _DEFAULT_SOURCE /* syscall */
 
 #include "diag.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,17 +117,24 @@ void test_pause(const char *phase)
     const char *want = getenv("OSCBENCH_TEST_PAUSE");
     if (!want || strcmp(want, phase) != 0)
         return;
+    /* SIGCONT (at this thread) resumes the run: a test can hold one rank back for a while */
+    struct sigaction sa = {.sa_handler = resume_paused}, old_action;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCONT, &sa, &old_action);
+    /* Signals are held from the line that invites them until sigsuspend waits: with a plain
+     * pause() after the line, a SIGCONT that came first was handled before the wait began, and
+     * the wait never ended. */
+    sigset_t all, old_mask;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old_mask);
     /* the thread too: a test that signals it (tgkill) reaches the thread that waits here, not a
      * busy one that ThreadSanitizer would hand the signal to only at its next intercepted call */
     fprintf(stderr, "oscbench: paused at %s (pid %ld, thread %ld)\n", phase, (long)getpid(),
             (long)syscall(SYS_gettid));
     fflush(stderr);
-    /* SIGCONT (at this thread) resumes the run: a test can hold one rank back for a while */
-    struct sigaction sa = {.sa_handler = resume_paused}, old;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGCONT, &sa, &old);
-    pause();
-    sigaction(SIGCONT, &old, NULL);
+    sigsuspend(&old_mask);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    sigaction(SIGCONT, &old_action, NULL);
 }
 
 bool test_fail(const char *phase)
