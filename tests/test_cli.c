@@ -1480,6 +1480,37 @@ static bool ended_within(pid_t pid, int seconds)
     return false;
 }
 
+/* What a run that outlived its signal was doing, on stderr: its signal masks and each thread's
+ * state, wait channel and system call (from /proc), and what it printed. */
+static void print_stuck(pid_t pid, const char *err)
+{
+    char path[PATHLEN];
+    fmt(path, sizeof path, "/proc/%ld/status", (long)pid);
+    char *status = slurp(path, NULL);
+    for (char *line = status ? strtok(status, "\n") : NULL; line; line = strtok(NULL, "\n"))
+        if (!strncmp(line, "State", 5) || !strncmp(line, "Sig", 3) || !strncmp(line, "ShdPnd", 6))
+            print_error("  %s\n", line);
+    free(status);
+    fmt(path, sizeof path, "/proc/%ld/task", (long)pid);
+    DIR *tasks = opendir(path);
+    for (struct dirent *t = tasks ? readdir(tasks) : NULL; t; t = readdir(tasks)) {
+        if (t->d_name[0] == '.')
+            continue;
+        const char *parts[] = {"wchan", "syscall"};
+        for (size_t i = 0; i < 2; i++) {
+            fmt(path, sizeof path, "/proc/%ld/task/%s/%s", (long)pid, t->d_name, parts[i]);
+            char *text = slurp(path, NULL);
+            print_error("  thread %s %s: %s\n", t->d_name, parts[i], text ? text : "?");
+            free(text);
+        }
+    }
+    if (tasks)
+        closedir(tasks);
+    char *said = slurp(err, NULL);
+    print_error("  its stderr:\n%s\n", said ? said : "(none)");
+    free(said);
+}
+
 /* An interrupt (SIGTERM, SIGINT, SIGHUP) while stepping, writing or about to rename takes the
  * temporary with it: the run dies of the signal and leaves only the config. */
 static void test_interrupt_leaves_nothing(void **state)
@@ -1498,8 +1529,10 @@ static void test_interrupt_leaves_nothing(void **state)
         assert_int_equal(unsetenv("OSCBENCH_TEST_PAUSE"), 0);
         signal_when_paused(pid, phases[i], sigs[i]);
         /* never hang the suite: a run that outlives its signal by 60 s is killed, and fails */
-        if (!ended_within(pid, 60))
+        if (!ended_within(pid, 60)) {
+            print_stuck(pid, err);
             kill(pid, SIGKILL);
+        }
         proc p = finish(pid);
         if (p.code != -1 || p.signal != sigs[i])
             fail_msg("%s: the run did not die of signal %d (exit %d, signal %d)", phases[i],
