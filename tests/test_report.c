@@ -339,6 +339,48 @@ static void group_verdicts_by_majority(void **state)
     free(text);
 }
 
+/* Hand-made convergence fits, column by column as /convergence holds them, up to MAX_FITS rows. */
+enum { MAX_FITS = 100 };
+typedef struct {
+    const char *name[MAX_FITS], *note[MAX_FITS];
+    double k[MAX_FITS], drag[MAX_FITS], zeta[MAX_FITS], mass[MAX_FITS], order[MAX_FITS];
+    double low[MAX_FITS], high[MAX_FITS], dt_min[MAX_FITS], dt_max[MAX_FITS], nan_col[MAX_FITS];
+    int64_t declared[MAX_FITS], points[MAX_FITS], minus[MAX_FITS];
+    osc_verdict verdict[MAX_FITS];
+    osc_verdict_reason reason[MAX_FITS];
+} fit_columns;
+
+/* Every row "p", a pass of its declared order 2 on 5 points at stiffness 1 + row, no drag, mass
+ * 1, with no interval or dt range (NaN); the tests change what they look at. */
+static void passing_fits(fit_columns *f)
+{
+    for (size_t i = 0; i < MAX_FITS; i++) {
+        f->name[i] = "p", f->note[i] = "", f->k[i] = 1 + (double)i, f->drag[i] = 0;
+        f->zeta[i] = 0, f->mass[i] = 1, f->order[i] = 2, f->nan_col[i] = NAN;
+        f->low[i] = f->high[i] = f->dt_min[i] = f->dt_max[i] = NAN;
+        f->declared[i] = 2, f->points[i] = 5, f->minus[i] = -1;
+        f->verdict[i] = OSC_VERDICT_PASS, f->reason[i] = OSC_REASON_CONFIRMED;
+    }
+}
+
+/* The report of f's first `rows` fits (with its zeta column, or without one as older files). */
+static char *print_fit_columns(fit_columns *f, size_t rows, bool with_zeta)
+{
+    assert_true(rows <= MAX_FITS);
+    analysis_result ana = {
+        .conv = {.rows = rows, .method = f->name, .stiffness = f->k, .drag = f->drag,
+                 .mass = f->mass, .zeta = with_zeta ? f->zeta : NULL,
+                 .measured_order = f->order, .order_low = f->low, .order_high = f->high,
+                 .std_error = f->nan_col, .dt_fit_min = f->dt_min, .dt_fit_max = f->dt_max,
+                 .declared_order = f->declared, .fit_points = f->points, .dt_points = f->points,
+                 .verdict = f->verdict, .reason = f->reason, .coefficient_order = f->minus,
+                 .linear_order = f->minus, .order_note = f->note}};
+    osc_config cfg = {.path = "one.yaml", .dim = 1};
+    cfg.mass.count = 1;
+    sweep_result res = {0};
+    return print_report(&cfg, &res, &ana);
+}
+
 /* 2 methods x 25 omega0 (0.5 to 20, log) x zeta 0, 0.05 at mass 1: 100 fits as a sweep in
  * zeta writes them, c = 2 zeta sqrt(k m) and zeta = c / (2 sqrt(k m)) of it (round-off leaves
  * some of the 0.05s an ulp off). Each fit its own drag but two zetas: one line per (method,
@@ -347,38 +389,22 @@ static void group_verdicts_by_majority(void **state)
 enum { ZFITS = 100, DFITS = 42 };
 static char *print_zeta_fits(bool with_zeta, bool drag_sweep)
 {
-    static const char *name[ZFITS], *note[ZFITS];
-    static double k[ZFITS], drag[ZFITS], zeta[ZFITS], mass[ZFITS], order[ZFITS], nan_col[ZFITS];
-    static int64_t declared[ZFITS], points[ZFITS], minus[ZFITS];
-    static osc_verdict verdict[ZFITS];
-    static osc_verdict_reason reason[ZFITS];
+    static fit_columns f;
+    passing_fits(&f);
     for (size_t i = 0; i < ZFITS; i++) {
         const double w = 0.5 * pow(40, (double)(i / 2 % 25) / 24), z = i % 2 ? 0.05 : 0;
-        k[i] = w * w, drag[i] = 2 * z * sqrt(k[i]);
+        f.k[i] = w * w, f.drag[i] = 2 * z * sqrt(f.k[i]);
         if (drag_sweep)
-            k[i] = i % 2 ? 4 : 1, drag[i] = 0.1 * (double)(i / 2);
-        zeta[i] = drag[i] == 0 ? 0 : drag[i] / (2 * sqrt(k[i]));
-        name[i] = i < ZFITS / 2 ? "verlet" : "rk4", note[i] = "", mass[i] = 1;
-        declared[i] = i < ZFITS / 2 ? 2 : 4, order[i] = (double)declared[i];
-        nan_col[i] = NAN, points[i] = 5, minus[i] = -1;
-        verdict[i] = OSC_VERDICT_PASS, reason[i] = OSC_REASON_CONFIRMED;
+            f.k[i] = i % 2 ? 4 : 1, f.drag[i] = 0.1 * (double)(i / 2);
+        f.zeta[i] = f.drag[i] == 0 ? 0 : f.drag[i] / (2 * sqrt(f.k[i]));
+        f.name[i] = i < ZFITS / 2 ? "verlet" : "rk4";
+        f.declared[i] = i < ZFITS / 2 ? 2 : 4, f.order[i] = (double)f.declared[i];
     }
-    analysis_result ana = {
-        .conv = {.rows = drag_sweep ? DFITS : ZFITS, .method = name, .stiffness = k,
-                 .drag = drag, .mass = mass, .zeta = with_zeta ? zeta : NULL,
-                 .measured_order = order, .order_low = nan_col, .order_high = nan_col,
-                 .std_error = nan_col, .dt_fit_min = nan_col, .dt_fit_max = nan_col,
-                 .declared_order = declared, .fit_points = points, .dt_points = points,
-                 .verdict = verdict, .reason = reason, .coefficient_order = minus,
-                 .linear_order = minus, .order_note = note}};
-    osc_config cfg = {.path = "one.yaml", .dim = 1};
-    cfg.mass.count = 1;
-    sweep_result res = {0};
     size_t off = 0; /* the test's point: zetas not all equal to the bit */
     for (size_t i = 3; i < ZFITS; i += 2)
-        off += zeta[i] != zeta[1];
+        off += f.zeta[i] != f.zeta[1];
     assert_true(off > 0);
-    return print_report(&cfg, &res, &ana);
+    return print_fit_columns(&f, drag_sweep ? DFITS : ZFITS, with_zeta);
 }
 
 static size_t count_of(const char *text, const char *what)
@@ -433,36 +459,20 @@ static void drag_sweep_grouped_by_drag(void **state)
  * interval low then high, fit points, the dt range fitted ("-" without a fit), and the verdict
  * with the library's reason unless it passes. Row 0 passes (2.010 in [1.950, 2.070] on 5 points
  * over dt 1e-3..1e-2), row 1 fails (1 in [0.9, 1.1] against 2), row 2 had no fit. */
-enum { FITS = 41 };
 static char *print_fits(size_t rows)
 {
-    static const char *name[FITS], *note[FITS];
-    static double k[FITS], drag[FITS], mass[FITS], order[FITS], low[FITS], high[FITS];
-    static double dt_min[FITS], dt_max[FITS], nan_col[FITS];
-    static int64_t declared[FITS], points[FITS], minus[FITS];
-    static osc_verdict verdict[FITS];
-    static osc_verdict_reason reason[FITS];
-    for (size_t i = 0; i < FITS; i++) {
-        name[i] = "p", note[i] = "", k[i] = 1 + (double)i, drag[i] = 0, mass[i] = 1;
-        order[i] = 2.01, low[i] = 1.95, high[i] = 2.07, dt_min[i] = 1e-3, dt_max[i] = 1e-2;
-        nan_col[i] = NAN, declared[i] = 2, points[i] = 5, minus[i] = -1;
-        verdict[i] = OSC_VERDICT_PASS, reason[i] = OSC_REASON_CONFIRMED;
+    static fit_columns f;
+    passing_fits(&f);
+    for (size_t i = 0; i < rows; i++) {
+        f.order[i] = 2.01, f.low[i] = 1.95, f.high[i] = 2.07;
+        f.dt_min[i] = 1e-3, f.dt_max[i] = 1e-2;
     }
-    name[1] = "f", order[1] = 1, low[1] = 0.9, high[1] = 1.1;
-    verdict[1] = OSC_VERDICT_FAIL, reason[1] = OSC_REASON_EXCLUDED;
-    name[2] = "n", order[2] = low[2] = high[2] = dt_min[2] = dt_max[2] = NAN, points[2] = 0;
-    verdict[2] = OSC_VERDICT_INCONCLUSIVE, reason[2] = OSC_REASON_NO_RANGE;
-    analysis_result ana = {
-        .conv = {.rows = rows, .method = name, .stiffness = k, .drag = drag, .mass = mass,
-                 .measured_order = order, .order_low = low, .order_high = high,
-                 .std_error = nan_col, .dt_fit_min = dt_min, .dt_fit_max = dt_max,
-                 .declared_order = declared, .fit_points = points, .dt_points = points,
-                 .verdict = verdict, .reason = reason, .coefficient_order = minus,
-                 .linear_order = minus, .order_note = note}};
-    osc_config cfg = {.path = "one.yaml", .dim = 1};
-    cfg.mass.count = 1;
-    sweep_result res = {0};
-    return print_report(&cfg, &res, &ana);
+    f.name[1] = "f", f.order[1] = 1, f.low[1] = 0.9, f.high[1] = 1.1;
+    f.verdict[1] = OSC_VERDICT_FAIL, f.reason[1] = OSC_REASON_EXCLUDED;
+    f.name[2] = "n", f.order[2] = f.low[2] = f.high[2] = f.dt_min[2] = f.dt_max[2] = NAN;
+    f.points[2] = 0;
+    f.verdict[2] = OSC_VERDICT_INCONCLUSIVE, f.reason[2] = OSC_REASON_NO_RANGE;
+    return print_fit_columns(&f, rows, false);
 }
 
 static void fit_lines_up_to_40_fits(void **state)
