@@ -50,10 +50,19 @@ static long double det2(long double a, long double b, long double c, long double
     return a * d - b * c;
 }
 
+/* A discriminant within its own rounding (OSC_STAB_ROUNDOFF of `size`, the largest square it
+ * is formed from) is 0. At a double eigenvalue it is rounding noise: critical damping makes hA
+ * defective, and R(hA) with it, where sqrt(noise) would add ~sqrt(eps) (3e-10) to rho and move
+ * a limit at zeta = 1 by as much; at 0 both branches below give rho = |mean| to a few ulps. */
+static long double settled(long double disc, long double size)
+{
+    return fabsl(disc) <= OSC_STAB_ROUNDOFF * size ? 0 : disc;
+}
+
 /* Largest |root| of l^2 + p l + q. */
 static long double quadratic_radius(long double p, long double q)
 {
-    long double half = -p / 2, disc = half * half - q;
+    long double half = -p / 2, disc = settled(half * half - q, fmaxl(half * half, fabsl(q)));
     return disc >= 0 ? fabsl(half) + sqrtl(disc) : sqrtl(q);
 }
 
@@ -62,7 +71,8 @@ static long double quadratic_radius(long double p, long double q)
 static long double radius2(long double a, long double b, long double c, long double d)
 {
     long double mean = (a + d) / 2, half_diff = (a - d) / 2;
-    long double disc = half_diff * half_diff + b * c;
+    long double big = fmaxl(fmaxl(fabsl(a), fabsl(b)), fmaxl(fabsl(c), fabsl(d)));
+    long double disc = settled(half_diff * half_diff + b * c, big * big);
     return disc >= 0 ? fabsl(mean) + sqrtl(disc) : sqrtl(fmaxl(det2(a, b, c, d), 0));
 }
 

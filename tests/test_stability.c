@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "tableau.h"
 
 typedef double mat[OSC_MAX_STATE][OSC_MAX_STATE];
 
@@ -154,8 +155,7 @@ static void test_theory_euler(void **state)
  * 1 - 2 zeta h + h^2 <= 1 up to h = 2 zeta; for zeta > 1 both l are real and the fast one,
  * -(zeta + sqrt(zeta^2 - 1)), leaves through -1 at h = 2 / (zeta + sqrt(zeta^2 - 1)) (README,
  * docs/model.md). Both crossings are linear (slope h - zeta = zeta, and |l| >= 1): 1e-9 as in
- * assert_limit. zeta = 1 exactly (a defective double eigenvalue, where round-off of order
- * sqrt(eps) would move rho) is left out. */
+ * assert_limit; zeta = 1 exactly: test_theory_critical_damping. */
 static void test_theory_euler_overdamped(void **state)
 {
     (void)state;
@@ -163,6 +163,50 @@ static void test_theory_euler_overdamped(void **state)
     const double zetas[] = {1.5, 4, 30};
     for (int i = 0; i < 3; i++)
         assert_limit("euler", zetas[i], 2 / (zetas[i] + sqrt(zetas[i] * zetas[i] - 1)));
+}
+
+extern const osc_method osc_test_method_heun; /* rk2_heun.c */
+
+/* zeta = 1 exactly: hA = h [[0, 1], [-1, -2]] has the double eigenvalue -h and is defective,
+ * and so is R(hA) for a Runge-Kutta method, with the double eigenvalue R(-h): the limit is where
+ * |R(-h)| reaches 1, 2 for explicit Euler and Heun (R(-h) = 1 - h and 1 - h + h^2/2), and for
+ * rk4 the real root of -h + h^2/2 - h^3/6 + h^4/24 = 0, 2.785293563405282 (mpmath). The
+ * discriminant of the 2 x 2 eigenvalue formula is rounding noise there; its square root once
+ * added ~3e-10 to rho and moved these limits by ~1e-10. The bisection's 1e-13 relative leaves
+ * 1e-12 room. */
+static void test_theory_critical_damping(void **state)
+{
+    (void)state;
+    assert_near(theory(find_or_skip("euler"), 1).limit, 2, 1e-12);
+    assert_near(theory(find_or_skip("rk4"), 1).limit, 2.785293563405282, 1e-12);
+    osc_stab_theory t = theory(&osc_test_method_heun, 1);
+    assert_int_equal(t.kind, OSC_STAB_BOUNDED);
+    assert_near(t.limit, 2, 1e-12);
+    /* the tableaus whose noise happened to come out positive (ralston3 read 2.5127453258) */
+    static const struct {
+        const char *name;
+        osc_tableau tab;
+        double limit;
+    } rk[] = {
+        {"ralston", {.stages = 2, .a = {{0}, {2.0 / 3}}, .b = {0.25, 0.75}, .c = {0, 2.0 / 3}},
+         2},
+        {"kutta3",
+         {.stages = 3, .a = {{0}, {0.5}, {-1, 2}}, .b = {1.0 / 6, 2.0 / 3, 1.0 / 6},
+          .c = {0, 0.5, 1}},
+         2.512745326618329},
+        {"ralston3",
+         {.stages = 3, .a = {{0}, {0.5}, {0, 0.75}}, .b = {2.0 / 9, 1.0 / 3, 4.0 / 9},
+          .c = {0, 0.5, 0.75}},
+         2.512745326618329},
+    };
+    for (size_t i = 0; i < sizeof rk / sizeof *rk; i++) {
+        osc_method m;
+        assert_int_equal(osc_method_from_tableau(&rk[i].tab, rk[i].name, 2, &m), OSC_OK);
+        double limit = theory(&m, 1).limit;
+        assert_int_equal(osc_tableau_method_release(&m), OSC_OK);
+        if (fabs(limit - rk[i].limit) > 1e-12 * rk[i].limit)
+            fail_msg("%s at zeta 1: limit %.17g, exact %.17g", rk[i].name, limit, rk[i].limit);
+    }
 }
 
 /* The limit reported is the stable end of the bisected bracket: rho - 1 at it is within the
@@ -440,7 +484,6 @@ static void test_measured_overdamped_range_holds_theory(void **state)
 
 /* ---- extended precision, weak instability, several intervals ------------------------------ */
 
-extern const osc_method osc_test_method_heun; /* rk2_heun.c */
 
 /* The long double reference is the same map as the double one: one step from a few states
  * agrees to the double one's round-off (a few ulps of O(1) values; 1e-14 leaves room). */
@@ -1004,6 +1047,7 @@ int main(void)
         cmocka_unit_test(test_theory_rk4),
         cmocka_unit_test(test_theory_euler),
         cmocka_unit_test(test_theory_euler_overdamped),
+        cmocka_unit_test(test_theory_critical_damping),
         cmocka_unit_test(test_theory_limit_is_stable_end),
         cmocka_unit_test(test_theory_small_h_trend),
         cmocka_unit_test(test_theory_implicit_midpoint),
