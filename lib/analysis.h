@@ -84,6 +84,9 @@ typedef enum osc_verdict_reason {
     OSC_REASON_HORIZONS = 8,    /* inconclusive: the fitted points end at different times */
     OSC_REASON_BENDS_BELOW = 9, /* inconclusive: would pass, but the usable points at smaller dt
                                  * than the fit converge more slowly than the declared order */
+    OSC_REASON_COEFFICIENTS = 10, /* inconclusive: would pass, but the method's coefficients
+                                   * satisfy the order conditions only below the declared order
+                                   * (set by the caller, which knows them: the harness) */
 } osc_verdict_reason;
 
 typedef struct osc_order_fit {

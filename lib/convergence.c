@@ -276,6 +276,9 @@ const char *osc_verdict_reason_text(osc_verdict_reason r)
                "interval widened by a quarter";
     case OSC_REASON_BENDS_BELOW:
         return "the usable points at smaller dt than the fit converge more slowly than declared";
+    case OSC_REASON_COEFFICIENTS:
+        return "declared above coefficient_order, the order its coefficients give: this linear "
+               "problem checks only the linear order conditions";
     }
     return "unknown";
 }

@@ -4117,7 +4117,7 @@ static const char byo_methods[] = "# included by byo.yaml\n"
                                   "  b: [\"1/6\", \"1/3\", \"1/3\", \"1/6\"]\n";
 
 /* With a tableau whose stability polynomial is exp(z)'s to order 4 but which is order 3 on
- * nonlinear problems (its coefficients miss order-4 trees), declared 3. */
+ * nonlinear problems (its coefficients miss order-4 trees), declared 3, and again declared 4. */
 static const char byo_config[] = "name: byo\n"
                                  "methods:\n"
                                  "  - rk4\n"
@@ -4125,6 +4125,11 @@ static const char byo_config[] = "name: byo\n"
                                  "  - name: lin4\n"
                                  "    family: rk\n"
                                  "    order: 3\n"
+                                 "    a: [[0], [\"1/3\"], [\"-1/3\", 1], [\"1/4\", 0, \"3/4\"]]\n"
+                                 "    b: [\"1/12\", \"1/2\", \"1/4\", \"1/6\"]\n"
+                                 "  - name: lin4-as-4\n"
+                                 "    family: rk\n"
+                                 "    order: 4\n"
                                  "    a: [[0], [\"1/3\"], [\"-1/3\", 1], [\"1/4\", 0, \"3/4\"]]\n"
                                  "    b: [\"1/12\", \"1/2\", \"1/4\", \"1/6\"]\n"
                                  "stiffness: 1\n"
@@ -4179,8 +4184,9 @@ static double *trace_x(hid_t h, const char *method, size_t *n)
 /* A config's tableau methods run like the built-in ones: measured orders 3 and 4 that pass,
  * coefficient and linear orders in /convergence (-1 for the registry's rk4), the note on the
  * tableau whose linear order beats its coefficient order (it measures 4, declared 3: inconclusive,
- * "converges faster than declared", never a pass of its declared 3), and
- * rk4's tableau steps like the built-in rk4 to round-off. */
+ * "converges faster than declared", never a pass of its declared 3; declared 4, which it
+ * measures, still no pass: its coefficients give 3), and rk4's tableau steps like the built-in
+ * rk4 to round-off. */
 static void test_user_methods_run(void **state)
 {
     fixture *f = *state;
@@ -4191,9 +4197,10 @@ static void test_user_methods_run(void **state)
         fail_msg("the summary's order notes are wrong:\n%s", p.out);
     hid_t h = open_h5(f->dir, "byo.h5");
     size_t rows = table_rows(h, "/convergence");
-    assert_int_equal(rows, 4 * 2); /* 4 methods x 2 drags */
+    assert_int_equal(rows, 5 * 2); /* 5 methods x 2 drags */
     char **method = read_str(h, "/convergence/method", rows);
     char **verdict = read_str(h, "/convergence/verdict", rows);
+    char **reason = read_str(h, "/convergence/verdict_reason", rows);
     char **note = read_str(h, "/convergence/order_note", rows);
     double *measured = read_f64(h, "/convergence/measured_order", rows);
     int64_t *coef = read_i64(h, "/convergence/coefficient_order", rows);
@@ -4206,7 +4213,8 @@ static void test_user_methods_run(void **state)
     } want[] = {{"rk4", 4, -1, -1, 4, "pass"},
                 {"kutta3", 3, 3, 3, 3, "pass"},
                 {"rk4-tableau", 4, 4, 4, 4, "pass"},
-                {"lin4", 3, 3, 4, 4, "inconclusive"}};
+                {"lin4", 3, 3, 4, 4, "inconclusive"},
+                {"lin4-as-4", 4, 3, 4, 4, "inconclusive"}};
     for (size_t r = 0; r < rows; r++) {
         size_t m = r / 2; /* the config's order, both drags each */
         assert_string_equal(method[r], want[m].name);
@@ -4218,6 +4226,9 @@ static void test_user_methods_run(void **state)
             fail_msg("%s: measured order %.3f (%s), expected %d (%s)", method[r], measured[r],
                      verdict[r], want[m].measured, want[m].verdict);
         assert_true((note[r][0] != '\0') == (want[m].lin > want[m].coef));
+        if (want[m].declared > want[m].coef && want[m].coef >= 0 &&
+            !strstr(reason[r], "declared above coefficient_order"))
+            fail_msg("%s: reason '%s'", method[r], reason[r]);
     }
     /* rk4 from its tableau against the built-in rk4: the same formula with its operations in
      * another order (the built-in kernel folds dt into per-lane coefficients), so each step
@@ -4239,7 +4250,7 @@ static void test_user_methods_run(void **state)
     assert_non_null(strstr(includes, "name: rk4-tableau"));
     free(includes);
     free(x_builtin), free(x_tableau);
-    free_strs(method), free_strs(verdict), free_strs(note);
+    free_strs(method), free_strs(verdict), free_strs(reason), free_strs(note);
     free(measured), free(coef), free(lin), free(declared);
     H5Fclose(h);
 }

@@ -291,6 +291,13 @@ static int convergence_analysis(const osc_config *cfg, const sweep_result *res,
         out->verdict[r] = fit.verdict, out->reason[r] = fit.reason;
         out->pass[r] = fit.pass;
         coefficient_orders(cfg, m, s.c, out, r);
+        /* what it measures here is its linear order: a declared order its coefficients do not
+         * reach is no pass (README: "never a pass"), however well the line fits */
+        if (fit.pass && out->coefficient_order[r] >= 0 &&
+            out->declared_order[r] > out->coefficient_order[r]) {
+            out->verdict[r] = OSC_VERDICT_INCONCLUSIVE, out->reason[r] = OSC_REASON_COEFFICIENTS;
+            out->pass[r] = false;
+        }
         add_local(&out->local, m->name, s, local, nlocal);
     }
     free(pts), free(local), free(used);
