@@ -987,6 +987,54 @@ static void test_failed_restore_stops_every_rank(void **state)
     free(before);
 }
 
+/* 40 work items of rk4 (512 lanes x 1e5 steps: about 0.1 s each on one thread in release), 20
+ * a rank of 2. */
+static const char slow_items_config[] = "name: slow\n"
+                                        "methods: [rk4]\n"
+                                        "stiffness: {from: 0.5, to: 8, count: 20480}\n"
+                                        "dt: [0.001]\n"
+                                        "t_end: 100\n"
+                                        "analyses: []\n";
+
+/* A rank whose work item fails (OSCBENCH_TEST_FAIL=item, given to rank 1 alone through an MPMD
+ * line) stops the other before its next item, not after its share: under --resume, rank 0 has
+ * saved at most half of its 20 items (it saved all 20 before ranks told each other) when both
+ * exit 1 (a shell around each writes its code to code.RANK), and rank 1's is the one line. */
+static void test_failed_item_stops_the_others(void **state)
+{
+    fixture *f = *state;
+    write_file(f, "slow.yaml", slow_items_config);
+    char wrap[] = "\"$@\"; code=$?; echo $code > code.$OMPI_COMM_WORLD_RANK; exit $code";
+    char inject[] = "OSCBENCH_TEST_FAIL=item", none[] = "OSCBENCH_TEST_FAIL=";
+    char env[] = "/usr/bin/env", sh[] = "/bin/sh", c[] = "-c", name[] = "rank", q[] = "-q",
+         nflag[] = "-n", one[] = "1", colon[] = ":", run_cmd[] = "run", cfg[] = "slow.yaml",
+         o[] = "-o", out[] = "out.h5", resume[] = "--resume", timeout[] = "/usr/bin/timeout",
+         secs[] = "120", wait_all[] = "OMPI_MCA_orte_abort_on_non_zero_status=0";
+    char *argv[] = {timeout, secs, env, wait_all, mpirun, q, nflag, one, env, none, sh, c, wrap,
+                    name, exe, run_cmd, cfg, o, out, resume, colon, nflag, one, env, inject, sh,
+                    c, wrap, name, exe, run_cmd, cfg, o, out, resume, NULL};
+    int code = wait_for(start(f, argv));
+    char *err = read_err(f);
+    if (code == 124 || !strstr(err, "oscbench run: rank 1: slow.yaml: work item ") ||
+        strstr(err, "rank 0: "))
+        fail_msg("rank 1's failed item: expected its line alone (exit %d, 124: timed out):\n%s",
+                 code, err);
+    free(err);
+    for (int r = 0; r < 2; r++) {
+        char path[PATHLEN];
+        fmt(path, sizeof path, "%s/code.%d", f->dir, r);
+        char *text = slurp(path, NULL);
+        if (!text || strcmp(text, "1\n") != 0)
+            fail_msg("rank %d: exit %s", r, text ? text : "(none: killed?)\n");
+        free(text);
+    }
+    char ck[PATHLEN];
+    fmt(ck, sizeof ck, "%s/out.h5.ckpt", f->dir);
+    size_t saved = count_prefixed(ck, "item-");
+    if (saved > 10)
+        fail_msg("rank 0 saved %zu of its 20 items after rank 1 failed", saved);
+}
+
 /* Methods defined by their coefficients, inline and from an included file: every rank reads
  * the config and its include, and the file equals a plain run's. */
 static const char tableau_config[] = "name: tab\n"
@@ -1153,6 +1201,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_damaged_items_resumed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_ranks_see_other_items, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_restore_stops_every_rank, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_item_stops_the_others, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_dir_made_checkpoint_mentioned, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ranks_see_different_places, setup, teardown),

@@ -333,6 +333,54 @@ static sweep_item *my_items(const rank_run *rr, size_t *n)
 
 /* The plan (from the items not restored) and this rank's share of the sweep; with --resume
  * each item is saved to the checkpoint as it finishes. */
+/* A rank whose sweep fails tells every other rank at once, a message each, so that they stop
+ * before their next item (peer_failed) instead of stepping the rest of their share first. */
+enum { TAG_FAILED = 7301 };
+
+static bool peer_failed(void *ctx)
+{
+    const rank_run *rr = ctx;
+    int told = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, TAG_FAILED, rr->comm, &told, MPI_STATUS_IGNORE);
+    return told;
+}
+
+static int item_done(void *ctx, const sweep_item *it, const sweep_result *res, char *err,
+                     size_t errlen)
+{
+    const rank_run *rr = ctx;
+    if (test_fail("item")) {
+        error_line(err, errlen, "%s: work item %zu failed (OSCBENCH_TEST_FAIL=item)",
+                   rr->cfg->path, it->index);
+        return -1;
+    }
+    return rr->ckpt ? ckpt_item_done(rr->ckpt, it, res, err, errlen) : 0;
+}
+
+/* The failure message to every other rank; NULL (nobody told) without the memory for it. */
+static MPI_Request *tell_failed(const rank_run *rr)
+{
+    MPI_Request *sent = malloc((size_t)rr->ranks * sizeof *sent);
+    for (int r = 0, n = 0; sent && r < rr->ranks; r++)
+        if (r != rr->rank)
+            MPI_Isend(NULL, 0, MPI_BYTE, r, TAG_FAILED, rr->comm, &sent[n++]);
+    return sent;
+}
+
+/* all_ok's vote, which also receives every failure message sent to this rank (each rank that
+ * told sent one here) and completes this rank's own, so that none is left in flight. */
+static bool all_ok_told(const rank_run *rr, bool ok, MPI_Request *sent)
+{
+    int mine[2] = {!ok, sent != NULL}, sum[2] = {0, 0};
+    MPI_Allreduce(mine, sum, 2, MPI_INT, MPI_SUM, rr->comm);
+    for (int i = 0; i < sum[1] - mine[1]; i++)
+        MPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, TAG_FAILED, rr->comm, MPI_STATUS_IGNORE);
+    if (sent)
+        MPI_Waitall(rr->ranks - 1, sent, MPI_STATUSES_IGNORE);
+    free(sent);
+    return sum[0] == 0;
+}
+
 static bool run_sweep(rank_run *rr)
 {
     const size_t n = sweep_item_count(rr->cfg);
@@ -349,19 +397,24 @@ static bool run_sweep(rank_run *rr)
     }
     rr->owner = run_mpi_assign(rr->cfg, rr->ranks, rr->done);
     ok = rr->owner != NULL;
+    if (!ok)
+        error_line(rr->err, sizeof rr->err, "%s: out of memory for the plan", rr->cfg->path);
     for (size_t i = 0; ok && i < n; i++)
         skip[i] = rr->owner[i] != rr->rank;
-    sweep_plan plan = {.skip = skip, .item_done = rr->ckpt ? ckpt_item_done : NULL,
-                       .ctx = rr->ckpt};
-    if (ok)
-        ok = sweep_run_items(rr->cfg, &plan, !rr->quiet && rr->rank == 0, &rr->res, rr->err,
-                             sizeof rr->err) == 0;
+    sweep_plan plan = {.skip = skip, .item_done = item_done, .stop = peer_failed, .ctx = rr};
+    int rc = ok ? sweep_run_items(rr->cfg, &plan, !rr->quiet && rr->rank == 0, &rr->res,
+                                  rr->err, sizeof rr->err)
+                : -1;
+    ok = rc == 0;
     if (ok && rr->ckpt)
         ok = ckpt_sync(rr->ckpt, rr->err, sizeof rr->err) == 0;
     free(skip);
-    if (!ok)
+    MPI_Request *told = NULL;
+    if (!ok && rc != SWEEP_STOPPED) { /* a stopped rank was told: the teller says why */
         report_error(rr);
-    if (!all_ok(rr, ok))
+        told = tell_failed(rr);
+    }
+    if (!all_ok_told(rr, ok, told))
         return false;
     /* The sweep's wall clock is the slowest rank's stepping (each rank times its own share;
      * rank 0's alone would leave out a slower rank's, which the run waited for). */

@@ -50,8 +50,9 @@ void test_pause(const char *phase);
 
 /* Whether OSCBENCH_TEST_FAIL names this phase ("write": this process's share of the parallel
  * /points write fails after it has taken part in every collective call; "restore": ckpt_restore
- * fails as only running out of memory makes it): lets tests make one rank of an MPI run fail,
- * by giving only that rank the variable. */
+ * fails as only running out of memory makes it; "item": an MPI rank's first finished work item
+ * fails, as a full disk under the checkpoint makes it): lets tests make one rank of an MPI run
+ * fail, by giving only that rank the variable. */
 bool test_fail(const char *phase);
 
 #endif

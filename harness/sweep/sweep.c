@@ -395,6 +395,12 @@ int sweep_run_items(const osc_config *cfg, const sweep_plan *plan, bool show_pro
     for (size_t i = 0; i < n; i++) {
         if (atomic_load(&failed))
             continue;
+        if (plan && plan->stop && omp_get_thread_num() == 0 && plan->stop(plan->ctx)) {
+            int expected = 0;
+            if (atomic_compare_exchange_strong(&failed, &expected, SWEEP_STOPPED) && errlen)
+                err[0] = '\0';
+            continue;
+        }
         char item_err[ERROR_LINE_BYTES];
         int rc = run_item(cfg, &items[i], &prog, out, item_err, sizeof item_err);
         if (!rc && plan && plan->item_done)

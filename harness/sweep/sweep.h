@@ -116,13 +116,17 @@ int sweep_alloc(const osc_config *cfg, sweep_result *out, char *err, size_t errl
  * run here (another rank's, or restored from a checkpoint: their rows and item_seconds are the
  * caller's). `item_done`, if set, is called by the thread that finished an item, as soon as its
  * rows and item_seconds are final; calls may come from several threads at once. A nonzero
- * return stops the sweep (no new item starts) with err set. */
+ * return stops the sweep (no new item starts) with err set. `stop`, if set, is asked by the
+ * team's primary thread (the one that called sweep_run_items) before each item it takes: true
+ * stops the sweep as a failure, SWEEP_STOPPED, with err empty (a rank told that another failed). */
 typedef struct sweep_plan {
     const bool *skip;
     int (*item_done)(void *ctx, const sweep_item *it, const sweep_result *res, char *err,
                      size_t errlen);
+    bool (*stop)(void *ctx);
     void *ctx;
 } sweep_plan;
+enum { SWEEP_STOPPED = -100 };
 
 /* Runs the plan's items over the OpenMP threads, costliest first (dynamic schedule). Returns
  * the first failure (err set); rows of items that did not finish are undefined. */
