@@ -331,8 +331,6 @@ static sweep_item *my_items(const rank_run *rr, size_t *n)
     return items;
 }
 
-/* The plan (from the items not restored) and this rank's share of the sweep; with --resume
- * each item is saved to the checkpoint as it finishes. */
 /* A rank whose sweep fails tells every other rank at once, a message each, so that they stop
  * before their next item (peer_failed) instead of stepping the rest of their share first. */
 enum { TAG_FAILED = 7301 };
@@ -381,6 +379,9 @@ static bool all_ok_told(const rank_run *rr, bool ok, MPI_Request *sent)
     return sum[0] == 0;
 }
 
+/* The plan (from the items not restored) and this rank's share of the sweep, cut short when
+ * another rank tells of its failure; with --resume each item is saved to the checkpoint as it
+ * finishes. */
 static bool run_sweep(rank_run *rr)
 {
     const size_t n = sweep_item_count(rr->cfg);
