@@ -925,6 +925,46 @@ static void test_resume_ranks_see_other_items(void **state)
     assert_int_equal(count_prefixed(f->dir, ".out.h5.tmp."), 0);
 }
 
+/* `mpirun -n 1 ... : -n 1 ...` of `oscbench run CONFIG -o out.h5 --resume`, rank `failing`
+ * alone given FAIL (OSCBENCH_TEST_FAIL=PHASE, through its MPMD line), each rank in a shell that
+ * writes its exit code to code.RANK. mpirun would kill the other rank as soon as one exits 1,
+ * sometimes before that rank's own exit 1 is written down: it waits for every rank here instead
+ * (and exits 0 itself), and a rank that hangs fails the test by the timeout (exit 124, no code
+ * file). Returns timeout's exit code. */
+static int run_one_rank_failing(const fixture *f, const char *config, const char *fail,
+                                int failing)
+{
+    char wrap[] = "\"$@\"; code=$?; echo $code > code.$OMPI_COMM_WORLD_RANK; exit $code";
+    char inject[64], none[] = "OSCBENCH_TEST_FAIL=", cfg[PATHLEN];
+    fmt(inject, sizeof inject, "%s", fail);
+    fmt(cfg, sizeof cfg, "%s", config);
+    char env[] = "/usr/bin/env", sh[] = "/bin/sh", c[] = "-c", name[] = "rank", q[] = "-q",
+         nflag[] = "-n", one[] = "1", colon[] = ":", run_cmd[] = "run", o[] = "-o",
+         out[] = "out.h5", resume[] = "--resume", timeout[] = "/usr/bin/timeout", secs[] = "120",
+         wait_all[] = "OMPI_MCA_orte_abort_on_non_zero_status=0";
+    char *argv[] = {timeout, secs, env, wait_all, mpirun, q, nflag, one,
+                    env, failing == 0 ? inject : none, sh, c, wrap, name,
+                    exe, run_cmd, cfg, o, out, resume, colon, nflag, one,
+                    env, failing == 1 ? inject : none, sh, c, wrap, name,
+                    exe, run_cmd, cfg, o, out, resume, NULL};
+    return wait_for(start(f, argv));
+}
+
+/* After run_one_rank_failing: both ranks' code files say exit 1 (each removed once read). */
+static void assert_both_ranks_exit_1(const fixture *f, int failing)
+{
+    for (int r = 0; r < 2; r++) {
+        char path[PATHLEN];
+        fmt(path, sizeof path, "%s/code.%d", f->dir, r);
+        char *text = slurp(path, NULL);
+        if (!text || strcmp(text, "1\n") != 0)
+            fail_msg("rank %d of the run where rank %d failed: exit %s", r, failing,
+                     text ? text : "(none: killed?)\n");
+        free(text);
+        assert_int_equal(unlink(path), 0);
+    }
+}
+
 /* A rank whose restore fails (OSCBENCH_TEST_FAIL=restore, given to that rank alone through an
  * MPMD line; only running out of memory makes ckpt_restore fail) stops the run on every rank,
  * rank 0 or rank 1 alike: each rank exits 1 (a shell around each writes its code to
@@ -939,23 +979,8 @@ static void test_failed_restore_stops_every_rank(void **state)
     fmt(ck, sizeof ck, "%s/out.h5.ckpt", f->dir);
     size_t len;
     char *before = dir_bytes(ck, &len);
-    char wrap[] = "\"$@\"; code=$?; echo $code > code.$OMPI_COMM_WORLD_RANK; exit $code";
-    char inject[] = "OSCBENCH_TEST_FAIL=restore", none[] = "OSCBENCH_TEST_FAIL=";
-    char env[] = "/usr/bin/env", sh[] = "/bin/sh", c[] = "-c", name[] = "rank", q[] = "-q",
-         nflag[] = "-n", one[] = "1", colon[] = ":", run_cmd[] = "run", cfg[] = "ranks.yaml",
-         o[] = "-o", out[] = "out.h5", resume[] = "--resume", timeout[] = "/usr/bin/timeout",
-         secs[] = "120";
-    /* mpirun would kill the other rank as soon as one exits 1, sometimes before that rank's own
-     * exit 1 is written down: it waits for every rank here instead (and exits 0 itself), and a
-     * rank that hangs fails the test by the timeout (no code file) */
-    char wait_all[] = "OMPI_MCA_orte_abort_on_non_zero_status=0";
     for (int failing = 0; failing < 2; failing++) {
-        char *argv[] = {timeout, secs, env, wait_all, mpirun, q, nflag, one,
-                        env, failing == 0 ? inject : none, sh, c, wrap, name,
-                        exe, run_cmd, cfg, o, out, resume, colon, nflag, one,
-                        env, failing == 1 ? inject : none, sh, c, wrap, name,
-                        exe, run_cmd, cfg, o, out, resume, NULL};
-        int code = wait_for(start(f, argv));
+        int code = run_one_rank_failing(f, "ranks.yaml", "OSCBENCH_TEST_FAIL=restore", failing);
         char want[128];
         fmt(want, sizeof want, "oscbench run: rank %d: out.h5.ckpt: ", failing);
         char *err = read_err(f), *copy = strdup(err);
@@ -969,16 +994,7 @@ static void test_failed_restore_stops_every_rank(void **state)
             fail_msg("rank %d's failed restore: expected one line starting '%s', got (exit %d, "
                      "124: timed out):\n%s", failing, want, code, err);
         free(err);
-        for (int r = 0; r < 2; r++) {
-            char path[PATHLEN];
-            fmt(path, sizeof path, "%s/code.%d", f->dir, r);
-            char *text = slurp(path, NULL);
-            if (!text || strcmp(text, "1\n") != 0)
-                fail_msg("rank %d of the run where rank %d failed: exit %s", r, failing,
-                         text ? text : "(none: killed?)\n");
-            free(text);
-            assert_int_equal(unlink(path), 0);
-        }
+        assert_both_ranks_exit_1(f, failing);
         int temporaries;
         assert_int_equal(count_entries(f, &temporaries), 2); /* ranks.yaml, the checkpoint */
         assert_int_equal(temporaries, 0);
@@ -1004,30 +1020,14 @@ static void test_failed_item_stops_the_others(void **state)
 {
     fixture *f = *state;
     write_file(f, "slow.yaml", slow_items_config);
-    char wrap[] = "\"$@\"; code=$?; echo $code > code.$OMPI_COMM_WORLD_RANK; exit $code";
-    char inject[] = "OSCBENCH_TEST_FAIL=item", none[] = "OSCBENCH_TEST_FAIL=";
-    char env[] = "/usr/bin/env", sh[] = "/bin/sh", c[] = "-c", name[] = "rank", q[] = "-q",
-         nflag[] = "-n", one[] = "1", colon[] = ":", run_cmd[] = "run", cfg[] = "slow.yaml",
-         o[] = "-o", out[] = "out.h5", resume[] = "--resume", timeout[] = "/usr/bin/timeout",
-         secs[] = "120", wait_all[] = "OMPI_MCA_orte_abort_on_non_zero_status=0";
-    char *argv[] = {timeout, secs, env, wait_all, mpirun, q, nflag, one, env, none, sh, c, wrap,
-                    name, exe, run_cmd, cfg, o, out, resume, colon, nflag, one, env, inject, sh,
-                    c, wrap, name, exe, run_cmd, cfg, o, out, resume, NULL};
-    int code = wait_for(start(f, argv));
+    int code = run_one_rank_failing(f, "slow.yaml", "OSCBENCH_TEST_FAIL=item", 1);
     char *err = read_err(f);
     if (code == 124 || !strstr(err, "oscbench run: rank 1: slow.yaml: work item ") ||
         strstr(err, "rank 0: "))
         fail_msg("rank 1's failed item: expected its line alone (exit %d, 124: timed out):\n%s",
                  code, err);
     free(err);
-    for (int r = 0; r < 2; r++) {
-        char path[PATHLEN];
-        fmt(path, sizeof path, "%s/code.%d", f->dir, r);
-        char *text = slurp(path, NULL);
-        if (!text || strcmp(text, "1\n") != 0)
-            fail_msg("rank %d: exit %s", r, text ? text : "(none: killed?)\n");
-        free(text);
-    }
+    assert_both_ranks_exit_1(f, 1);
     char ck[PATHLEN];
     fmt(ck, sizeof ck, "%s/out.h5.ckpt", f->dir);
     size_t saved = count_prefixed(ck, "item-");
