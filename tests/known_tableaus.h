@@ -5,6 +5,20 @@
 
 #include "tableau.h"
 
+/* Ralston's second-order method (a21 = 2/3) and Kutta's third-order method. */
+static inline osc_tableau ralston(void)
+{
+    return (osc_tableau){.stages = 2, .a = {{0}, {2.0 / 3}}, .b = {0.25, 0.75}, .c = {0, 2.0 / 3}};
+}
+
+static inline osc_tableau kutta3(void)
+{
+    return (osc_tableau){.stages = 3,
+                         .a = {{0}, {0.5}, {-1, 2}},
+                         .b = {1.0 / 6, 2.0 / 3, 1.0 / 6},
+                         .c = {0, 0.5, 1}};
+}
+
 /* Butcher's seven-stage method of order 6 (J. C. Butcher, On Runge-Kutta processes of high
  * order, J. Austral. Math. Soc. 4, 1964), checked in exact rationals (the script is in the
  * commit that added it) against the 37 rooted-tree conditions of order <= 6, which all hold,

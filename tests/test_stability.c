@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "known_tableaus.h"
 #include "tableau.h"
 
 typedef double mat[OSC_MAX_STATE][OSC_MAX_STATE];
@@ -183,17 +184,13 @@ static void test_theory_critical_damping(void **state)
     assert_int_equal(t.kind, OSC_STAB_BOUNDED);
     assert_near(t.limit, 2, 1e-12);
     /* the tableaus whose noise happened to come out positive (ralston3 read 2.5127453258) */
-    static const struct {
+    const struct {
         const char *name;
         osc_tableau tab;
         double limit;
     } rk[] = {
-        {"ralston", {.stages = 2, .a = {{0}, {2.0 / 3}}, .b = {0.25, 0.75}, .c = {0, 2.0 / 3}},
-         2},
-        {"kutta3",
-         {.stages = 3, .a = {{0}, {0.5}, {-1, 2}}, .b = {1.0 / 6, 2.0 / 3, 1.0 / 6},
-          .c = {0, 0.5, 1}},
-         2.512745326618329},
+        {"ralston", ralston(), 2},
+        {"kutta3", kutta3(), 2.512745326618329},
         {"ralston3",
          {.stages = 3, .a = {{0}, {0.5}, {0, 0.75}}, .b = {2.0 / 9, 1.0 / 3, 4.0 / 9},
           .c = {0, 0.5, 0.75}},

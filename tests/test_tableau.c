@@ -28,19 +28,6 @@ static osc_tableau heun(void)
     return (osc_tableau){.stages = 2, .a = {{0}, {1}}, .b = {0.5, 0.5}, .c = {0, 1}};
 }
 
-static osc_tableau ralston(void)
-{
-    return (osc_tableau){.stages = 2, .a = {{0}, {2.0 / 3}}, .b = {0.25, 0.75}, .c = {0, 2.0 / 3}};
-}
-
-static osc_tableau kutta3(void)
-{
-    return (osc_tableau){.stages = 3,
-                         .a = {{0}, {0.5}, {-1, 2}},
-                         .b = {1.0 / 6, 2.0 / 3, 1.0 / 6},
-                         .c = {0, 0.5, 1}};
-}
-
 static osc_tableau rk4(void)
 {
     return (osc_tableau){.stages = 4,

@@ -15,6 +15,7 @@
 
 #include "analysis.h"
 #include "audit.h"
+#include "known_tableaus.h"
 #include "method_check.h"
 #include "tableau.h"
 #include "tableau_internal.h"
@@ -24,14 +25,6 @@ static osc_tableau euler_tableau(void) { return (osc_tableau){.stages = 1, .b = 
 static osc_tableau heun_tableau(void)
 {
     return (osc_tableau){.stages = 2, .a = {{0}, {1}}, .b = {0.5, 0.5}, .c = {0, 1}};
-}
-
-static osc_tableau kutta3_tableau(void)
-{
-    return (osc_tableau){.stages = 3,
-                         .a = {{0}, {0.5}, {-1, 2}},
-                         .b = {1.0 / 6, 2.0 / 3, 1.0 / 6},
-                         .c = {0, 0.5, 1}};
 }
 
 static osc_tableau rk4_tableau(void)
@@ -104,7 +97,7 @@ static void test_rk4_matches_builtin(void **state)
 static void test_kernel_matches_reference(void **state)
 {
     (void)state;
-    osc_method tab = make(kutta3_tableau(), "tableau-kutta3", 3);
+    osc_method tab = make(kutta3(), "tableau-kutta3", 3);
     check_matches_reference(&tab);
     assert_int_equal(osc_tableau_method_release(&tab), OSC_OK);
 }
@@ -168,7 +161,7 @@ static void test_stability_theory(void **state)
 static void test_fma_count(void **state)
 {
     (void)state;
-    osc_method heun = make(heun_tableau(), "h", 2), kutta = make(kutta3_tableau(), "k", 3);
+    osc_method heun = make(heun_tableau(), "h", 2), kutta = make(kutta3(), "k", 3);
     osc_method mid = make((osc_tableau){.stages = 2, .a = {{0}, {0.5}}, .b = {0, 1}, .c = {0, 0.5}},
                           "m", 2);
     assert_int_equal(heun.fma_per_step, 10);
@@ -195,7 +188,7 @@ static void test_fma_count_is_executed(void **state)
         eight.b[i] = i == 2 ? 0 : 1.0 / 7;
     }
     const osc_tableau ts[] = {
-        euler_tableau(), heun_tableau(), kutta3_tableau(), rk4_tableau(),
+        euler_tableau(), heun_tableau(), kutta3(), rk4_tableau(),
         (osc_tableau){.stages = 2, .a = {{0}, {0.5}}, .b = {0, 1}, .c = {0, 0.5}}, eight};
     for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) {
         osc_method m = make(ts[k], "count", 1);
