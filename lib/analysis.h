@@ -32,6 +32,8 @@ typedef struct osc_fit_params {
                          * initial one; <= 0 turns off the floor and the ceiling */
     double omega_t;     /* omega0 * t_end of the runs, for the floor's phase term (0: unknown) */
     int declared_order; /* what the verdict compares against */
+    int coefficient_order; /* for a method defined by coefficients, the order its order
+                            * conditions give on the problem; 0: none known */
 } osc_fit_params;
 
 typedef enum osc_fit_status {
@@ -86,7 +88,7 @@ typedef enum osc_verdict_reason {
                                  * than the fit converge more slowly than the declared order */
     OSC_REASON_COEFFICIENTS = 10, /* inconclusive: would pass, but the method's coefficients
                                    * satisfy the order conditions only below the declared order
-                                   * (set by the caller, which knows them: the harness) */
+                                   * (osc_fit_params.coefficient_order) */
 } osc_verdict_reason;
 
 typedef struct osc_order_fit {
@@ -126,7 +128,9 @@ int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par
                   osc_order_fit *out, bool *used);
 
 /* The verdict rule alone, on a fit's status, order, fit_points, order_low, order_high and
- * t_end_min/max; *why (may be NULL) gets the reason. osc_fit_order sets verdict, reason and pass with it. */
+ * t_end_min/max; *why (may be NULL) gets the reason. osc_fit_order sets verdict, reason and pass
+ * with it, and then turns a pass of a declared order above par->coefficient_order (when known)
+ * into inconclusive, OSC_REASON_COEFFICIENTS. */
 osc_verdict osc_order_verdict(const osc_order_fit *fit, int declared, osc_verdict_reason *why);
 
 /* "pass", "fail", "inconclusive" (NULL for a value outside the enum). */

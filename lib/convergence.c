@@ -65,7 +65,9 @@
  *     are round-off above the floor's model (rk4 at omega0 20 below dt 9e-5: local orders 7.7,
  *     -4.7, 0.8, 1.1);
  * 10. pass otherwise: W holds p and excludes both neighbours, and the slope is within a quarter
- *     of p.
+ *     of p; but for a method defined by coefficients that give an order below p
+ *     (osc_fit_params.coefficient_order), inconclusive: the oscillator is linear and checks only
+ *     the linear order conditions, so it measures the linear order (set_verdict).
  * So a pass needs >= 4 points whose 95% interval, widened by a quarter, brackets p alone, a
  * slope within a quarter of p and no lower order below them; a fail, a slope clearly below p. */
 #include <float.h>
@@ -283,9 +285,14 @@ const char *osc_verdict_reason_text(osc_verdict_reason r)
     return "unknown";
 }
 
-static void set_verdict(osc_order_fit *out, int declared)
+/* The oscillator is linear: a method defined by coefficients measures its linear order here, so
+ * a declared order its coefficients do not reach is no pass, however well the line fits. */
+static void set_verdict(osc_order_fit *out, const osc_fit_params *par)
 {
-    out->verdict = osc_order_verdict(out, declared, &out->reason);
+    out->verdict = osc_order_verdict(out, par->declared_order, &out->reason);
+    if (out->verdict == OSC_VERDICT_PASS && par->coefficient_order > 0 &&
+        par->declared_order > par->coefficient_order)
+        out->verdict = OSC_VERDICT_INCONCLUSIVE, out->reason = OSC_REASON_COEFFICIENTS;
     out->pass = out->verdict == OSC_VERDICT_PASS;
 }
 
@@ -339,7 +346,7 @@ int osc_fit_order(const osc_conv_point *pts, size_t n, const osc_fit_params *par
             line_fit below = fit_line(x + from, y + from, first - from + 1);
             if (first > from && below.max_resid <= OSC_FIT_RESID_TOL)
                 out->order_below = below.slope;
-            set_verdict(out, par->declared_order);
+            set_verdict(out, par);
             for (size_t k = first; used && k <= last; k++)
                 used[keys[k].index] = true;
         }

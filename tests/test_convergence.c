@@ -99,6 +99,27 @@ static void test_exact_slopes(void **state)
     }
 }
 
+/* A clean order-4 power law declared 4 passes, unless the method's coefficients give only 3
+ * (a tableau whose stability polynomial matches exp(z) to order 4 measures 4 on the linear
+ * oscillator): then inconclusive, OSC_REASON_COEFFICIENTS. Coefficients of order 4, or none
+ * known (0), leave the pass. */
+static void test_pass_held_back_by_coefficient_order(void **state)
+{
+    (void)state;
+    osc_conv_point pts[8];
+    power_law(pts, 8, 1e-2, 1e-1, 1, 4, 0);
+    const int coefficient_orders[] = {0, 4, 3};
+    for (int i = 0; i < 3; i++) {
+        osc_fit_params par = params(4);
+        par.coefficient_order = coefficient_orders[i];
+        osc_order_fit f = fit(pts, 8, par, NULL);
+        const bool held_back = coefficient_orders[i] == 3;
+        assert_int_equal(f.verdict, held_back ? OSC_VERDICT_INCONCLUSIVE : OSC_VERDICT_PASS);
+        assert_int_equal(f.reason, held_back ? OSC_REASON_COEFFICIENTS : OSC_REASON_CONFIRMED);
+        assert_int_equal(f.pass, !held_back);
+    }
+}
+
 /* The fewest points a verdict needs: 4 clean points of slopes 1, 2, 4 pass, and the same
  * slopes on 5 points with 2% noise (se ~ 0.02 / sqrt(Sxx), Sxx = 10 (ln 10 / 4)^2 = 3.3: ~0.011,
  * so the half-width t(0.975, 3) se ~ 0.035 is far below the 0.5 cap and the quarter margin;
@@ -846,6 +867,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_slopes),
         cmocka_unit_test(test_four_points_suffice),
+        cmocka_unit_test(test_pass_held_back_by_coefficient_order),
         cmocka_unit_test(test_three_points_inconclusive),
         cmocka_unit_test(test_clear_wrong_order_fails),
         cmocka_unit_test(test_verdict_rule),
